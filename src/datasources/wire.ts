@@ -1,0 +1,129 @@
+/**
+ * Upstream payloads exactly as they travel on the wire
+ * (../shared/spec/upstream-contract.md). codegen `mappers` make these the
+ * parents of the GraphQL resolvers, so there is no separate conversion layer.
+ */
+
+// ---- sign-in: POST {base_url}/api/user/signin -------------------------------
+
+export interface SignInRequest {
+  email: string;
+  password: string;
+}
+
+/** Only the fields the subgraph reads; the real host sends more. */
+export interface SignInResponse {
+  id: number;
+  email: string;
+  sitesId: number;
+  role: string;
+  token: string;
+}
+
+// ---- dashboard: POST {base_url}/api/dashboard/query -------------------------
+
+export type MetricName =
+  | 'pageViewsTotal'
+  | 'uniqueUsers'
+  | 'totalDuration'
+  | 'averageDurationPerUser'
+  | 'averageDurationPerPage'
+  | 'pageViewsPerUser'
+  | 'averageScroll'
+  | 'averageRFV'
+  | 'cumulativeRFV'
+  | 'revenueTotal'
+  | 'adsImpressions'
+  | 'CPM'
+  | 'RPM'
+  | 'adsPerPage'
+  | 'newArticles';
+
+export type DimensionName =
+  | 'source'
+  | 'sourceInternal'
+  | 'medium'
+  | 'mediumInternal'
+  | 'campaign'
+  | 'campaignInternal'
+  | 'deviceType'
+  | 'userType'
+  | 'url'
+  | 'title'
+  | 'section'
+  | 'author'
+  | 'domain';
+
+export type GranularityName = 'realtime' | 'hourly' | 'daily';
+export type TimeUnitName = 'minute' | 'hour' | 'day' | 'week' | 'month';
+export type OperatorName = 'eq' | 'neq' | 'like' | 'nlike';
+export type SortName = 'ASC' | 'DESC';
+
+export interface DashboardQueryBody {
+  dates: { last: { number: number; dimension: TimeUnitName } } | { range: { start: string; end: string } };
+  filters: { dimension: DimensionName; operator: OperatorName; values: string[] }[];
+  groupBy: DimensionName[];
+  metrics: MetricName[];
+  order: { metric: MetricName; sort: SortName };
+  granularity?: GranularityName;
+  limit?: number;
+  from?: number;
+}
+
+export interface DashboardItemWire {
+  id: string;
+  value: string;
+  type: DimensionName;
+}
+
+export interface DashboardRowWire {
+  key: string;
+  total: number;
+  items: DashboardItemWire[];
+}
+
+export interface DashboardPointWire {
+  /** Bucket start, `yyyy-MM-dd HH:mm:ss` in UTC. */
+  key: string;
+  value: number;
+}
+
+export interface DashboardMetricResultWire {
+  metric: MetricName;
+  total: number;
+  granularity: GranularityName;
+  availableGranularities: GranularityName[];
+  actualData: { values: DashboardRowWire[]; data: DashboardPointWire[] };
+}
+
+// ---- recommendations: GET {recommender_url}/recommenderexperience/render.json
+
+/** The full parameter set of one render.json call; also the DataLoader key. */
+export interface RenderParams {
+  id: string;
+  canonicalUrl?: string;
+  domain?: string;
+  clientId?: string;
+}
+
+export interface RecommendationWire {
+  url: string;
+  title: string;
+  img: string;
+  authors: string[];
+  sections: string[];
+  /** `yyyy-MM-dd HH:mm:ss`, UTC. */
+  publishTime: string;
+}
+
+export interface RenderResponseWire {
+  type: 'RecommenderExperienceResponse';
+  recommendation: RecommendationWire[];
+}
+
+// ---- errors (all upstream error bodies) --------------------------------------
+
+export interface UpstreamErrorBody {
+  msg?: string;
+  errors?: { path?: string; message?: string }[];
+}
