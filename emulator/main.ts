@@ -1,0 +1,41 @@
+import { DEFAULT_MAIN_PORT, emulatorOptionsFromEnv } from './config';
+import { startEmulator } from './server';
+
+/** `npm run emulator`: the emulator on EMULATOR_PORT (default 4010) until SIGINT/SIGTERM. */
+async function main(): Promise<void> {
+  const started = process.hrtime.bigint();
+  const options = emulatorOptionsFromEnv(process.env);
+  const emulator = await startEmulator({ ...options, port: options.port ?? DEFAULT_MAIN_PORT });
+  const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
+
+  const lines = [
+    `Emulator listening on ${emulator.url} (reporting and recommender hosts) — started in ${elapsedMs.toFixed(0)} ms`,
+    `Data: ${emulator.store.articles.length} articles, ${emulator.store.clients.size} readers, ${emulator.store.views.length} page views`,
+    'Demo users:',
+    ...emulator.demo.users.map((u) => `  ${u.email} / ${u.password} — ${u.note}`),
+    'Seeded experiences:',
+    ...emulator.demo.experiences.map((e) => `  ${e.id}  ${e.rankingProfile.padEnd(12)} ${e.domain}  (${e.name})`),
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+
+  let closing = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (closing) return;
+    closing = true;
+    process.stdout.write(`${signal}: closing the emulator\n`);
+    emulator.close().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        process.stderr.write(`emulator: error while closing: ${String(error)}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`emulator: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

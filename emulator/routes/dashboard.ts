@@ -1,0 +1,28 @@
+import type { EmulatorContext } from '../context';
+import { runDashboardQuery } from '../dashboard';
+import type { EmulatorRequest } from '../http/request';
+import { failureReply, json } from '../http/reply';
+import type { Handler } from '../http/router';
+import { instrument } from '../ops/instrument';
+import { canonicalJson } from '../ops/stats';
+import { withApiUser } from './apiUser';
+
+/** `POST /api/dashboard/query` (contract §2). */
+export function dashboardRoute(context: EmulatorContext): Handler {
+  return instrument(
+    'dashboard',
+    dashboardStatsKey,
+    context.instruments,
+    withApiUser(context, 'reporting', async (request) => {
+      const body = await request.json();
+      if (!body.ok) return failureReply(body);
+      const result = runDashboardQuery(context.store, body.value, context.clock.now());
+      return result.ok ? json(200, result.value) : failureReply(result);
+    }),
+  );
+}
+
+async function dashboardStatsKey(request: EmulatorRequest): Promise<string> {
+  const body = await request.json();
+  return body.ok ? canonicalJson(body.value) : '';
+}
