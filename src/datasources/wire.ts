@@ -109,7 +109,8 @@ export interface RenderParams {
 export interface RecommendationWire {
   url: string;
   title: string;
-  img: string;
+  /** The contract always sends one; typed optional so a missing image degrades to a null field, not an error. */
+  img?: string | null;
   authors: string[];
   sections: string[];
   /** `yyyy-MM-dd HH:mm:ss`, UTC. */

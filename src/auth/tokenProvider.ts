@@ -1,0 +1,106 @@
+import { decodeJwt } from 'jose';
+
+export interface TokenProviderOptions {
+  /** Signs in and resolves with a fresh bearer token. */
+  signIn: () => Promise<string>;
+  now?: () => number;
+  /** How long before expiry a token is replaced. Default: 1 hour. */
+  safetyMarginMs?: number;
+  /** Lifetime assumed when the token carries no usable `exp`. Default: 14 days, the documented validity. */
+  fallbackTtlMs?: number;
+}
+
+interface CurrentToken {
+  token: string;
+  renewAtMs: number;
+}
+
+const HOUR_MS = 3_600_000;
+const FOURTEEN_DAYS_MS = 14 * 24 * HOUR_MS;
+
+/**
+ * The process-wide holder of the reporting API's bearer token. There is no
+ * refresh endpoint, so "renewing" means signing in again; sign-in has a tight
+ * rate budget, so every path here makes sure concurrent callers share one
+ * sign-in instead of each starting their own.
+ */
+export class TokenProvider {
+  private readonly signIn: () => Promise<string>;
+  private readonly now: () => number;
+  private readonly safetyMarginMs: number;
+  private readonly fallbackTtlMs: number;
+  private current: CurrentToken | undefined;
+  /** The sign-in in flight, shared by everyone who needs a token meanwhile. */
+  private pending: Promise<string> | undefined;
+
+  constructor(options: TokenProviderOptions) {
+    this.signIn = options.signIn;
+    this.now = options.now ?? Date.now;
+    this.safetyMarginMs = options.safetyMarginMs ?? HOUR_MS;
+    this.fallbackTtlMs = options.fallbackTtlMs ?? FOURTEEN_DAYS_MS;
+  }
+
+  getToken(): Promise<string> {
+    if (this.current !== undefined && this.now() < this.current.renewAtMs) {
+      return Promise.resolve(this.current.token);
+    }
+    return this.signInOnce();
+  }
+
+  /**
+   * Called after the upstream rejected `rejectedToken`. Many requests that
+   * used the same token fail together; only the first of them should sign in
+   * again, the others get the token it produced.
+   */
+  renew(rejectedToken: string): Promise<string> {
+    if (this.pending !== undefined) return this.pending;
+    if (this.current !== undefined && this.current.token !== rejectedToken) return this.getToken();
+    this.current = undefined;
+    return this.signInOnce();
+  }
+
+  private signInOnce(): Promise<string> {
+    if (this.pending === undefined) {
+      const startedAtMs = this.now();
+      // A failure is not cached: it rejects everyone waiting now, and the next call tries again.
+      this.pending = this.signIn()
+        .then((token) => {
+          this.current = { token, renewAtMs: this.renewalTime(token, startedAtMs) };
+          return token;
+        })
+        .finally(() => {
+          this.pending = undefined;
+        });
+    }
+    return this.pending;
+  }
+
+  /**
+   * The lifetime comes from the JWT when it can be read (`exp - iat` when both
+   * are present, which is immune to clock skew between us and the upstream),
+   * else from the documented 14 days. The margin is capped at a tenth of the
+   * lifetime so that short-lived tokens (as configured in tests) are still
+   * reused instead of triggering a sign-in on every call.
+   */
+  private renewalTime(token: string, issuedAtMs: number): number {
+    const lifetimeMs = readJwtLifetimeMs(token, issuedAtMs) ?? this.fallbackTtlMs;
+    const marginMs = Math.min(this.safetyMarginMs, lifetimeMs / 10);
+    return issuedAtMs + lifetimeMs - marginMs;
+  }
+}
+
+/** Decodes without verifying: the token is the upstream's to check; we only read when it ends. */
+function readJwtLifetimeMs(token: string, issuedAtMs: number): number | undefined {
+  let claims: { exp?: unknown; iat?: unknown };
+  try {
+    claims = decodeJwt(token);
+  } catch {
+    return undefined;
+  }
+  if (typeof claims.exp !== 'number' || !Number.isFinite(claims.exp)) return undefined;
+  const lifetimeMs =
+    typeof claims.iat === 'number' && Number.isFinite(claims.iat)
+      ? (claims.exp - claims.iat) * 1000
+      : claims.exp * 1000 - issuedAtMs;
+  return lifetimeMs > 0 ? lifetimeMs : undefined;
+}

@@ -1,0 +1,176 @@
+import { Secret } from './secret';
+
+export interface EmulatorOptions {
+  seed?: number;
+  scale?: number;
+  tokenTtlSeconds?: number;
+}
+
+export type UpstreamConfig =
+  | { mode: 'embedded'; emulator: EmulatorOptions }
+  | { mode: 'remote'; reportingBaseUrl: string; recommenderUrl: string; email: string; password: Secret };
+
+export interface Config {
+  port: number;
+  production: boolean;
+  logLevel: string;
+  upstream: UpstreamConfig;
+  upstreamTimeoutMs: number;
+  renderMaxConcurrency: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/** The remote upstream is all-or-nothing: a partial set must never fall back to the emulator. */
+const REMOTE_VARIABLES = ['REPORTING_BASE_URL', 'RECOMMENDER_URL', 'REPORTING_EMAIL', 'REPORTING_PASSWORD'] as const;
+
+/**
+ * Reads and validates the whole environment at once, so that one start-up
+ * failure lists every problem instead of revealing them one restart at a time.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv): Config {
+  const reader = new EnvReader(env);
+  const config: Config = {
+    port: reader.integer('PORT', 4001, 0, 65_535),
+    production: env.NODE_ENV === 'production',
+    logLevel: reader.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
+    upstream: readUpstream(reader),
+    upstreamTimeoutMs: reader.integer('UPSTREAM_TIMEOUT_MS', 10_000, 1, 600_000),
+    renderMaxConcurrency: reader.integer('RENDER_MAX_CONCURRENCY', 8, 1, 1_000),
+  };
+  if (reader.problems.length > 0) throw new ConfigError(reader.problems);
+  return deepFreeze(config);
+}
+
+function readUpstream(reader: EnvReader): UpstreamConfig {
+  const present = REMOTE_VARIABLES.filter((name) => reader.isSet(name));
+  if (present.length === 0) {
+    const emulator: EmulatorOptions = {};
+    const seed = reader.optionalInteger('EMULATOR_SEED', -2_147_483_648, 2_147_483_647);
+    const scale = reader.optionalPositiveNumber('EMULATOR_SCALE');
+    const tokenTtlSeconds = reader.optionalInteger('EMULATOR_TOKEN_TTL_SECONDS', 1, 365 * 24 * 3600);
+    if (seed !== undefined) emulator.seed = seed;
+    if (scale !== undefined) emulator.scale = scale;
+    if (tokenTtlSeconds !== undefined) emulator.tokenTtlSeconds = tokenTtlSeconds;
+    return { mode: 'embedded', emulator };
+  }
+  const missing = REMOTE_VARIABLES.filter((name) => !reader.isSet(name));
+  if (missing.length > 0) {
+    reader.problems.push(
+      `${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} missing: set all of ${REMOTE_VARIABLES.join(', ')} ` +
+        `to use a remote upstream (${present.join(', ')} ${present.length === 1 ? 'is' : 'are'} set), or none of them to use the embedded emulator`,
+    );
+  }
+  return {
+    mode: 'remote',
+    reportingBaseUrl: reader.httpUrl('REPORTING_BASE_URL'),
+    recommenderUrl: reader.httpUrl('RECOMMENDER_URL'),
+    email: reader.email('REPORTING_EMAIL'),
+    password: reader.secret('REPORTING_PASSWORD'),
+  };
+}
+
+/** Collects problems instead of throwing; the returned placeholder values are discarded when any problem exists. */
+class EnvReader {
+  readonly problems: string[] = [];
+
+  constructor(private readonly env: NodeJS.ProcessEnv) {}
+
+  /** An empty value counts as unset: `VAR=` is how container tooling usually "unsets" a variable. */
+  isSet(name: string): boolean {
+    const value = this.env[name];
+    return value !== undefined && value !== '';
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    return this.optionalInteger(name, min, max) ?? fallback;
+  }
+
+  optionalInteger(name: string, min: number, max: number): number | undefined {
+    if (!this.isSet(name)) return undefined;
+    const raw = String(this.env[name]).trim();
+    const value = /^-?\d+$/.test(raw) ? Number(raw) : Number.NaN;
+    if (!Number.isSafeInteger(value) || value < min || value > max) {
+      this.problems.push(`${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(this.env[name])})`);
+      return undefined;
+    }
+    return value;
+  }
+
+  optionalPositiveNumber(name: string): number | undefined {
+    if (!this.isSet(name)) return undefined;
+    const raw = String(this.env[name]).trim();
+    const value = /^\d*\.?\d+(e[+-]?\d+)?$/i.test(raw) ? Number(raw) : Number.NaN;
+    if (!Number.isFinite(value) || value <= 0) {
+      this.problems.push(`${name} must be a positive number (got ${JSON.stringify(this.env[name])})`);
+      return undefined;
+    }
+    return value;
+  }
+
+  oneOf(name: string, fallback: string, allowed: readonly string[]): string {
+    if (!this.isSet(name)) return fallback;
+    const value = String(this.env[name]);
+    if (!allowed.includes(value)) {
+      this.problems.push(`${name} must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`);
+      return fallback;
+    }
+    return value;
+  }
+
+  httpUrl(name: string): string {
+    if (!this.isSet(name)) return '';
+    const raw = String(this.env[name]);
+    let url: URL | undefined;
+    try {
+      url = new URL(raw);
+    } catch {
+      url = undefined;
+    }
+    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      // A value with userinfo might carry a password: name the variable, not the value.
+      const shown = raw.includes('@') ? '' : ` (got ${JSON.stringify(raw)})`;
+      this.problems.push(`${name} must be an absolute http(s) URL${shown}`);
+      return '';
+    }
+    if (url.username !== '' || url.password !== '') {
+      this.problems.push(`${name} must not contain credentials; use REPORTING_EMAIL and REPORTING_PASSWORD`);
+      return '';
+    }
+    return raw;
+  }
+
+  email(name: string): string {
+    if (!this.isSet(name)) return '';
+    const value = String(this.env[name]);
+    if (!/^[^\s@]+@[^\s@]+$/.test(value)) {
+      this.problems.push(`${name} must be an email address`);
+      return '';
+    }
+    return value;
+  }
+
+  /**
+   * Never trimmed and never echoed: whitespace may be part of a password.
+   * When unset, the missing-variable problem is already recorded and the
+   * placeholder never leaves loadConfig.
+   */
+  secret(name: string): Secret {
+    return new Secret(this.isSet(name) ? String(this.env[name]) : 'unset');
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !(value instanceof Secret)) {
+    for (const field of Object.values(value)) deepFreeze(field);
+    Object.freeze(value);
+  }
+  return value;
+}

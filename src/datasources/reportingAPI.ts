@@ -1,0 +1,110 @@
+import type { TokenProvider } from '../auth/tokenProvider';
+import type { HttpClient } from '../http/httpClient';
+import { isRecord, isStringArray } from '../http/shape';
+import { buildUrl } from '../http/url';
+import { UpstreamError } from '../http/upstreamError';
+import type { DashboardMetricResultWire, DashboardQueryBody } from './wire';
+
+export const DASHBOARD_QUERY_PATH = '/api/dashboard/query';
+
+export interface ReportingAPIOptions {
+  baseUrl: string;
+  tokens: Pick<TokenProvider, 'getToken' | 'renew'>;
+  http: HttpClient;
+}
+
+/** The reporting host's dashboard query, authenticated with the process-wide bearer token. */
+export class ReportingAPI {
+  private readonly url: URL;
+  private readonly tokens: Pick<TokenProvider, 'getToken' | 'renew'>;
+  private readonly http: HttpClient;
+
+  constructor(options: ReportingAPIOptions) {
+    this.url = buildUrl(options.baseUrl, DASHBOARD_QUERY_PATH);
+    this.tokens = options.tokens;
+    this.http = options.http;
+  }
+
+  /**
+   * A 401 means the token expired or was revoked before we expected (the
+   * upstream's clock is the one that counts): sign in again once and repeat
+   * once. A second 401 is not retried: it reaches the caller as an
+   * UpstreamError, so a broken account cannot cause a sign-in loop.
+   */
+  async query(body: DashboardQueryBody): Promise<DashboardMetricResultWire[]> {
+    const token = await this.tokens.getToken();
+    try {
+      return await this.post(body, token);
+    } catch (error) {
+      if (!(error instanceof UpstreamError && error.kind === 'http' && error.status === 401)) throw error;
+      const renewed = await this.tokens.renew(token);
+      return this.post(body, renewed);
+    }
+  }
+
+  private async post(body: DashboardQueryBody, token: string): Promise<DashboardMetricResultWire[]> {
+    const json = await this.http.requestJson({
+      service: 'reporting',
+      endpoint: DASHBOARD_QUERY_PATH,
+      url: this.url,
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body,
+      // The query only reads, so a retry after a dropped connection cannot change anything upstream.
+      idempotent: true,
+    });
+    assertDashboardResults(json);
+    return json;
+  }
+}
+
+function assertDashboardResults(json: unknown): asserts json is DashboardMetricResultWire[] {
+  const problem = findDashboardShapeProblem(json);
+  if (problem !== undefined) {
+    throw new UpstreamError({ service: 'reporting', endpoint: DASHBOARD_QUERY_PATH, kind: 'bad_response', reason: problem });
+  }
+}
+
+/**
+ * Checks every field the resolvers read, so that a malformed answer becomes
+ * one UPSTREAM_BAD_RESPONSE naming the field instead of a TypeError deep in a
+ * resolver. Extra fields are fine.
+ */
+export function findDashboardShapeProblem(json: unknown): string | undefined {
+  if (!Array.isArray(json)) return 'expected an array of metric results';
+  for (const [index, result] of json.entries()) {
+    const at = `[${index}]`;
+    if (!isRecord(result)) return `${at} is not an object`;
+    if (typeof result.metric !== 'string') return `${at}.metric is not a string`;
+    if (typeof result.total !== 'number') return `${at}.total is not a number`;
+    if (typeof result.granularity !== 'string') return `${at}.granularity is not a string`;
+    if (!isStringArray(result.availableGranularities)) return `${at}.availableGranularities is not a list of strings`;
+    const actualData = result.actualData;
+    if (!isRecord(actualData)) return `${at}.actualData is not an object`;
+    const problem = findRowsProblem(actualData.values, `${at}.actualData.values`) ?? findSeriesProblem(actualData.data, `${at}.actualData.data`);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
+
+function findRowsProblem(rows: unknown, at: string): string | undefined {
+  if (!Array.isArray(rows)) return `${at} is not an array`;
+  for (const [index, row] of rows.entries()) {
+    const rowAt = `${at}[${index}]`;
+    if (!isRecord(row)) return `${rowAt} is not an object`;
+    if (typeof row.key !== 'string') return `${rowAt}.key is not a string`;
+    if (typeof row.total !== 'number') return `${rowAt}.total is not a number`;
+    if (!Array.isArray(row.items)) return `${rowAt}.items is not an array`;
+    const badItem = row.items.findIndex(
+      (item) => !isRecord(item) || typeof item.id !== 'string' || typeof item.value !== 'string' || typeof item.type !== 'string',
+    );
+    if (badItem >= 0) return `${rowAt}.items[${badItem}] is not an {id, value, type} object of strings`;
+  }
+  return undefined;
+}
+
+function findSeriesProblem(points: unknown, at: string): string | undefined {
+  if (!Array.isArray(points)) return `${at} is not an array`;
+  const badPoint = points.findIndex((point) => !isRecord(point) || typeof point.key !== 'string' || typeof point.value !== 'number');
+  return badPoint >= 0 ? `${at}[${badPoint}] is not a {key: string, value: number} object` : undefined;
+}

@@ -1,0 +1,21 @@
+import { Agent } from 'undici';
+
+export interface AgentOptions {
+  /** Upper bound of open sockets per upstream origin; further requests queue in the agent. */
+  connections?: number;
+  /** How long an idle keep-alive socket is kept for reuse. */
+  keepAliveTimeoutMs?: number;
+}
+
+/**
+ * The one connection pool of the process (created by createUpstreams). Reusing
+ * keep-alive sockets saves a TCP (and TLS) handshake per upstream call, and the
+ * bound keeps a burst of GraphQL requests from opening unbounded sockets.
+ */
+export function createAgent(options: AgentOptions = {}): Agent {
+  return new Agent({
+    connections: options.connections ?? 32,
+    keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000,
+    keepAliveMaxTimeout: 60_000,
+  });
+}

@@ -1,0 +1,209 @@
+import { request, type Dispatcher } from 'undici';
+import { parseRetryAfter } from './retryAfter';
+import { isRecord } from './shape';
+import { UpstreamError, type UpstreamFieldError, type UpstreamService } from './upstreamError';
+
+export interface JsonRequest {
+  service: UpstreamService;
+  /** The endpoint's path, used in errors and logs instead of the full URL. */
+  endpoint: string;
+  url: URL;
+  method: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  /** Sent as JSON. */
+  body?: unknown;
+  /** A POST that only reads (e.g. the dashboard query) and so may be retried like a GET. */
+  idempotent?: boolean;
+}
+
+export interface HttpClient {
+  /** Resolves with the parsed JSON of a 2xx answer; rejects with an UpstreamError otherwise. */
+  requestJson(request: JsonRequest): Promise<unknown>;
+}
+
+export interface HttpLogger {
+  warn(details: object, message: string): void;
+}
+
+export interface HttpClientOptions {
+  dispatcher: Dispatcher;
+  /** Budget for the whole call, the one retry included. */
+  timeoutMs: number;
+  logger?: HttpLogger;
+  /** Clock for HTTP-date `Retry-After` values. */
+  now?: () => number;
+}
+
+/**
+ * Statuses where a second attempt can plausibly succeed: a proxy or load
+ * balancer in front of the upstream failed (502, 504) or the upstream is
+ * momentarily overloaded or restarting (503). A 500 is the upstream's own bug
+ * for this request and would fail again; a 4xx is about the request itself.
+ */
+const RETRYABLE_STATUSES = new Set([502, 503, 504]);
+
+/**
+ * The connection was established and then dropped before an answer. The usual
+ * cause is a keep-alive socket the server closed while it sat idle in our pool,
+ * which a fresh socket fixes. A refused connection or a DNS failure is not
+ * here: nothing is listening, and an immediate retry would fail the same way.
+ */
+const RETRYABLE_NETWORK_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
+
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+
+export function createHttpClient(options: HttpClientOptions): HttpClient {
+  return { requestJson: (jsonRequest) => requestJson(jsonRequest, options) };
+}
+
+/**
+ * Retries at most once, and only requests that are safe to repeat (GET, or a
+ * POST marked idempotent) after a failure that a second attempt can fix (see
+ * RETRYABLE_STATUSES and RETRYABLE_NETWORK_CODES). Timeouts are never retried:
+ * the caller has already waited the whole budget, and a slow upstream is made
+ * slower by doubling its load.
+ */
+async function requestJson(jsonRequest: JsonRequest, options: HttpClientOptions): Promise<unknown> {
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
+  try {
+    try {
+      return await attempt(jsonRequest, options, deadline.signal);
+    } catch (error) {
+      if (!(error instanceof UpstreamError) || !isRetryable(jsonRequest, error)) throw error;
+      options.logger?.warn(
+        { service: error.service, endpoint: error.endpoint, status: error.status, reason: error.reason },
+        'upstream request failed; retrying once',
+      );
+      return await attempt(jsonRequest, options, deadline.signal);
+    }
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function isRetryable(jsonRequest: JsonRequest, error: UpstreamError): boolean {
+  if (jsonRequest.method !== 'GET' && jsonRequest.idempotent !== true) return false;
+  if (error.kind === 'http') return error.status !== undefined && RETRYABLE_STATUSES.has(error.status);
+  if (error.kind === 'network') return error.reason !== undefined && RETRYABLE_NETWORK_CODES.has(error.reason);
+  return false;
+}
+
+async function attempt(jsonRequest: JsonRequest, options: HttpClientOptions, signal: AbortSignal): Promise<unknown> {
+  const where = { service: jsonRequest.service, endpoint: jsonRequest.endpoint };
+  let response: Dispatcher.ResponseData;
+  let text: string;
+  try {
+    ({ response, text } = await beforeDeadline(send(jsonRequest, options.dispatcher, signal), signal));
+  } catch (error) {
+    throw transportFailure(where, error, signal, options.timeoutMs);
+  }
+  if (response.statusCode < 200 || response.statusCode >= 300) {
+    throw httpFailure(where, response, text, options.now ?? Date.now);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new UpstreamError({ ...where, kind: 'bad_response', status: response.statusCode, reason: 'body is not valid JSON' });
+  }
+}
+
+async function send(
+  jsonRequest: JsonRequest,
+  dispatcher: Dispatcher,
+  signal: AbortSignal,
+): Promise<{ response: Dispatcher.ResponseData; text: string }> {
+  const response = await request(jsonRequest.url, {
+    dispatcher,
+    method: jsonRequest.method,
+    headers: buildHeaders(jsonRequest),
+    body: jsonRequest.body === undefined ? null : JSON.stringify(jsonRequest.body),
+    signal,
+  });
+  // Error bodies are read too: an unread body keeps its socket from returning to the pool.
+  const text = await response.body.text();
+  return { response, text };
+}
+
+/**
+ * undici acts on an abort only once a queued request reaches a socket: with
+ * every pooled connection busy, an aborted request would keep waiting for
+ * one. Racing the deadline keeps the caller's budget exact; undici drops the
+ * abandoned request as soon as it is dispatched, since its signal has fired.
+ */
+function beforeDeadline<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+function buildHeaders(jsonRequest: JsonRequest): Record<string, string> {
+  const headers: Record<string, string> = { accept: 'application/json', ...jsonRequest.headers };
+  if (jsonRequest.body !== undefined) headers['content-type'] = 'application/json';
+  return headers;
+}
+
+function transportFailure(
+  where: Pick<JsonRequest, 'service' | 'endpoint'>,
+  error: unknown,
+  signal: AbortSignal,
+  timeoutMs: number,
+): UpstreamError {
+  const code = errorCode(error);
+  if (signal.aborted || (code !== undefined && TIMEOUT_CODES.has(code))) {
+    return new UpstreamError({ ...where, kind: 'timeout', timeoutMs });
+  }
+  return new UpstreamError({ ...where, kind: 'network', reason: code ?? 'connection failed' });
+}
+
+function httpFailure(
+  where: Pick<JsonRequest, 'service' | 'endpoint'>,
+  response: Dispatcher.ResponseData,
+  text: string,
+  now: () => number,
+): UpstreamError {
+  const body = parseErrorBody(text);
+  const retryAfterSeconds = parseRetryAfter(response.headers['retry-after'], now());
+  return new UpstreamError({
+    ...where,
+    kind: 'http',
+    status: response.statusCode,
+    ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+    ...body,
+  });
+}
+
+/**
+ * Error bodies are `{"msg": ..., "errors": [...]}` per the contract, but a
+ * proxy in between may answer HTML or nothing: anything else is ignored
+ * rather than turned into a second error.
+ */
+function parseErrorBody(text: string): { upstreamMessage?: string; upstreamErrors?: UpstreamFieldError[] } {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return {};
+  }
+  if (!isRecord(body)) return {};
+  const parsed: { upstreamMessage?: string; upstreamErrors?: UpstreamFieldError[] } = {};
+  const message = typeof body.msg === 'string' ? body.msg : body.message;
+  if (typeof message === 'string') parsed.upstreamMessage = message;
+  if (Array.isArray(body.errors)) parsed.upstreamErrors = body.errors.filter(isRecord).map(toFieldError);
+  return parsed;
+}
+
+function toFieldError(entry: Record<string, unknown>): UpstreamFieldError {
+  const fieldError: UpstreamFieldError = {};
+  if (typeof entry.path === 'string') fieldError.path = entry.path;
+  if (typeof entry.message === 'string') fieldError.message = entry.message;
+  return fieldError;
+}
+
+function errorCode(error: unknown): string | undefined {
+  if (!isRecord(error)) return undefined;
+  return typeof error.code === 'string' ? error.code : undefined;
+}

@@ -1,0 +1,115 @@
+import { redactCredentials } from './redact';
+
+export type UpstreamService = 'reporting' | 'recommender';
+
+/**
+ * - `http`: the upstream answered with a non-2xx status
+ * - `timeout`: no complete answer within the time budget
+ * - `network`: the connection failed (refused, reset, DNS, ...)
+ * - `bad_response`: a 2xx whose body is not the JSON shape the contract promises
+ */
+export type UpstreamErrorKind = 'http' | 'timeout' | 'network' | 'bad_response';
+
+export interface UpstreamFieldError {
+  path?: string;
+  message?: string;
+}
+
+export interface UpstreamErrorDetails {
+  service: UpstreamService;
+  /** The endpoint's path, e.g. `/api/dashboard/query`; never a full URL (query strings carry reader ids). */
+  endpoint: string;
+  kind: UpstreamErrorKind;
+  status?: number;
+  retryAfterSeconds?: number;
+  /** The upstream's own `msg`, for example "API role not enabled for this user". */
+  upstreamMessage?: string;
+  upstreamErrors?: UpstreamFieldError[];
+  /** Our own words: the network error code, or what was wrong with a bad response. */
+  reason?: string;
+  timeoutMs?: number;
+}
+
+const MAX_FIELD_ERRORS = 50;
+
+/**
+ * Everything the subgraph knows about a failed upstream call, as plain data.
+ * The constructor scrubs bearer tokens and JWTs out of every upstream-provided
+ * string, so an UpstreamError never carries one even if an upstream echoes it.
+ * It deliberately keeps no `cause`: library errors are reduced to their code.
+ */
+export class UpstreamError extends Error implements UpstreamErrorDetails {
+  readonly service: UpstreamService;
+  readonly endpoint: string;
+  readonly kind: UpstreamErrorKind;
+  readonly status?: number;
+  readonly retryAfterSeconds?: number;
+  readonly upstreamMessage?: string;
+  readonly upstreamErrors?: UpstreamFieldError[];
+  readonly reason?: string;
+  readonly timeoutMs?: number;
+
+  constructor(details: UpstreamErrorDetails) {
+    const clean = scrubDetails(details);
+    super(describeUpstreamFailure(clean));
+    this.name = 'UpstreamError';
+    this.service = clean.service;
+    this.endpoint = clean.endpoint;
+    this.kind = clean.kind;
+    if (clean.status !== undefined) this.status = clean.status;
+    if (clean.retryAfterSeconds !== undefined) this.retryAfterSeconds = clean.retryAfterSeconds;
+    if (clean.upstreamMessage !== undefined) this.upstreamMessage = clean.upstreamMessage;
+    if (clean.upstreamErrors !== undefined) this.upstreamErrors = clean.upstreamErrors;
+    if (clean.reason !== undefined) this.reason = clean.reason;
+    if (clean.timeoutMs !== undefined) this.timeoutMs = clean.timeoutMs;
+  }
+
+  /** A copy with extra secrets (e.g. the sign-in password) removed from the upstream's strings. */
+  withSecretsRemoved(secrets: readonly string[]): UpstreamError {
+    return new UpstreamError(scrubDetails(this, secrets));
+  }
+}
+
+export function isUpstreamError(error: unknown): error is UpstreamError {
+  return error instanceof UpstreamError;
+}
+
+function scrubDetails(details: UpstreamErrorDetails, secrets: readonly string[] = []): UpstreamErrorDetails {
+  const scrub = (text: string | undefined) => (text === undefined ? undefined : redactCredentials(text, secrets));
+  const upstreamErrors = details.upstreamErrors?.slice(0, MAX_FIELD_ERRORS).map((fieldError) => {
+    const clean: UpstreamFieldError = {};
+    const path = scrub(fieldError.path);
+    const message = scrub(fieldError.message);
+    if (path !== undefined) clean.path = path;
+    if (message !== undefined) clean.message = message;
+    return clean;
+  });
+  const clean: UpstreamErrorDetails = { service: details.service, endpoint: details.endpoint, kind: details.kind };
+  if (details.status !== undefined) clean.status = details.status;
+  if (details.retryAfterSeconds !== undefined) clean.retryAfterSeconds = details.retryAfterSeconds;
+  const upstreamMessage = scrub(details.upstreamMessage);
+  if (upstreamMessage !== undefined) clean.upstreamMessage = upstreamMessage;
+  if (upstreamErrors !== undefined) clean.upstreamErrors = upstreamErrors;
+  const reason = scrub(details.reason);
+  if (reason !== undefined) clean.reason = reason;
+  if (details.timeoutMs !== undefined) clean.timeoutMs = details.timeoutMs;
+  return clean;
+}
+
+function describeUpstreamFailure(details: UpstreamErrorDetails): string {
+  const where = `${details.service} ${details.endpoint}`;
+  switch (details.kind) {
+    case 'http': {
+      const said = details.upstreamMessage === undefined ? '' : `: ${details.upstreamMessage}`;
+      return `${where} answered HTTP ${details.status ?? 'error'}${said}`;
+    }
+    case 'timeout':
+      return details.timeoutMs === undefined
+        ? `${where} did not answer in time`
+        : `${where} did not answer within ${details.timeoutMs} ms`;
+    case 'network':
+      return `${where} could not be reached (${details.reason ?? 'connection failed'})`;
+    case 'bad_response':
+      return `${where} sent a malformed response${details.reason === undefined ? '' : `: ${details.reason}`}`;
+  }
+}

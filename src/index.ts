@@ -1,0 +1,90 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DEMO_API_USER, startEmulator, type RunningEmulator } from '../emulator';
+import { ConfigError, loadConfig, type Config } from './config';
+import { createLogger, type Logger } from './logger';
+import { Secret } from './secret';
+import { buildServer } from './server';
+import { installShutdown, type ShutdownStep } from './shutdown';
+import { createUpstreams, type UpstreamsOptions } from './upstreams';
+
+/** Longer than the HTTP drain grace period, so a normal drain always completes first. */
+const SHUTDOWN_TIMEOUT_MS = 15_000;
+
+type UpstreamTarget = Pick<UpstreamsOptions, 'reportingBaseUrl' | 'recommenderUrl' | 'email' | 'password'> & {
+  emulator?: RunningEmulator;
+};
+
+async function main(): Promise<void> {
+  const config = loadConfigOrExit();
+  const logger = createLogger(config);
+  const target = await resolveUpstream(config, logger);
+  const upstreams = createUpstreams({ ...target, timeoutMs: config.upstreamTimeoutMs, logger });
+  const server = buildServer(config, { reporting: upstreams.reporting, recommender: upstreams.recommender, logger });
+
+  const steps: ShutdownStep[] = [
+    { name: 'graphql server', run: () => server.stop() },
+    { name: 'upstream connections', run: () => upstreams.close() },
+  ];
+  const emulator = target.emulator;
+  if (emulator !== undefined) steps.push({ name: 'embedded emulator', run: () => emulator.close() });
+  installShutdown({ steps, logger, timeoutMs: SHUTDOWN_TIMEOUT_MS, exit: (code) => process.exit(code) });
+
+  await server.start();
+  const port = await listen(server.httpServer, config.port);
+  logger.info({ url: `http://localhost:${port}/graphql`, production: config.production }, 'subgraph listening');
+}
+
+function loadConfigOrExit(): Config {
+  try {
+    return loadConfig(process.env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+}
+
+/**
+ * With no upstream configured, the emulator runs in this process on a free
+ * port and serves both hosts; its demo API user signs in. The log says so
+ * plainly, so nobody mistakes demo data for the real platform.
+ */
+async function resolveUpstream(config: Config, logger: Logger): Promise<UpstreamTarget> {
+  if (config.upstream.mode === 'remote') {
+    const { reportingBaseUrl, recommenderUrl, email, password } = config.upstream;
+    logger.info({ reportingBaseUrl, recommenderUrl, email }, 'using the configured upstream');
+    return { reportingBaseUrl, recommenderUrl, email, password };
+  }
+  const emulator = await startEmulator({
+    port: 0,
+    ...config.upstream.emulator,
+    logError: (error) => logger.error({ err: error }, 'embedded emulator error'),
+  });
+  logger.info(
+    { emulatorUrl: emulator.url, email: DEMO_API_USER.email, experiences: emulator.demo.experiences.length },
+    'no upstream configured (REPORTING_BASE_URL etc. unset): using the embedded emulator with demo data',
+  );
+  return {
+    reportingBaseUrl: emulator.url,
+    recommenderUrl: emulator.url,
+    email: DEMO_API_USER.email,
+    password: new Secret(DEMO_API_USER.password),
+    emulator,
+  };
+}
+
+function listen(server: Server, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`subgraph failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,60 @@
+import DataLoader from 'dataloader';
+import type { RecommenderAPI } from '../datasources/recommenderAPI';
+import type { RecommendationWire, RenderParams } from '../datasources/wire';
+import { settleWithConcurrency } from './concurrency';
+
+export type RecommendationsLoader = DataLoader<RenderParams, RecommendationWire[], string>;
+
+export interface RecommendationsLoaderOptions {
+  /** render.json calls in flight at once for one GraphQL operation. */
+  maxConcurrency: number;
+}
+
+/**
+ * The cache key is the whole parameter set: a response for one reader or one
+ * canonical URL must never answer another. Absent and empty stay distinct
+ * (null vs ""), because the upstream receives them differently.
+ */
+export function renderCacheKey(params: RenderParams): string {
+  return JSON.stringify([params.id, params.canonicalUrl ?? null, params.domain ?? null, params.clientId ?? null]);
+}
+
+/**
+ * One loader per GraphQL operation (built in the context factory, never
+ * shared): duplicates within the operation, e.g. an `_entities` batch naming
+ * the same article twice, reach render.json once. render.json takes one
+ * parameter set per call, so a batch becomes bounded parallel calls.
+ */
+export function createRecommendationsLoader(
+  recommender: Pick<RecommenderAPI, 'render'>,
+  options: RecommendationsLoaderOptions,
+): RecommendationsLoader {
+  return new DataLoader(renderBatch(recommender, options), { cacheKeyFn: renderCacheKey, name: 'recommendations' });
+}
+
+/** The batch function, exported for tests of its contract. */
+export function renderBatch(
+  recommender: Pick<RecommenderAPI, 'render'>,
+  options: RecommendationsLoaderOptions,
+): (keys: readonly RenderParams[]) => Promise<(RecommendationWire[] | Error)[]> {
+  return async (keys) => {
+    const settled = await settleWithConcurrency(keys, options.maxConcurrency, (params) => recommender.render(params));
+    const results = settled.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : asError(outcome.reason)));
+    assertBatchContract(keys, results);
+    return results;
+  };
+}
+
+/** DataLoader's contract: one result per key, in key order, an Error for each failed key. */
+function assertBatchContract(keys: readonly RenderParams[], results: readonly unknown[]): void {
+  if (results.length !== keys.length) {
+    throw new Error(`recommendations batch returned ${results.length} results for ${keys.length} keys`);
+  }
+  const bad = results.findIndex((result) => !(result instanceof Error) && !Array.isArray(result));
+  if (bad >= 0) throw new Error(`recommendations batch result ${bad} is neither a list nor an Error`);
+}
+
+/** DataLoader treats only Error instances as failures; anything else thrown would be cached as a value. */
+function asError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(`render.json failed: ${String(reason)}`);
+}

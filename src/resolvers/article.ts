@@ -1,0 +1,18 @@
+import type { ArticleResolvers } from '../__generated__/resolvers-types';
+import { rejectInvalid } from './invalidArguments';
+import { rankRecommendations } from './parents';
+import { toRenderParams, validateRenderParams } from './renderParams';
+
+/** The article's url is its canonical URL: an invalid one is reported against `url`, where it came from. */
+const RELATED_PATHS = { id: 'experienceId', canonicalUrl: 'url', domain: 'url', clientId: 'clientId' };
+
+export const Article: ArticleResolvers = {
+  // All this subgraph knows of an article is its url; the fields below need nothing more.
+  __resolveReference: (reference) => ({ url: reference.url }),
+
+  related: async (article, { experienceId, clientId }, context) => {
+    const params = toRenderParams({ experienceId, canonicalUrl: article.url, clientId });
+    rejectInvalid(validateRenderParams(params, RELATED_PATHS));
+    return rankRecommendations(await context.recommendations.load(params));
+  },
+};

@@ -1,0 +1,19 @@
+import type { QueryResolvers } from '../__generated__/resolvers-types';
+import { toDashboardQueryBody } from '../dashboard/toQueryBody';
+import { validateDashboardQuery } from '../dashboard/validate';
+import { rejectInvalid } from './invalidArguments';
+import { rankRecommendations } from './parents';
+import { toRenderParams, validateRenderParams } from './renderParams';
+
+export const Query: QueryResolvers = {
+  recommendations: async (_root, args, context) => {
+    const params = toRenderParams(args);
+    rejectInvalid(validateRenderParams(params));
+    return rankRecommendations(await context.recommendations.load(params));
+  },
+
+  dashboard: async (_root, { query }, context) => {
+    rejectInvalid(validateDashboardQuery(query));
+    return context.reporting.query(toDashboardQueryBody(query));
+  },
+};

@@ -1,0 +1,10 @@
+import type { RecommendationResolvers } from '../__generated__/resolvers-types';
+import { upstreamTimeToIso } from '../scalars/instants';
+
+export const Recommendation: RecommendationResolvers = {
+  position: (item) => item.position,
+  // An unreadable publishTime is the upstream's formatting quirk, not a reason to fail the item.
+  publishedAt: (item) => upstreamTimeToIso(item.publishTime) ?? null,
+  img: (item) => item.img ?? null,
+  article: (item) => ({ url: item.url }),
+};

@@ -1,0 +1,61 @@
+/**
+ * Strict readers of the two time formats this subgraph meets. Date.parse is
+ * not used on its own because it rolls impossible dates over (2026-02-30
+ * becomes March 2nd) and guesses a local zone for zone-less date-times.
+ */
+
+const ISO_DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2}))?$/i;
+
+/** The upstream's `yyyy-MM-dd HH:mm:ss`, always UTC (contract §2 and §3). */
+const UPSTREAM_TIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
+
+/**
+ * Milliseconds since the epoch of an ISO-8601 `YYYY-MM-DD` (start of that day,
+ * UTC) or date-time with a zone designator; undefined for anything else,
+ * including a date-time without a zone, whose instant would be a guess.
+ */
+export function parseIsoInstant(text: string): number | undefined {
+  const match = ISO_DATE_TIME.exec(text);
+  if (match === null) return undefined;
+  const [, year, month, day, hour, minute, second, fraction, zone] = match;
+  if (hour !== undefined && zone === undefined) return undefined;
+  const local = utcMillis(year, month, day, hour ?? '0', minute ?? '0', second ?? '0');
+  if (local === undefined) return undefined;
+  const millis = fraction === undefined ? 0 : Number(fraction.padEnd(3, '0').slice(0, 3));
+  return local + millis - zoneOffsetMillis(zone);
+}
+
+/** True for `YYYY-MM-DD` alone: such a range end means the whole day. */
+export function isDateOnly(text: string): boolean {
+  return /^\d{4}-\d{2}-\d{2}$/.test(text);
+}
+
+/** The upstream's `yyyy-MM-dd HH:mm:ss` (UTC) as an ISO-8601 string; undefined when it is not one. */
+export function upstreamTimeToIso(text: string): string | undefined {
+  const match = UPSTREAM_TIME.exec(text);
+  if (match === null) return undefined;
+  const [, year, month, day, hour, minute, second] = match;
+  const millis = utcMillis(year, month, day, hour, minute, second);
+  return millis === undefined ? undefined : new Date(millis).toISOString();
+}
+
+function utcMillis(year: string, month: string, day: string, hour: string, minute: string, second: string): number | undefined {
+  const [y, mo, d, h, mi, s] = [year, month, day, hour, minute, second].map(Number);
+  if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return undefined;
+  // setUTCFullYear, unlike Date.UTC, takes years below 100 literally.
+  const date = new Date(Date.UTC(2000, 0, 1, h, mi, s));
+  date.setUTCFullYear(y, mo - 1, d);
+  // An impossible day (February 30th) rolls into the next month; reject it instead.
+  if (date.getUTCDate() !== d) return undefined;
+  return date.getTime();
+}
+
+function zoneOffsetMillis(zone: string | undefined): number {
+  if (zone === undefined || zone.toUpperCase() === 'Z') return 0;
+  const digits = zone.replace(':', '');
+  const sign = digits.startsWith('-') ? -1 : 1;
+  const hours = Number(digits.slice(1, 3));
+  const minutes = Number(digits.slice(3, 5));
+  return sign * (hours * 60 + minutes) * 60_000;
+}

@@ -1,0 +1,25 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse, type DocumentNode } from 'graphql';
+
+/**
+ * schema/ at the repository (or image) root, found from this file's location,
+ * never from the working directory: `src/` under tsx and jest, `dist/src/`
+ * after the build.
+ */
+export function schemaDirFor(moduleDir: string): string {
+  const parent = path.dirname(moduleDir);
+  const repoRoot = path.basename(parent) === 'dist' ? path.dirname(parent) : parent;
+  return path.join(repoRoot, 'schema');
+}
+
+export const SCHEMA_DIR = schemaDirFor(__dirname);
+
+/** schema/*.graphql in name order, as one document: the subgraph's SDL, the single source of truth. */
+export function loadTypeDefs(directory: string = SCHEMA_DIR): DocumentNode {
+  const files = readdirSync(directory)
+    .filter((name) => name.endsWith('.graphql'))
+    .sort();
+  if (files.length === 0) throw new Error(`no .graphql files in ${directory}`);
+  return parse(files.map((name) => readFileSync(path.join(directory, name), 'utf8')).join('\n'));
+}

@@ -1,0 +1,125 @@
+/**
+ * Helpers for the subgraph's own tests: recording fakes of the two upstream
+ * datasources (same method signatures as ReportingAPI.query and
+ * RecommenderAPI.render) and a started server to run operations against.
+ */
+import type { GraphQLFormattedError } from 'graphql';
+import type { DashboardMetricResultWire, DashboardQueryBody, RecommendationWire, RenderParams } from '../../src/datasources/wire';
+import { buildServer, type BuiltServer, type ServerConfig } from '../../src/server';
+
+export interface FakeRecommender {
+  calls: RenderParams[];
+  render(params: RenderParams): Promise<RecommendationWire[]>;
+}
+
+export interface FakeReporting {
+  bodies: DashboardQueryBody[];
+  query(body: DashboardQueryBody): Promise<DashboardMetricResultWire[]>;
+}
+
+/** Three items per call whose urls and titles name the parameters, so tests can tell answers apart. */
+export function itemsFor(params: RenderParams, count = 3): RecommendationWire[] {
+  const about = params.canonicalUrl ?? params.domain ?? 'none';
+  return Array.from({ length: count }, (_, index) => ({
+    url: `https://news.example/${encodeURIComponent(params.id)}/${index + 1}`,
+    title: `${params.id} #${index + 1} for ${about} / ${params.clientId ?? 'anonymous'}`,
+    img: `https://news.example/img/${index + 1}.jpg`,
+    authors: ['Ada Writer'],
+    sections: ['World'],
+    publishTime: `2026-11-2${index} 08:15:0${index}`,
+  }));
+}
+
+export function fakeRecommender(answer: (params: RenderParams) => Promise<RecommendationWire[]> = async (params) => itemsFor(params)): FakeRecommender {
+  const calls: RenderParams[] = [];
+  return {
+    calls,
+    render: (params) => {
+      calls.push(params);
+      return answer(params);
+    },
+  };
+}
+
+/** A result per requested metric, grouped rows built from `groupBy`, and a three-point hourly series. */
+export function resultsFor(body: DashboardQueryBody): DashboardMetricResultWire[] {
+  return body.metrics.map((metric, metricIndex) => ({
+    metric,
+    total: 100 * (metricIndex + 1),
+    granularity: body.granularity ?? 'hourly',
+    availableGranularities: ['hourly', 'daily'],
+    actualData: {
+      values:
+        body.groupBy.length === 0
+          ? [{ key: 'all', total: 100 * (metricIndex + 1), items: [] }]
+          : [1, 2].map((row) => ({
+              key: `row-${row}`,
+              total: 10 * row,
+              items: body.groupBy.map((dimension) => {
+                const value = dimension === 'url' ? `https://news.example/article-${row}` : `${dimension}-${row}`;
+                return { id: value, value, type: dimension };
+              }),
+            })),
+      data: [
+        { key: '2026-11-20 08:00:00', value: 1 },
+        { key: '2026-11-20 09:00:00', value: 2 },
+        { key: '2026-11-20 10:00:00', value: 3 },
+      ],
+    },
+  }));
+}
+
+export function fakeReporting(answer: (body: DashboardQueryBody) => Promise<DashboardMetricResultWire[]> = async (body) => resultsFor(body)): FakeReporting {
+  const bodies: DashboardQueryBody[] = [];
+  return {
+    bodies,
+    query: (body) => {
+      bodies.push(body);
+      return answer(body);
+    },
+  };
+}
+
+export const silentLogger = { debug() {}, info() {}, warn() {}, error() {} };
+
+export interface TestServerOptions {
+  recommender?: FakeRecommender;
+  reporting?: FakeReporting;
+  config?: Partial<ServerConfig>;
+}
+
+/** A started server over fakes; stop it in afterAll/afterEach. */
+export async function startTestServer(options: TestServerOptions = {}): Promise<BuiltServer & { recommender: FakeRecommender; reporting: FakeReporting }> {
+  const recommender = options.recommender ?? fakeRecommender();
+  const reporting = options.reporting ?? fakeReporting();
+  const server = buildServer(
+    { production: false, renderMaxConcurrency: 4, ...options.config },
+    { recommender, reporting, logger: silentLogger },
+  );
+  await server.start();
+  return { ...server, recommender, reporting };
+}
+
+export interface OperationResult<TData> {
+  data?: TData | null;
+  errors?: readonly GraphQLFormattedError[];
+}
+
+/** One operation through Apollo's full request pipeline (context factory, formatError), without HTTP. */
+export async function execute<TData = Record<string, unknown>>(
+  server: BuiltServer,
+  query: string,
+  variables: Record<string, unknown> = {},
+): Promise<OperationResult<TData>> {
+  const response = await server.apollo.executeOperation<TData>(
+    { query, variables },
+    // executeOperation skips the HTTP context function; build the context the same way it does.
+    { contextValue: server.createContext() },
+  );
+  if (response.body.kind !== 'single') throw new Error('expected a single result, got an incremental one');
+  return response.body.singleResult;
+}
+
+export function errorCodes(result: OperationResult<unknown>): unknown[] {
+  return (result.errors ?? []).map((error) => error.extensions?.code);
+}

@@ -1,0 +1,93 @@
+/**
+ * The whole subgraph over real HTTP against a real emulator, as `npm start`
+ * wires it (createUpstreams → buildServer → listen), on ephemeral ports.
+ */
+import type { AddressInfo } from 'node:net';
+import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
+import type { EmulatorOptions } from '../../emulator';
+import { Secret } from '../../src/secret';
+import { buildServer, type BuiltServer, type ServerConfig } from '../../src/server';
+import { createUpstreams, type Upstreams } from '../../src/upstreams';
+import { call, startTestEmulator } from './emulator';
+import { silentLogger } from './subgraph';
+
+export interface RunningSubgraph {
+  /** `http://127.0.0.1:port` (no path). */
+  baseUrl: string;
+  graphqlUrl: string;
+  server: BuiltServer;
+  upstreams: Upstreams;
+  close(): Promise<void>;
+}
+
+export interface SubgraphOverEmulatorOptions {
+  config?: Partial<ServerConfig>;
+  timeoutMs?: number;
+}
+
+export async function startSubgraph(emulator: RunningEmulator, options: SubgraphOverEmulatorOptions = {}): Promise<RunningSubgraph> {
+  const upstreams = createUpstreams({
+    reportingBaseUrl: emulator.url,
+    recommenderUrl: emulator.url,
+    email: DEMO_API_USER.email,
+    password: new Secret(DEMO_API_USER.password),
+    timeoutMs: options.timeoutMs ?? 5_000,
+    logger: silentLogger,
+  });
+  const server = buildServer(
+    { production: false, renderMaxConcurrency: 4, ...options.config },
+    { reporting: upstreams.reporting, recommender: upstreams.recommender, logger: silentLogger },
+  );
+  await server.start();
+  await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));
+  const { port } = server.httpServer.address() as AddressInfo;
+  const baseUrl = `http://127.0.0.1:${port}`;
+  return {
+    baseUrl,
+    graphqlUrl: `${baseUrl}/graphql`,
+    server,
+    upstreams,
+    close: async () => {
+      await server.stop();
+      await upstreams.close();
+    },
+  };
+}
+
+/** A small emulator (scale 0.02) for the subgraph's integration tests. */
+export function startSmallEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  return startTestEmulator({ scale: 0.02, ...options });
+}
+
+export interface UpstreamStats {
+  signin: { count: number; distinct: number };
+  dashboard: { count: number; distinct: number };
+  render: { count: number; distinct: number };
+}
+
+export async function resetStats(emulator: RunningEmulator): Promise<void> {
+  const response = await call(emulator, '/__emulator/stats', { method: 'DELETE' });
+  if (response.status !== 204) throw new Error(`resetting stats answered ${response.status}`);
+}
+
+export async function readStats(emulator: RunningEmulator): Promise<UpstreamStats> {
+  return (await call<UpstreamStats>(emulator, '/__emulator/stats')).body;
+}
+
+export async function addFault(emulator: RunningEmulator, fault: Record<string, unknown>): Promise<void> {
+  const response = await call(emulator, '/__emulator/faults', { body: fault });
+  if (response.status !== 201) throw new Error(`adding fault answered ${response.status}: ${JSON.stringify(response.body)}`);
+}
+
+export async function clearFaults(emulator: RunningEmulator): Promise<void> {
+  await call(emulator, '/__emulator/faults', { method: 'DELETE' });
+}
+
+export async function advanceClock(emulator: RunningEmulator, seconds: number): Promise<void> {
+  const response = await call(emulator, '/__emulator/clock', { body: { advanceSeconds: seconds } });
+  if (response.status !== 200) throw new Error(`advancing the clock answered ${response.status}`);
+}
+
+export async function emulatorNow(emulator: RunningEmulator): Promise<Date> {
+  return new Date((await call<{ now: string }>(emulator, '/__emulator/clock')).body.now);
+}

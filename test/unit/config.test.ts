@@ -1,0 +1,146 @@
+import { ConfigError, loadConfig, type Config } from '../../src/config';
+import { Secret } from '../../src/secret';
+
+const REMOTE = {
+  REPORTING_BASE_URL: 'https://api.analytics.example/v1/',
+  RECOMMENDER_URL: 'https://rec.analytics.example',
+  REPORTING_EMAIL: 'api@publisher.example',
+  REPORTING_PASSWORD: ' pass word with spaces ',
+};
+
+function configError(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error('expected loadConfig to throw a ConfigError');
+}
+
+describe('loadConfig', () => {
+  test('an empty environment gives the documented defaults and the embedded emulator', () => {
+    const config = loadConfig({});
+
+    expect(config).toEqual<Config>({
+      port: 4001,
+      production: false,
+      logLevel: 'info',
+      upstream: { mode: 'embedded', emulator: {} },
+      upstreamTimeoutMs: 10_000,
+      renderMaxConcurrency: 8,
+    });
+  });
+
+  test('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'debug',
+      UPSTREAM_TIMEOUT_MS: '2500',
+      RENDER_MAX_CONCURRENCY: '16',
+      EMULATOR_SEED: '42',
+      EMULATOR_SCALE: '0.02',
+      EMULATOR_TOKEN_TTL_SECONDS: '60',
+    });
+
+    expect(config).toMatchObject({ port: 8080, production: true, logLevel: 'debug', upstreamTimeoutMs: 2500, renderMaxConcurrency: 16 });
+    expect(config.upstream).toEqual({ mode: 'embedded', emulator: { seed: 42, scale: 0.02, tokenTtlSeconds: 60 } });
+  });
+
+  test('all four upstream variables select the remote upstream, with the password kept secret and untrimmed', () => {
+    const config = loadConfig(REMOTE);
+
+    expect(config.upstream).toMatchObject({
+      mode: 'remote',
+      reportingBaseUrl: REMOTE.REPORTING_BASE_URL,
+      recommenderUrl: REMOTE.RECOMMENDER_URL,
+      email: REMOTE.REPORTING_EMAIL,
+    });
+    if (config.upstream.mode !== 'remote') throw new Error('expected remote mode');
+    expect(config.upstream.password).toBeInstanceOf(Secret);
+    expect(config.upstream.password.reveal()).toBe(REMOTE.REPORTING_PASSWORD);
+    expect(JSON.stringify(config)).not.toContain('pass word');
+  });
+
+  test.each(Object.keys(REMOTE))('leaving out only %s is an error naming it, never a fallback to the emulator', (name) => {
+    const env: NodeJS.ProcessEnv = { ...REMOTE, [name]: undefined };
+
+    const error = configError(env);
+
+    expect(error.problems).toHaveLength(1);
+    expect(error.problems[0]).toMatch(new RegExp(`^${name} is missing`));
+  });
+
+  test('a single upstream variable names the three missing ones', () => {
+    const error = configError({ REPORTING_BASE_URL: 'http://localhost:4010' });
+
+    expect(error.message).toContain('RECOMMENDER_URL, REPORTING_EMAIL, REPORTING_PASSWORD are missing');
+    expect(error.message).toContain('REPORTING_BASE_URL is set');
+  });
+
+  test('an empty value counts as unset', () => {
+    expect(loadConfig({ PORT: '', REPORTING_BASE_URL: '', RECOMMENDER_URL: '', REPORTING_EMAIL: '', REPORTING_PASSWORD: '' })).toMatchObject({
+      port: 4001,
+      upstream: { mode: 'embedded' },
+    });
+    expect(configError({ ...REMOTE, REPORTING_PASSWORD: '' }).problems).toEqual([expect.stringMatching(/^REPORTING_PASSWORD is missing/)]);
+  });
+
+  test.each([
+    ['REPORTING_BASE_URL', 'localhost:4010', 'REPORTING_BASE_URL must be an absolute http(s) URL'],
+    ['REPORTING_BASE_URL', '/api', 'REPORTING_BASE_URL must be an absolute http(s) URL'],
+    ['RECOMMENDER_URL', 'ftp://rec.example', 'RECOMMENDER_URL must be an absolute http(s) URL'],
+    ['REPORTING_EMAIL', 'not-an-email', 'REPORTING_EMAIL must be an email address'],
+  ])('%s=%j is refused', (name, value, message) => {
+    expect(configError({ ...REMOTE, [name]: value }).problems).toEqual([expect.stringContaining(message)]);
+  });
+
+  test('a URL with credentials is refused without echoing it', () => {
+    const error = configError({ ...REMOTE, RECOMMENDER_URL: 'https://user:hunter2@rec.example' });
+
+    expect(error.message).toContain('RECOMMENDER_URL must not contain credentials');
+    expect(error.message).not.toContain('hunter2');
+  });
+
+  test.each([
+    ['PORT', 'abc'],
+    ['PORT', '70000'],
+    ['PORT', '80.5'],
+    ['UPSTREAM_TIMEOUT_MS', '0'],
+    ['UPSTREAM_TIMEOUT_MS', '-1'],
+    ['RENDER_MAX_CONCURRENCY', '0'],
+    ['EMULATOR_SEED', 'x'],
+    ['EMULATOR_SCALE', '0'],
+    ['EMULATOR_SCALE', 'big'],
+    ['EMULATOR_TOKEN_TTL_SECONDS', '0'],
+    ['LOG_LEVEL', 'verbose'],
+  ])('%s=%j is refused with the variable and the value named', (name, value) => {
+    const error = configError({ [name]: value });
+
+    expect(error.problems).toEqual([expect.stringContaining(name)]);
+    expect(error.problems[0]).toContain(JSON.stringify(value));
+  });
+
+  test('every problem is reported at once', () => {
+    const error = configError({ PORT: 'x', LOG_LEVEL: 'loud', UPSTREAM_TIMEOUT_MS: 'soon', REPORTING_EMAIL: 'a@b.example' });
+
+    expect(error.problems).toHaveLength(4);
+    expect(error.message).toMatch(/PORT[\s\S]*LOG_LEVEL[\s\S]*REPORTING_BASE_URL, RECOMMENDER_URL, REPORTING_PASSWORD are missing[\s\S]*UPSTREAM_TIMEOUT_MS/);
+  });
+
+  test('the password never appears in an error, even when other variables are bad', () => {
+    const error = configError({ ...REMOTE, PORT: 'nope', REPORTING_EMAIL: 'bad' });
+
+    expect(error.message).not.toContain(REMOTE.REPORTING_PASSWORD.trim());
+  });
+
+  test('the result is frozen all the way down', () => {
+    const config = loadConfig({ EMULATOR_SEED: '1' });
+
+    expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.upstream)).toBe(true);
+    if (config.upstream.mode !== 'embedded') throw new Error('expected embedded mode');
+    expect(Object.isFrozen(config.upstream.emulator)).toBe(true);
+  });
+});
