@@ -1,0 +1,56 @@
+/**
+ * Our subgraph as src/index.ts runs it against a remote upstream, assembled
+ * from the same exported building blocks, but on 127.0.0.1 and a free port
+ * and against the given upstream (the test's emulator).
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DEMO_API_USER } from '../../emulator';
+import { loadConfig } from '../../src/config';
+import { createLogger } from '../../src/logger';
+import { buildServer } from '../../src/server';
+import { createUpstreams, type Upstreams } from '../../src/upstreams';
+
+export interface RunningAnalyticsSubgraph {
+  /** The GraphQL endpoint, `http://127.0.0.1:<port>/graphql`. */
+  url: string;
+  upstreams: Upstreams;
+  close(): Promise<void>;
+}
+
+export async function startAnalyticsSubgraph(upstreamUrl: string): Promise<RunningAnalyticsSubgraph> {
+  // Through loadConfig, so the test runs the configuration path production uses.
+  const config = loadConfig({
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    REPORTING_BASE_URL: upstreamUrl,
+    RECOMMENDER_URL: upstreamUrl,
+    REPORTING_EMAIL: DEMO_API_USER.email,
+    REPORTING_PASSWORD: DEMO_API_USER.password,
+  });
+  if (config.upstream.mode !== 'remote') throw new Error('expected a remote upstream configuration');
+  const logger = createLogger(config);
+  const { reportingBaseUrl, recommenderUrl, email, password } = config.upstream;
+  const upstreams = createUpstreams({ reportingBaseUrl, recommenderUrl, email, password, timeoutMs: config.upstreamTimeoutMs, logger });
+  const server = buildServer(config, { reporting: upstreams.reporting, recommender: upstreams.recommender, logger });
+  await server.start();
+  const port = await listenOnFreePort(server.httpServer);
+  return {
+    url: `http://127.0.0.1:${port}/graphql`,
+    upstreams,
+    async close() {
+      await server.stop();
+      await upstreams.close();
+    },
+  };
+}
+
+function listenOnFreePort(server: Server): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}

@@ -1,0 +1,53 @@
+/**
+ * A router for the federation tests: @apollo/gateway inside Apollo Server,
+ * over a supergraph composed in the test (no Uplink, no polling), on a free
+ * port, plus a tiny GraphQL-over-HTTP client for talking to it.
+ */
+import { ApolloGateway } from '@apollo/gateway';
+import { ApolloServer } from '@apollo/server';
+import { startStandaloneServer } from '@apollo/server/standalone';
+
+export interface RunningGateway {
+  url: string;
+  close(): Promise<void>;
+}
+
+export async function startGateway(supergraphSdl: string): Promise<RunningGateway> {
+  const gateway = new ApolloGateway({ supergraphSdl });
+  const server = new ApolloServer({ gateway });
+  const { url } = await startStandaloneServer(server, { listen: { port: 0, host: '127.0.0.1' } });
+  // stop() also stops the gateway and drains the HTTP server.
+  return { url, close: () => server.stop() };
+}
+
+export interface GraphQLResponseError {
+  message: string;
+  path?: (string | number)[];
+  extensions?: Record<string, unknown>;
+}
+
+export interface GraphQLResponse<TData> {
+  status: number;
+  data?: TData | null;
+  errors?: GraphQLResponseError[];
+}
+
+/** One POST of an operation; fails on a non-JSON answer so a test never reads an HTML error page as data. */
+export async function postGraphQL<TData>(
+  url: string,
+  query: string,
+  variables: Record<string, unknown> = {},
+): Promise<GraphQLResponse<TData>> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
+  const contentType = response.headers.get('content-type') ?? '';
+  const text = await response.text();
+  if (!/^application\/(graphql-response\+)?json/.test(contentType)) {
+    throw new Error(`${url} answered ${response.status} with content-type "${contentType}": ${text.slice(0, 200)}`);
+  }
+  const body = JSON.parse(text) as { data?: TData | null; errors?: GraphQLResponseError[] };
+  return { status: response.status, ...body };
+}
