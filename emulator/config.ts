@@ -77,6 +77,8 @@ export function emulatorOptionsFromEnv(env: NodeJS.ProcessEnv): EmulatorOptions 
   const options: EmulatorOptions = {};
   const port = envNumber(env, 'EMULATOR_PORT', ENV_INTEGER, 0, 65535);
   if (port !== undefined) options.port = port;
+  const host = env.EMULATOR_HOST?.trim();
+  if (host !== undefined && host !== '') options.host = host;
   const seed = envNumber(env, 'EMULATOR_SEED', ENV_INTEGER, 0, 2 ** 32 - 1);
   if (seed !== undefined) options.seed = seed;
   const scale = envNumber(env, 'EMULATOR_SCALE', ENV_NUMBER, Number.MIN_VALUE, MAX_SCALE);

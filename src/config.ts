@@ -1,10 +1,19 @@
 import { Secret } from './secret';
 
+/** The embedded emulator's options; the same `EMULATOR_*` variables as `npm run emulator`. */
 export interface EmulatorOptions {
   seed?: number;
   scale?: number;
   tokenTtlSeconds?: number;
+  rates?: { reportingPerMinute?: number; signinPerMinute?: number; renderPerMinute?: number };
 }
+
+/** Rate-limit variables of the embedded emulator and the option each sets. */
+const EMULATOR_RATE_VARIABLES = [
+  ['EMULATOR_REPORTING_RATE_PER_MINUTE', 'reportingPerMinute'],
+  ['EMULATOR_SIGNIN_RATE_PER_MINUTE', 'signinPerMinute'],
+  ['EMULATOR_RENDER_RATE_PER_MINUTE', 'renderPerMinute'],
+] as const;
 
 export type UpstreamConfig =
   | { mode: 'embedded'; emulator: EmulatorOptions }
@@ -53,12 +62,16 @@ function readUpstream(reader: EnvReader): UpstreamConfig {
   const present = REMOTE_VARIABLES.filter((name) => reader.isSet(name));
   if (present.length === 0) {
     const emulator: EmulatorOptions = {};
-    const seed = reader.optionalInteger('EMULATOR_SEED', -2_147_483_648, 2_147_483_647);
+    const seed = reader.optionalInteger('EMULATOR_SEED', 0, 4_294_967_295);
     const scale = reader.optionalPositiveNumber('EMULATOR_SCALE');
     const tokenTtlSeconds = reader.optionalInteger('EMULATOR_TOKEN_TTL_SECONDS', 1, 365 * 24 * 3600);
     if (seed !== undefined) emulator.seed = seed;
     if (scale !== undefined) emulator.scale = scale;
     if (tokenTtlSeconds !== undefined) emulator.tokenTtlSeconds = tokenTtlSeconds;
+    for (const [name, option] of EMULATOR_RATE_VARIABLES) {
+      const perMinute = reader.optionalInteger(name, 1, 1_000_000_000);
+      if (perMinute !== undefined) emulator.rates = { ...emulator.rates, [option]: perMinute };
+    }
     return { mode: 'embedded', emulator };
   }
   const missing = REMOTE_VARIABLES.filter((name) => !reader.isSet(name));

@@ -9,6 +9,7 @@ describe('emulatorOptionsFromEnv', () => {
     expect(
       emulatorOptionsFromEnv({
         EMULATOR_PORT: '4011',
+        EMULATOR_HOST: '0.0.0.0',
         EMULATOR_SEED: '7',
         EMULATOR_SCALE: '0.5',
         EMULATOR_TOKEN_TTL_SECONDS: '60',
@@ -18,6 +19,7 @@ describe('emulatorOptionsFromEnv', () => {
       }),
     ).toEqual({
       port: 4011,
+      host: '0.0.0.0',
       seed: 7,
       scale: 0.5,
       tokenTtlSeconds: 60,

@@ -42,10 +42,21 @@ describe('loadConfig', () => {
       EMULATOR_SEED: '42',
       EMULATOR_SCALE: '0.02',
       EMULATOR_TOKEN_TTL_SECONDS: '60',
+      EMULATOR_REPORTING_RATE_PER_MINUTE: '100',
+      EMULATOR_SIGNIN_RATE_PER_MINUTE: '5',
+      EMULATOR_RENDER_RATE_PER_MINUTE: '100000',
     });
 
     expect(config).toMatchObject({ port: 8080, production: true, logLevel: 'debug', upstreamTimeoutMs: 2500, renderMaxConcurrency: 16 });
-    expect(config.upstream).toEqual({ mode: 'embedded', emulator: { seed: 42, scale: 0.02, tokenTtlSeconds: 60 } });
+    expect(config.upstream).toEqual({
+      mode: 'embedded',
+      emulator: {
+        seed: 42,
+        scale: 0.02,
+        tokenTtlSeconds: 60,
+        rates: { reportingPerMinute: 100, signinPerMinute: 5, renderPerMinute: 100_000 },
+      },
+    });
   });
 
   test('all four upstream variables select the remote upstream, with the password kept secret and untrimmed', () => {
@@ -111,6 +122,8 @@ describe('loadConfig', () => {
     ['UPSTREAM_TIMEOUT_MS', '-1'],
     ['RENDER_MAX_CONCURRENCY', '0'],
     ['EMULATOR_SEED', 'x'],
+    ['EMULATOR_SEED', '-1'],
+    ['EMULATOR_RENDER_RATE_PER_MINUTE', '0'],
     ['EMULATOR_SCALE', '0'],
     ['EMULATOR_SCALE', 'big'],
     ['EMULATOR_TOKEN_TTL_SECONDS', '0'],

@@ -1,0 +1,88 @@
+import { cpus } from 'node:os';
+import { busiestReaders } from './demoReaders';
+import { benchEmulator, paramsPool, startBenchEmulator, type EmulatorFigures } from './emulatorBench';
+import { spawnSubgraph } from './processes';
+import { fmt } from './stats';
+import { benchSubgraph, type SubgraphFigures } from './subgraphBench';
+import { DEMO_EMAIL, DEMO_PASSWORD } from './upstreamClient';
+
+/*
+ * `npm run bench`: builds, then measures the emulator and the subgraph as
+ * separate processes over loopback HTTP, with the default demo data (scale 1),
+ * and prints a Markdown report for bench/README.md.
+ */
+
+const SEED = 42;
+
+async function main(): Promise<void> {
+  const clients = busiestReaders(SEED, 1, 40);
+  const emulator = await startBenchEmulator(SEED);
+  try {
+    const pool = await paramsPool(emulator, clients);
+    const emulatorFigures = await benchEmulator(emulator, pool);
+    const subgraph = await spawnSubgraph({
+      NODE_ENV: 'production',
+      // Per-operation logs off: the figures are the subgraph's work, not the terminal's.
+      LOG_LEVEL: 'warn',
+      REPORTING_BASE_URL: emulator.url,
+      RECOMMENDER_URL: emulator.url,
+      REPORTING_EMAIL: DEMO_EMAIL,
+      REPORTING_PASSWORD: DEMO_PASSWORD,
+    });
+    try {
+      const subgraphFigures = await benchSubgraph(emulator, subgraph, pool);
+      process.stdout.write(report(emulatorFigures, subgraphFigures));
+    } finally {
+      await subgraph.stop();
+    }
+  } finally {
+    await emulator.stop();
+  }
+}
+
+function report(e: EmulatorFigures, s: SubgraphFigures): string {
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  const lines = [
+    `Node ${process.version}, ${cpus().length} × ${cpu}, ${new Date().toISOString().slice(0, 10)}`,
+    '',
+    '### Emulator (default demo data, scale 1)',
+    '',
+    '| measure | value | target |',
+    '|---|---|---|',
+    `| start-up, spawn to listening | ${e.startupMs.toFixed(0)} ms | < 3 s |`,
+    `| RSS after start-up / after the load below (peak) | ${e.memoryAfterStart.rss.toFixed(0)} MiB / ${e.memoryAfterLoad.rss.toFixed(0)} MiB (${e.memoryAfterLoad.peak.toFixed(0)} MiB) | < 500 MB |`,
+    `| dashboard, 30 days by url, 2 metrics: first / p50 / max of 25 | ${fmt(e.dashboardColdMs)} / ${fmt(e.dashboard.p50)} / ${fmt(e.dashboard.max)} | < 150 ms |`,
+    `| render.json, all 11 experiences mixed, 8 in flight | p50 ${fmt(e.renderMixed.p50)}, p99 ${fmt(e.renderMixed.p99)}, ${e.renderMixed.throughputPerSecond.toFixed(0)} req/s, ${e.renderMixed.errors} errors | |`,
+    '',
+    'render.json over HTTP, one request at a time, 1,000 requests per experience (rotating canonical URLs and the 40 busiest readers):',
+    '',
+    '| profile | domain | p50 | p99 | max | errors |',
+    '|---|---|---|---|---|---|',
+    ...e.renderByProfile.map(
+      ({ profile, domain, result: r }) => `| ${profile} | ${domain} | ${fmt(r.p50)} | ${fmt(r.p99)} | ${fmt(r.max)} | ${r.errors} |`,
+    ),
+    '',
+    '### Subgraph (its own process, remote mode against the emulator)',
+    '',
+    '| upstream efficiency | distinct parameter sets | upstream calls |',
+    '|---|---|---|',
+    ...s.efficiency.map((x) => `| ${x.scenario} | ${x.distinct} | ${x.calls} |`),
+    `| sign-ins for the first reporting operation | – | ${s.signIns.first} |`,
+    `| sign-ins for the next ${s.signIns.operations.toLocaleString('en')} dashboard operations (16 in flight) | – | ${s.signIns.signIns} |`,
+    `| sign-ins for ${s.signIns.afterExpiry.operations.toLocaleString('en')} operations after the emulator clock passed the token's expiry | – | ${s.signIns.afterExpiry.signIns} |`,
+    '',
+    '| overhead: `recommendations` vs render.json, same parameters | direct p50 / p99 | subgraph p50 / p99 | added p50 | ratio p50 |',
+    '|---|---|---|---|---|',
+    ...s.overhead.map(
+      ({ concurrency, direct: d, subgraph: g }) =>
+        `| ${concurrency} in flight, 3,000 requests | ${fmt(d.p50)} / ${fmt(d.p99)} | ${fmt(g.p50)} / ${fmt(g.p99)} | ${fmt(g.p50 - d.p50)} | ${(g.p50 / d.p50).toFixed(2)} |`,
+    ),
+    '',
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});
