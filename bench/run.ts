@@ -71,11 +71,13 @@ function report(e: EmulatorFigures, s: SubgraphFigures): string {
     `| sign-ins for the next ${s.signIns.operations.toLocaleString('en')} dashboard operations (16 in flight) | – | ${s.signIns.signIns} |`,
     `| sign-ins for ${s.signIns.afterExpiry.operations.toLocaleString('en')} operations after the emulator clock passed the token's expiry | – | ${s.signIns.afterExpiry.signIns} |`,
     '',
-    '| overhead: `recommendations` vs render.json, same parameters | direct p50 / p99 | subgraph p50 / p99 | added p50 | ratio p50 |',
-    '|---|---|---|---|---|',
+    '| overhead: `recommendations` vs render.json, same parameters | direct p50 / p99, throughput | subgraph p50 / p99, throughput | added p50 | ratio p50 | ratio throughput |',
+    '|---|---|---|---|---|---|',
     ...s.overhead.map(
       ({ concurrency, direct: d, subgraph: g }) =>
-        `| ${concurrency} in flight, 3,000 requests | ${fmt(d.p50)} / ${fmt(d.p99)} | ${fmt(g.p50)} / ${fmt(g.p99)} | ${fmt(g.p50 - d.p50)} | ${(g.p50 / d.p50).toFixed(2)} |`,
+        `| ${concurrency} in flight, 3,000 requests | ${fmt(d.p50)} / ${fmt(d.p99)}, ${d.throughputPerSecond.toFixed(0)}/s | ` +
+        `${fmt(g.p50)} / ${fmt(g.p99)}, ${g.throughputPerSecond.toFixed(0)}/s | ${fmt(g.p50 - d.p50)} | ` +
+        `${(g.p50 / d.p50).toFixed(2)} | ${(g.throughputPerSecond / d.throughputPerSecond).toFixed(2)} |`,
     ),
     '',
   ];

@@ -116,7 +116,7 @@ export async function benchSubgraph(
 
   // Overhead: the same render parameters, straight to render.json and through the subgraph.
   const overhead = [];
-  for (const concurrency of [1, 8]) {
+  for (const concurrency of [1, 4, 8]) {
     const direct = await runLoad({
       concurrency,
       requests: 3000,

@@ -8,6 +8,9 @@ export interface EmulatorOptions {
   rates?: { reportingPerMinute?: number; signinPerMinute?: number; renderPerMinute?: number };
 }
 
+/** The demo-data generator refuses larger scales (emulator/config.ts). */
+const MAX_EMULATOR_SCALE = 10;
+
 /** Rate-limit variables of the embedded emulator and the option each sets. */
 const EMULATOR_RATE_VARIABLES = [
   ['EMULATOR_REPORTING_RATE_PER_MINUTE', 'reportingPerMinute'],
@@ -63,7 +66,7 @@ function readUpstream(reader: EnvReader): UpstreamConfig {
   if (present.length === 0) {
     const emulator: EmulatorOptions = {};
     const seed = reader.optionalInteger('EMULATOR_SEED', 0, 4_294_967_295);
-    const scale = reader.optionalPositiveNumber('EMULATOR_SCALE');
+    const scale = reader.optionalPositiveNumber('EMULATOR_SCALE', MAX_EMULATOR_SCALE);
     const tokenTtlSeconds = reader.optionalInteger('EMULATOR_TOKEN_TTL_SECONDS', 1, 365 * 24 * 3600);
     if (seed !== undefined) emulator.seed = seed;
     if (scale !== undefined) emulator.scale = scale;
@@ -117,12 +120,12 @@ class EnvReader {
     return value;
   }
 
-  optionalPositiveNumber(name: string): number | undefined {
+  optionalPositiveNumber(name: string, max: number): number | undefined {
     if (!this.isSet(name)) return undefined;
     const raw = String(this.env[name]).trim();
     const value = /^\d*\.?\d+(e[+-]?\d+)?$/i.test(raw) ? Number(raw) : Number.NaN;
-    if (!Number.isFinite(value) || value <= 0) {
-      this.problems.push(`${name} must be a positive number (got ${JSON.stringify(this.env[name])})`);
+    if (!Number.isFinite(value) || value <= 0 || value > max) {
+      this.problems.push(`${name} must be a number > 0 and <= ${max} (got ${JSON.stringify(this.env[name])})`);
       return undefined;
     }
     return value;

@@ -61,7 +61,9 @@ async function resolveUpstream(config: Config, logger: Logger): Promise<Upstream
     ...config.upstream.emulator,
     logError: (error) => logger.error({ err: error }, 'embedded emulator error'),
   });
-  logger.info(
+  // A warning in production: there, demo data is most likely a forgotten configuration.
+  const log = config.production ? logger.warn.bind(logger) : logger.info.bind(logger);
+  log(
     { emulatorUrl: emulator.url, email: DEMO_API_USER.email, experiences: emulator.demo.experiences.length },
     'no upstream configured (REPORTING_BASE_URL etc. unset): using the embedded emulator with demo data',
   );

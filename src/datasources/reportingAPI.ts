@@ -3,7 +3,7 @@ import type { HttpClient } from '../http/httpClient';
 import { isRecord, isStringArray } from '../http/shape';
 import { buildUrl } from '../http/url';
 import { UpstreamError } from '../http/upstreamError';
-import type { DashboardMetricResultWire, DashboardQueryBody } from './wire';
+import { GRANULARITY_NAMES, type DashboardMetricResultWire, type DashboardQueryBody, type GranularityName } from './wire';
 
 export const DASHBOARD_QUERY_PATH = '/api/dashboard/query';
 
@@ -53,41 +53,56 @@ export class ReportingAPI {
       // The query only reads, so a retry after a dropped connection cannot change anything upstream.
       idempotent: true,
     });
-    assertDashboardResults(json);
-    return json;
+    assertDashboardResults(json, body);
+    return json.map(withKnownGranularities);
   }
 }
 
-function assertDashboardResults(json: unknown): asserts json is DashboardMetricResultWire[] {
-  const problem = findDashboardShapeProblem(json);
+function assertDashboardResults(json: unknown, body: DashboardQueryBody): asserts json is DashboardMetricResultWire[] {
+  const problem = findDashboardShapeProblem(json, body);
   if (problem !== undefined) {
     throw new UpstreamError({ service: 'reporting', endpoint: DASHBOARD_QUERY_PATH, kind: 'bad_response', reason: problem });
   }
 }
 
+const isKnownGranularity = (name: string): name is GranularityName => (GRANULARITY_NAMES as readonly string[]).includes(name);
+
+/**
+ * A granularity the upstream adds later is one we cannot ask for anyway:
+ * leave it out of `availableGranularities` rather than fail the whole report.
+ */
+function withKnownGranularities(result: DashboardMetricResultWire): DashboardMetricResultWire {
+  const known = result.availableGranularities.filter(isKnownGranularity);
+  return known.length === result.availableGranularities.length ? result : { ...result, availableGranularities: known };
+}
+
 /**
  * Checks every field the resolvers read, so that a malformed answer becomes
  * one UPSTREAM_BAD_RESPONSE naming the field instead of a TypeError deep in a
- * resolver. Extra fields are fine.
+ * resolver (or an enum serialization error). Values that become GraphQL enums
+ * must answer the question asked: a requested metric, a grouped dimension, a
+ * known granularity. Extra fields are fine.
  */
-export function findDashboardShapeProblem(json: unknown): string | undefined {
+export function findDashboardShapeProblem(json: unknown, body: DashboardQueryBody): string | undefined {
   if (!Array.isArray(json)) return 'expected an array of metric results';
   for (const [index, result] of json.entries()) {
     const at = `[${index}]`;
     if (!isRecord(result)) return `${at} is not an object`;
     if (typeof result.metric !== 'string') return `${at}.metric is not a string`;
+    if (!(body.metrics as string[]).includes(result.metric)) return `${at}.metric ${JSON.stringify(result.metric)} was not requested`;
     if (typeof result.total !== 'number') return `${at}.total is not a number`;
     if (typeof result.granularity !== 'string') return `${at}.granularity is not a string`;
+    if (!isKnownGranularity(result.granularity)) return `${at}.granularity ${JSON.stringify(result.granularity)} is not a known granularity`;
     if (!isStringArray(result.availableGranularities)) return `${at}.availableGranularities is not a list of strings`;
     const actualData = result.actualData;
     if (!isRecord(actualData)) return `${at}.actualData is not an object`;
-    const problem = findRowsProblem(actualData.values, `${at}.actualData.values`) ?? findSeriesProblem(actualData.data, `${at}.actualData.data`);
+    const problem = findRowsProblem(actualData.values, `${at}.actualData.values`, body) ?? findSeriesProblem(actualData.data, `${at}.actualData.data`);
     if (problem !== undefined) return problem;
   }
   return undefined;
 }
 
-function findRowsProblem(rows: unknown, at: string): string | undefined {
+function findRowsProblem(rows: unknown, at: string, body: DashboardQueryBody): string | undefined {
   if (!Array.isArray(rows)) return `${at} is not an array`;
   for (const [index, row] of rows.entries()) {
     const rowAt = `${at}[${index}]`;
@@ -99,6 +114,8 @@ function findRowsProblem(rows: unknown, at: string): string | undefined {
       (item) => !isRecord(item) || typeof item.id !== 'string' || typeof item.value !== 'string' || typeof item.type !== 'string',
     );
     if (badItem >= 0) return `${rowAt}.items[${badItem}] is not an {id, value, type} object of strings`;
+    const ungrouped = row.items.findIndex((item) => !(body.groupBy as string[]).includes(item.type));
+    if (ungrouped >= 0) return `${rowAt}.items[${ungrouped}].type ${JSON.stringify(row.items[ungrouped].type)} is not a grouped dimension`;
   }
   return undefined;
 }

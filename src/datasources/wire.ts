@@ -54,7 +54,8 @@ export type DimensionName =
   | 'author'
   | 'domain';
 
-export type GranularityName = 'realtime' | 'hourly' | 'daily';
+export const GRANULARITY_NAMES = ['realtime', 'hourly', 'daily'] as const;
+export type GranularityName = (typeof GRANULARITY_NAMES)[number];
 export type TimeUnitName = 'minute' | 'hour' | 'day' | 'week' | 'month';
 export type OperatorName = 'eq' | 'neq' | 'like' | 'nlike';
 export type SortName = 'ASC' | 'DESC';

@@ -126,6 +126,7 @@ describe('loadConfig', () => {
     ['EMULATOR_RENDER_RATE_PER_MINUTE', '0'],
     ['EMULATOR_SCALE', '0'],
     ['EMULATOR_SCALE', 'big'],
+    ['EMULATOR_SCALE', '11'],
     ['EMULATOR_TOKEN_TTL_SECONDS', '0'],
     ['LOG_LEVEL', 'verbose'],
   ])('%s=%j is refused with the variable and the value named', (name, value) => {

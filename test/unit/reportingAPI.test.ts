@@ -110,6 +110,14 @@ describe('ReportingAPI.query', () => {
     await expect(reporting.query(QUERY)).resolves.toEqual(withExtras);
   });
 
+  test('leaves out granularities the upstream added after this subgraph was built', async () => {
+    dashboardAnswer = (_request, response) => sendJson(response, 200, [{ ...RESULT[0], availableGranularities: ['hourly', 'daily', 'weekly'] }]);
+
+    const [result] = await reporting.query(QUERY);
+
+    expect(result.availableGranularities).toEqual(['hourly', 'daily']);
+  });
+
   test('a 401 renews the token once and retries once', async () => {
     dashboardAnswer = (request, response) =>
       request.headers.authorization === 'Bearer token-1' ? sendJson(response, 401, { msg: 'Unauthorized' }) : sendJson(response, 200, RESULT);
@@ -238,12 +246,15 @@ describe('findDashboardShapeProblem', () => {
     ['row total missing', [{ ...valid, actualData: { ...valid.actualData, values: [{ ...row, total: null }] } }], '[0].actualData.values[0].total is not a number'],
     ['row item broken', [{ ...valid, actualData: { ...valid.actualData, values: [{ ...row, items: [{ id: 1 }] }] } }], '[0].actualData.values[0].items[0] is not an {id, value, type} object of strings'],
     ['point value a string', [{ ...valid, actualData: { ...valid.actualData, data: [{ key: 'k', value: '1' }] } }], '[0].actualData.data[0] is not a {key: string, value: number} object'],
+    ['metric not requested', [{ ...valid, metric: 'uniqueUsers' }], '[0].metric "uniqueUsers" was not requested'],
+    ['unknown granularity', [{ ...valid, granularity: 'weekly' }], '[0].granularity "weekly" is not a known granularity'],
+    ['item of a dimension not grouped by', [{ ...valid, actualData: { ...valid.actualData, values: [{ ...row, items: [{ id: 'x', value: 'x', type: 'referrer' }] }] } }], '[0].actualData.values[0].items[0].type "referrer" is not a grouped dimension'],
   ])('%s', (_label, json, problem) => {
-    expect(findDashboardShapeProblem(json)).toBe(problem);
+    expect(findDashboardShapeProblem(json, QUERY)).toBe(problem);
   });
 
   test('a valid answer, and an empty one, have no problem', () => {
-    expect(findDashboardShapeProblem(RESULT)).toBeUndefined();
-    expect(findDashboardShapeProblem([])).toBeUndefined();
+    expect(findDashboardShapeProblem(RESULT, QUERY)).toBeUndefined();
+    expect(findDashboardShapeProblem([], QUERY)).toBeUndefined();
   });
 });

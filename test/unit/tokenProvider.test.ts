@@ -188,3 +188,24 @@ describe('TokenProvider', () => {
     expect(signIn).toHaveBeenCalledTimes(3);
   });
 });
+
+describe('TokenProvider on the real clock (jest fake timers)', () => {
+  afterEach(() => {
+    jest.useRealTimers();
+  });
+
+  test('with its default clock, renews an hour before a 14-day exp and not before', async () => {
+    jest.useFakeTimers({ now: START });
+    const signIn = countingSignIn((n) => jwt({ sub: String(n), iat: Date.now() / 1000, exp: (Date.now() + 14 * DAY) / 1000 }));
+    const tokens = new TokenProvider({ signIn });
+    const first = await tokens.getToken();
+
+    jest.setSystemTime(START + 14 * DAY - HOUR - 1);
+    await expect(tokens.getToken()).resolves.toBe(first);
+    jest.setSystemTime(START + 14 * DAY - HOUR);
+    const second = await tokens.getToken();
+
+    expect(second).not.toBe(first);
+    expect(signIn).toHaveBeenCalledTimes(2);
+  });
+});
