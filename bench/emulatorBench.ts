@@ -44,7 +44,7 @@ export function renderUrl(baseUrl: string, experience: { id: string; domain: str
   const urls = pool.urls.get(experience.domain)!;
   const params = new URLSearchParams({
     id: experience.id,
-    canonical_url: urls[i % 17 % urls.length],
+    canonical_url: urls[(i % 17) % urls.length],
     client_id: pool.clients[i % pool.clients.length],
   });
   return `${baseUrl}/recommenderexperience/render.json?${params}`;

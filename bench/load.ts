@@ -38,12 +38,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   }
 }
 
-async function drive(
-  agent: Agent,
-  options: LoadOptions,
-  total: number,
-  record: (ms: number, ok: boolean) => void,
-): Promise<void> {
+async function drive(agent: Agent, options: LoadOptions, total: number, record: (ms: number, ok: boolean) => void): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < total) {

@@ -62,7 +62,17 @@ export async function benchSubgraph(
   stats = await callsOf(emulator, () =>
     graphql(
       subgraph,
-      `query($reps: [_Any!]!, $id: ID!, $domain: String!) { _entities(representations: $reps) { ... on Reader { recommendations(experienceId: $id, domain: $domain) { url } } } }`,
+      `
+        query ($reps: [_Any!]!, $id: ID!, $domain: String!) {
+          _entities(representations: $reps) {
+            ... on Reader {
+              recommendations(experienceId: $id, domain: $domain) {
+                url
+              }
+            }
+          }
+        }
+      `,
       { reps: readers, id: similar.id, domain: similar.domain },
     ),
   );
@@ -72,10 +82,16 @@ export async function benchSubgraph(
   stats = await callsOf(emulator, () =>
     graphql(
       subgraph,
-      `query($id: ID!, $url: String!) {
-        a: recommendations(experienceId: $id, canonicalUrl: $url) { url }
-        b: recommendations(experienceId: $id, canonicalUrl: $url) { title }
-      }`,
+      `
+        query ($id: ID!, $url: String!) {
+          a: recommendations(experienceId: $id, canonicalUrl: $url) {
+            url
+          }
+          b: recommendations(experienceId: $id, canonicalUrl: $url) {
+            title
+          }
+        }
+      `,
       { id: similar.id, url: urls[0] },
     ),
   );

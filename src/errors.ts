@@ -143,11 +143,7 @@ function describeFieldErrors(error: UpstreamError): string {
   return described.length === 0 ? '' : ` (${described.join('; ')})`;
 }
 
-function formatUpstreamError(
-  formatted: GraphQLFormattedError,
-  error: UpstreamError,
-  options: FormatErrorOptions,
-): GraphQLFormattedError {
+function formatUpstreamError(formatted: GraphQLFormattedError, error: UpstreamError, options: FormatErrorOptions): GraphQLFormattedError {
   const code = upstreamErrorCode(error);
   const upstream: Record<string, unknown> = { service: error.service, endpoint: error.endpoint };
   if (error.status !== undefined) upstream.status = error.status;

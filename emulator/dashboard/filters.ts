@@ -18,11 +18,7 @@ export interface CompiledFilters {
   traffic: { column: Uint32Array; allowed: Uint8Array }[];
 }
 
-export function compileFilters(
-  store: EmulatorStore,
-  articles: ArticleIndex,
-  filters: readonly DashboardFilter[],
-): CompiledFilters {
+export function compileFilters(store: EmulatorStore, articles: ArticleIndex, filters: readonly DashboardFilter[]): CompiledFilters {
   const compiled: CompiledFilters = { articleMask: null, traffic: [] };
   for (const filter of filters) {
     if (isTrafficDimension(filter.dimension)) {

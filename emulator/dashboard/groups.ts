@@ -21,12 +21,7 @@ export interface Groups {
   groupList: Int32Array;
 }
 
-export function foldCellsIntoGroups(
-  store: EmulatorStore,
-  articles: ArticleIndex,
-  groupBy: readonly Dimension[],
-  cells: CellTable,
-): Groups {
+export function foldCellsIntoGroups(store: EmulatorStore, articles: ArticleIndex, groupBy: readonly Dimension[], cells: CellTable): Groups {
   const choices = groupBy.map((d) => valueChoices(store, articles, d));
   const optionsOf = (cell: number) => choices.map((choose) => choose(cells.article[cell], cells.row[cell]));
   if (!groupBy.some((d) => MULTI_VALUED_DIMENSIONS.includes(d))) {
@@ -66,17 +61,12 @@ function withLazyItems(
 ): Groups {
   const items: DashboardItem[][] = [];
   const keys: string[] = [];
-  const itemsOf = (g: number) =>
-    (items[g] ??= valuesOf(g).map((value, k) => ({ id: value, value, type: groupBy[k] })));
+  const itemsOf = (g: number) => (items[g] ??= valuesOf(g).map((value, k) => ({ id: value, value, type: groupBy[k] })));
   return { count, itemsOf, keyOf: (g) => (keys[g] ??= groupKey(itemsOf(g))), groupStart, groupList };
 }
 
 /** The values a cell takes for one dimension (several for section/author). */
-function valueChoices(
-  store: EmulatorStore,
-  articles: ArticleIndex,
-  dimension: Dimension,
-): (article: number, row: number) => string[] {
+function valueChoices(store: EmulatorStore, articles: ArticleIndex, dimension: Dimension): (article: number, row: number) => string[] {
   if (dimension === 'url') return (a) => [store.articles[a].url];
   if (dimension === 'title' || dimension === 'domain' || dimension === 'section' || dimension === 'author') {
     const { dictionary, idsOf } = articleValues(articles, dimension);

@@ -18,8 +18,7 @@ const USER_METRICS: readonly Metric[] = ['uniqueUsers', 'averageDurationPerUser'
 
 export const needsUsers = (metrics: readonly Metric[]) => metrics.some((m) => USER_METRICS.includes(m));
 export const needsPageViews = (metrics: readonly Metric[]) => metrics.some((m) => m !== 'newArticles');
-export const needsRfv = (metrics: readonly Metric[]) =>
-  metrics.includes('averageRFV') || metrics.includes('cumulativeRFV');
+export const needsRfv = (metrics: readonly Metric[]) => metrics.includes('averageRFV') || metrics.includes('cumulativeRFV');
 
 /** Ratios are rounded to 4 decimals: enough for any chart, and stable in JSON. */
 function ratio(numerator: number, denominator: number): number {

@@ -76,9 +76,7 @@ export function scanPageViews(store: EmulatorStore, target: ScanTarget, withUser
   const inlineUsers = withUsers && sorted && grouping === null;
   const lastBucketOf = inlineUsers ? new Int32Array(store.clients.size).fill(-1) : null;
   const matched: MatchedRows | null =
-    withUsers && !inlineUsers
-      ? { from, to, rowCell: new Int32Array(to - from), rowBucket: new Uint16Array(to - from), clients: [] }
-      : null;
+    withUsers && !inlineUsers ? { from, to, rowCell: new Int32Array(to - from), rowBucket: new Uint16Array(to - from), clients: [] } : null;
   const clientSeen = matched ? new Uint8Array(store.clients.size) : null;
 
   rows: for (let i = from; i < to; i++) {
@@ -127,15 +125,7 @@ export function scanPageViews(store: EmulatorStore, target: ScanTarget, withUser
   return matched;
 }
 
-function add(
-  s: Float64Array,
-  o: number,
-  duration: number,
-  scroll: number,
-  rfvMicros: number,
-  ads: number,
-  revenueMicros: number,
-): void {
+function add(s: Float64Array, o: number, duration: number, scroll: number, rfvMicros: number, ads: number, revenueMicros: number): void {
   s[o + VIEWS] += 1;
   s[o + DURATION] += duration;
   s[o + SCROLL] += scroll;

@@ -253,11 +253,7 @@ function readMetrics(value: unknown, report: Report): Metric[] | undefined {
   return valid ? (entries as Metric[]) : undefined;
 }
 
-function readOrder(
-  value: unknown,
-  metrics: Metric[] | undefined,
-  report: Report,
-): { metric: Metric; sort: Sort } | undefined {
+function readOrder(value: unknown, metrics: Metric[] | undefined, report: Report): { metric: Metric; sort: Sort } | undefined {
   if (!isRecord(value)) {
     report('order', 'is required: an object {metric, sort}');
     return undefined;
@@ -294,11 +290,7 @@ function checkNewArticlesDimensions(body: Record<string, unknown>, report: Repor
   }
 }
 
-function readGranularity(
-  value: unknown,
-  available: Granularity[] | undefined,
-  report: Report,
-): Granularity | undefined {
+function readGranularity(value: unknown, available: Granularity[] | undefined, report: Report): Granularity | undefined {
   if (isAbsent(value)) return undefined;
   if (!isOneOf(GRANULARITIES, value)) {
     report('granularity', `${oneOf(GRANULARITIES)}, got ${quote(value)}`);
@@ -311,14 +303,7 @@ function readGranularity(
   return value;
 }
 
-function readInteger(
-  value: unknown,
-  path: string,
-  min: number,
-  max: number,
-  fallback: number,
-  report: Report,
-): number {
+function readInteger(value: unknown, path: string, min: number, max: number, fallback: number, report: Report): number {
   if (isAbsent(value)) return fallback;
   if (!Number.isSafeInteger(value) || (value as number) < min || (value as number) > max) {
     const range = max === Number.MAX_SAFE_INTEGER ? `>= ${min}` : `${min}..${max}`;

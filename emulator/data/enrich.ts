@@ -2,15 +2,7 @@ import { TRAFFIC_DIMENSIONS, type EmulatorStore, type PageViewRow, type TrafficD
 import { typicalScroll } from './engagement';
 import { RFV_WINDOW_MS, rfvScore, type PriorActivity } from './loyalty';
 import { adsImpressionsFor, revenueMicrosFor } from './monetization';
-import {
-  DEVICE_TYPES,
-  TRAFFIC_DEFAULTS,
-  USER_TYPES,
-  defaultMediumFor,
-  internalMediumFor,
-  isDeviceType,
-  isUserType,
-} from './traffic';
+import { DEVICE_TYPES, TRAFFIC_DEFAULTS, USER_TYPES, defaultMediumFor, internalMediumFor, isDeviceType, isUserType } from './traffic';
 
 /** A page view as a tracking beacon reports it; everything optional is derived. */
 export interface PageViewInput {

@@ -69,11 +69,7 @@ export function appendPageViews(
  * (loyalty.ts), and which view is each reader's first. Views are grouped per
  * reader in time order; two pointers bound each view's window.
  */
-function scoreReaders(
-  plan: ViewPlan,
-  readerCount: number,
-  duration: Int32Array,
-): { rfv: Float64Array; firstOfReader: Uint8Array } {
+function scoreReaders(plan: ViewPlan, readerCount: number, duration: Int32Array): { rfv: Float64Array; firstOfReader: Uint8Array } {
   const total = plan.time.length;
   const offsets = new Int32Array(readerCount + 1);
   for (let v = 0; v < total; v++) offsets[plan.reader[v] + 1]++;

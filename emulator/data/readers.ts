@@ -102,12 +102,7 @@ function siteSections(buckets: readonly Bucket[], site: number): SiteSections {
   return { buckets: indexes, shares: weights.map((w) => w / sum), choice: new WeightedChoice(weights) };
 }
 
-function readingInterests(
-  random: Random,
-  bucketCount: number,
-  sites: readonly SiteSections[],
-  siteChoice: WeightedChoice,
-): Float64Array {
+function readingInterests(random: Random, bucketCount: number, sites: readonly SiteSections[], siteChoice: WeightedChoice): Float64Array {
   const weights = new Float64Array(bucketCount);
   const home = siteChoice.draw(random);
   addSiteInterest(random, weights, sites[home], 1);

@@ -27,14 +27,7 @@ export const SOURCES = [
 
 export const MEDIA = ['organic', '(none)', 'social', 'email', 'referral', 'cpc'] as const;
 
-export const CAMPAIGNS = [
-  '(none)',
-  'daily-briefing',
-  'weekend-digest',
-  'breaking-alert',
-  'subscribe-spring',
-  'brand-awareness',
-] as const;
+export const CAMPAIGNS = ['(none)', 'daily-briefing', 'weekend-digest', 'breaking-alert', 'subscribe-spring', 'brand-awareness'] as const;
 
 /** Where on the site the reader clicked through from; `none` for landings from outside. */
 export const INTERNAL_SOURCES = ['none', 'home', 'section', 'article', 'recommender', 'search'] as const;

@@ -71,11 +71,7 @@ export function planPageViews(
 }
 
 /** Every reader's views as slots grouped by bucket (counting sort): `slots[offsets[b]..offsets[b+1])`. */
-function dealReadersToBuckets(
-  random: Random,
-  readers: readonly Reader[],
-  bucketCount: number,
-): { slots: Int32Array; offsets: Int32Array } {
+function dealReadersToBuckets(random: Random, readers: readonly Reader[], bucketCount: number): { slots: Int32Array; offsets: Int32Array } {
   const total = readers.reduce((sum, r) => sum + r.views, 0);
   const bucketOfSlot = new Int32Array(total);
   const counts = new Int32Array(bucketCount);

@@ -5,16 +5,7 @@
  * content similarity (and the dashboard's `title like ...` filters) meaningful.
  */
 
-export const SECTIONS = [
-  'Politics',
-  'Economy',
-  'Sports',
-  'Technology',
-  'Culture',
-  'Science',
-  'Health',
-  'World',
-] as const;
+export const SECTIONS = ['Politics', 'Economy', 'Sports', 'Technology', 'Culture', 'Science', 'Health', 'World'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface SectionVocabulary {
@@ -104,13 +95,7 @@ export const VOCABULARY: Readonly<Record<Section, SectionVocabulary>> = {
       'satellite internet',
       'open-source model',
     ],
-    contexts: [
-      'amid antitrust probe',
-      'after security flaw',
-      'ahead of developer conference',
-      'as users push back',
-      'in record time',
-    ],
+    contexts: ['amid antitrust probe', 'after security flaw', 'ahead of developer conference', 'as users push back', 'in record time'],
     related: ['Economy', 'Science'],
   },
   Culture: {
@@ -128,13 +113,7 @@ export const VOCABULARY: Readonly<Record<Section, SectionVocabulary>> = {
       'poetry festival',
       'documentary series',
     ],
-    contexts: [
-      'to sold-out crowds',
-      'after decade-long hiatus',
-      'with surprise guests',
-      'despite funding cuts',
-      'in historic venue',
-    ],
+    contexts: ['to sold-out crowds', 'after decade-long hiatus', 'with surprise guests', 'despite funding cuts', 'in historic venue'],
     related: ['World', 'Sports'],
   },
   Science: {
@@ -152,13 +131,7 @@ export const VOCABULARY: Readonly<Record<Section, SectionVocabulary>> = {
       'solar storm',
       'particle collider',
     ],
-    contexts: [
-      'in landmark study',
-      'using new telescope',
-      'after decade of data',
-      'with surprising results',
-      'in remote expedition',
-    ],
+    contexts: ['in landmark study', 'using new telescope', 'after decade of data', 'with surprising results', 'in remote expedition'],
     related: ['Technology', 'Health'],
   },
   Health: {
@@ -200,13 +173,67 @@ export const VOCABULARY: Readonly<Record<Section, SectionVocabulary>> = {
 };
 
 export const FIRST_NAMES = [
-  'Ana', 'Ben', 'Chloe', 'David', 'Elena', 'Farid', 'Grace', 'Hugo', 'Ines', 'Jonas',
-  'Kemi', 'Liam', 'Maya', 'Nikolai', 'Olivia', 'Pedro', 'Quinn', 'Rosa', 'Samir', 'Tara',
-  'Umar', 'Vera', 'Wen', 'Ximena', 'Yusuf', 'Zoe', 'Aiko', 'Bruno', 'Carmen', 'Dmitri',
+  'Ana',
+  'Ben',
+  'Chloe',
+  'David',
+  'Elena',
+  'Farid',
+  'Grace',
+  'Hugo',
+  'Ines',
+  'Jonas',
+  'Kemi',
+  'Liam',
+  'Maya',
+  'Nikolai',
+  'Olivia',
+  'Pedro',
+  'Quinn',
+  'Rosa',
+  'Samir',
+  'Tara',
+  'Umar',
+  'Vera',
+  'Wen',
+  'Ximena',
+  'Yusuf',
+  'Zoe',
+  'Aiko',
+  'Bruno',
+  'Carmen',
+  'Dmitri',
 ] as const;
 
 export const LAST_NAMES = [
-  'Adler', 'Banerjee', 'Castillo', 'Dubois', 'Eriksen', 'Fischer', 'Gallagher', 'Haddad', 'Ivanova', 'Jensen',
-  'Kowalski', 'Lindqvist', 'Moreau', 'Nakamura', 'Okafor', 'Petrov', 'Quintero', 'Rossi', 'Schmidt', 'Tanaka',
-  'Ulrich', 'Varga', 'Whitfield', 'Xu', 'Yilmaz', 'Zimmermann', 'Almeida', 'Brennan', 'Costa', 'Demir',
+  'Adler',
+  'Banerjee',
+  'Castillo',
+  'Dubois',
+  'Eriksen',
+  'Fischer',
+  'Gallagher',
+  'Haddad',
+  'Ivanova',
+  'Jensen',
+  'Kowalski',
+  'Lindqvist',
+  'Moreau',
+  'Nakamura',
+  'Okafor',
+  'Petrov',
+  'Quintero',
+  'Rossi',
+  'Schmidt',
+  'Tanaka',
+  'Ulrich',
+  'Varga',
+  'Whitfield',
+  'Xu',
+  'Yilmaz',
+  'Zimmermann',
+  'Almeida',
+  'Brennan',
+  'Costa',
+  'Demir',
 ] as const;

@@ -24,12 +24,7 @@ const EMPTY_HISTORY: ReadingHistory = { read: new Set(), sectionAffinity: new Ma
  * An unknown or absent client has an empty history: nothing excluded, no
  * affinity.
  */
-export function readingHistory(
-  store: EmulatorStore,
-  features: ArticleFeatures,
-  clientId: string | undefined,
-  now: number,
-): ReadingHistory {
+export function readingHistory(store: EmulatorStore, features: ArticleFeatures, clientId: string | undefined, now: number): ReadingHistory {
   const client = clientId === undefined ? undefined : store.clients.lookup(clientId);
   const rows = client === undefined ? undefined : store.clientRows[client];
   if (rows === undefined) return EMPTY_HISTORY;

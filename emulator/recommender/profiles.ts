@@ -1,15 +1,5 @@
 import type { RankingProfile } from '../store';
-import {
-  DAY_MS,
-  affinity,
-  hasAffinity,
-  publishTime,
-  similarity,
-  trend,
-  windowReaders,
-  windowViews,
-  type RankingContext,
-} from './signals';
+import { DAY_MS, affinity, hasAffinity, publishTime, similarity, trend, windowReaders, windowViews, type RankingContext } from './signals';
 
 /**
  * How candidates are ordered: by `primary` descending, then `secondary`

@@ -9,22 +9,11 @@ import { articleTerms, urlTerms, type TermCounts } from './textIndex';
 import { selectTop } from './topK';
 
 /** Indexes of the articles `experience` recommends for this request, best first. */
-export function rankArticles(
-  store: EmulatorStore,
-  experience: Experience,
-  params: RenderParams,
-  now: number,
-): number[] {
+export function rankArticles(store: EmulatorStore, experience: Experience, params: RenderParams, now: number): number[] {
   const indexes = indexesFor(store);
   const canonical = params.canonicalUrl === undefined ? undefined : findArticle(store, params.canonicalUrl);
   const history = readingHistory(store, indexes.articleFeatures, params.clientId, now);
-  const candidates = selectCandidates(
-    store,
-    indexes,
-    experience,
-    now,
-    (article) => article === canonical || history.read.has(article),
-  );
+  const candidates = selectCandidates(store, indexes, experience, now, (article) => article === canonical || history.read.has(article));
   const ctx: RankingContext = {
     store,
     indexes,
@@ -53,11 +42,7 @@ function findArticle(store: EmulatorStore, url: string): number | undefined {
   return store.articleIndex(bare.href);
 }
 
-function similarityQuery(
-  store: EmulatorStore,
-  canonicalUrl: string | undefined,
-  canonical: number | undefined,
-): TermCounts | undefined {
+function similarityQuery(store: EmulatorStore, canonicalUrl: string | undefined, canonical: number | undefined): TermCounts | undefined {
   if (canonicalUrl === undefined) return undefined;
   return canonical === undefined ? urlTerms(canonicalUrl) : articleTerms(store.articles[canonical]);
 }

@@ -10,11 +10,7 @@ import { toRecommendationItem, type RenderResponse } from './response';
  * (checked only once the parameters are valid), else the experience's
  * ranking at `now` (epoch ms).
  */
-export function renderRecommendations(
-  store: EmulatorStore,
-  query: URLSearchParams,
-  now: number,
-): Outcome<RenderResponse> {
+export function renderRecommendations(store: EmulatorStore, query: URLSearchParams, now: number): Outcome<RenderResponse> {
   const parsed = parseRenderParams(query);
   if (!parsed.ok) return invalidParams(parsed.errors);
   const experience = store.experiences.get(parsed.params.experienceId);

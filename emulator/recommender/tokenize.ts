@@ -57,7 +57,11 @@ export function urlPathTerms(url: string): { words: string[]; sections: string[]
   const sections: string[] = [];
   for (const segment of path.split('/')) {
     words.push(...titleWords(segment).filter((w) => !URL_NOISE.has(w)));
-    const name = segment.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean).join(' ');
+    const name = segment
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter(Boolean)
+      .join(' ');
     if (name !== '') sections.push(name);
   }
   return { words, sections };

@@ -57,9 +57,7 @@ export function addExperienceRoutes(router: Router, context: EmulatorContext): v
   router.add(
     'DELETE',
     '/api/experiences/:id',
-    withApiUser(context, 'reporting', (request) =>
-      experiences.delete(request.params.id) ? noContent() : notFound(),
-    ),
+    withApiUser(context, 'reporting', (request) => (experiences.delete(request.params.id) ? noContent() : notFound())),
   );
 }
 

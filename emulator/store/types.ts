@@ -53,14 +53,7 @@ export interface PageViewRow {
   traffic: Record<TrafficDimension, string>;
 }
 
-export type RankingProfile =
-  | 'mostRead'
-  | 'latest'
-  | 'popular'
-  | 'trendy'
-  | 'similar'
-  | 'personalized'
-  | 'balanced';
+export type RankingProfile = 'mostRead' | 'latest' | 'popular' | 'trendy' | 'similar' | 'personalized' | 'balanced';
 
 export const RANKING_PROFILES: readonly RankingProfile[] = [
   'mostRead',

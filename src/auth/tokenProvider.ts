@@ -99,8 +99,6 @@ function readJwtLifetimeMs(token: string, issuedAtMs: number): number | undefine
   }
   if (typeof claims.exp !== 'number' || !Number.isFinite(claims.exp)) return undefined;
   const lifetimeMs =
-    typeof claims.iat === 'number' && Number.isFinite(claims.iat)
-      ? (claims.exp - claims.iat) * 1000
-      : claims.exp * 1000 - issuedAtMs;
+    typeof claims.iat === 'number' && Number.isFinite(claims.iat) ? (claims.exp - claims.iat) * 1000 : claims.exp * 1000 - issuedAtMs;
   return lifetimeMs > 0 ? lifetimeMs : undefined;
 }

@@ -13,7 +13,8 @@ export function toDashboardQueryBody(input: DashboardQueryInput): DashboardQuery
     filters: (input.filters ?? []).map(({ dimension, operator, values }) => ({ dimension, operator, values: [...values] })),
     groupBy: [...(input.groupBy ?? [])],
     metrics: [...input.metrics],
-    order: input.order != null ? { metric: input.order.metric, sort: input.order.sort } : { metric: input.metrics[0], sort: SortDirection.DESC },
+    order:
+      input.order != null ? { metric: input.order.metric, sort: input.order.sort } : { metric: input.metrics[0], sort: SortDirection.DESC },
   };
   if (input.granularity != null) body.granularity = input.granularity;
   if (input.limit != null) body.limit = input.limit;

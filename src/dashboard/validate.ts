@@ -54,7 +54,8 @@ function validateDates({ dates }: DashboardQueryInput): InvalidArgument[] {
     const start = parseIsoInstant(range.start);
     const end = parseIsoInstant(range.end);
     const expected = 'must be YYYY-MM-DD or an ISO-8601 date-time with a zone, e.g. 2026-11-20T08:00:00Z';
-    if (start === undefined) problems.push({ path: 'query.dates.range.start', message: `${expected} (got ${JSON.stringify(range.start)})` });
+    if (start === undefined)
+      problems.push({ path: 'query.dates.range.start', message: `${expected} (got ${JSON.stringify(range.start)})` });
     if (end === undefined) problems.push({ path: 'query.dates.range.end', message: `${expected} (got ${JSON.stringify(range.end)})` });
     // A date-only end includes that whole day.
     const lastInstant = end !== undefined && isDateOnly(range.end) ? end + DAY_MS - 1 : end;
@@ -70,7 +71,10 @@ function validateMetrics({ metrics, order }: DashboardQueryInput): InvalidArgume
   if (metrics.length === 0) problems.push({ path: 'query.metrics', message: 'must name at least one metric' });
   const repeated = duplicates(metrics);
   if (repeated.length > 0) {
-    problems.push({ path: 'query.metrics', message: `must not repeat a metric (repeated: ${repeated.map((m) => schemaName(Metric, m)).join(', ')})` });
+    problems.push({
+      path: 'query.metrics',
+      message: `must not repeat a metric (repeated: ${repeated.map((m) => schemaName(Metric, m)).join(', ')})`,
+    });
   }
   if (order != null && metrics.length > 0 && !metrics.includes(order.metric)) {
     problems.push({
@@ -88,7 +92,10 @@ function validateGroupBy({ groupBy = [], metrics }: DashboardQueryInput): Invali
   }
   const repeated = duplicates(groupBy);
   if (repeated.length > 0) {
-    problems.push({ path: 'query.groupBy', message: `must not repeat a dimension (repeated: ${repeated.map((d) => schemaName(Dimension, d)).join(', ')})` });
+    problems.push({
+      path: 'query.groupBy',
+      message: `must not repeat a dimension (repeated: ${repeated.map((d) => schemaName(Dimension, d)).join(', ')})`,
+    });
   }
   if (metrics.includes(Metric.NEW_ARTICLES)) {
     const traffic = groupBy.filter((dimension) => TRAFFIC_DIMENSIONS.has(dimension));

@@ -92,11 +92,13 @@ export function findDashboardShapeProblem(json: unknown, body: DashboardQueryBod
     if (!(body.metrics as string[]).includes(result.metric)) return `${at}.metric ${JSON.stringify(result.metric)} was not requested`;
     if (typeof result.total !== 'number') return `${at}.total is not a number`;
     if (typeof result.granularity !== 'string') return `${at}.granularity is not a string`;
-    if (!isKnownGranularity(result.granularity)) return `${at}.granularity ${JSON.stringify(result.granularity)} is not a known granularity`;
+    if (!isKnownGranularity(result.granularity))
+      return `${at}.granularity ${JSON.stringify(result.granularity)} is not a known granularity`;
     if (!isStringArray(result.availableGranularities)) return `${at}.availableGranularities is not a list of strings`;
     const actualData = result.actualData;
     if (!isRecord(actualData)) return `${at}.actualData is not an object`;
-    const problem = findRowsProblem(actualData.values, `${at}.actualData.values`, body) ?? findSeriesProblem(actualData.data, `${at}.actualData.data`);
+    const problem =
+      findRowsProblem(actualData.values, `${at}.actualData.values`, body) ?? findSeriesProblem(actualData.data, `${at}.actualData.data`);
     if (problem !== undefined) return problem;
   }
   return undefined;

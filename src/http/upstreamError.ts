@@ -104,9 +104,7 @@ function describeUpstreamFailure(details: UpstreamErrorDetails): string {
       return `${where} answered HTTP ${details.status ?? 'error'}${said}`;
     }
     case 'timeout':
-      return details.timeoutMs === undefined
-        ? `${where} did not answer in time`
-        : `${where} did not answer within ${details.timeoutMs} ms`;
+      return details.timeoutMs === undefined ? `${where} did not answer in time` : `${where} did not answer within ${details.timeoutMs} ms`;
     case 'network':
       return `${where} could not be reached (${details.reason ?? 'connection failed'})`;
     case 'bad_response':

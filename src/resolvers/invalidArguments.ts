@@ -15,8 +15,7 @@ export interface InvalidArgument {
 export function invalidArguments(problems: readonly InvalidArgument[]): GraphQLError {
   if (problems.length === 0) throw new Error('invalidArguments: called without a problem');
   const listed = problems.map((problem) => `${problem.path}: ${problem.message}`);
-  const message =
-    problems.length === 1 ? `Invalid argument ${listed[0]}` : `${problems.length} invalid arguments: ${listed.join('; ')}`;
+  const message = problems.length === 1 ? `Invalid argument ${listed[0]}` : `${problems.length} invalid arguments: ${listed.join('; ')}`;
   return new GraphQLError(message, {
     extensions: { code: ErrorCode.BAD_USER_INPUT, invalidArgs: problems.map(({ path, message: text }) => ({ path, message: text })) },
   });

@@ -24,14 +24,7 @@ export const ARTICLES: Article[] = [
   article(A3, 'news.example', 'Budget reactions', ['Politics'], ['Ann'], NOW - 30 * MINUTE),
 ];
 
-function article(
-  url: string,
-  domain: string,
-  title: string,
-  sections: string[],
-  authors: string[],
-  publishTime: number,
-): Article {
+function article(url: string, domain: string, title: string, sections: string[], authors: string[], publishTime: number): Article {
   return { url, domain, title, img: `${url}.jpg`, sections, authors, publishTime };
 }
 
@@ -74,18 +67,72 @@ export function view(spec: ViewSpec): PageViewRow {
 
 /** v0..v4 are within the last day, v5 two days back. RFVs are exact in float32. */
 export const VIEWS: PageViewRow[] = [
-  view({ article: 0, client: 'c1', time: NOW - 10 * MINUTE, duration: 60, scroll: 50, ads: 2, revenueMicros: 3000, rfv: 1.5,
-    traffic: { source: 'google', deviceType: 'mobile', userType: 'new' } }),
-  view({ article: 0, client: 'c2', time: NOW - 20 * MINUTE, duration: 30, scroll: 100, ads: 1, revenueMicros: 1000, rfv: 0.5,
-    traffic: { source: 'facebook', deviceType: 'desktop', userType: 'returning' } }),
-  view({ article: 1, client: 'c1', time: NOW - 70 * MINUTE, duration: 120, scroll: 80, ads: 3, revenueMicros: 4500, rfv: 2,
-    traffic: { source: 'google', deviceType: 'mobile', userType: 'returning' } }),
-  view({ article: 2, client: 'c3', time: NOW - 3 * HOUR, duration: 0, scroll: 0, ads: 0, revenueMicros: 0, rfv: 0.25,
-    traffic: { source: 'direct', deviceType: 'tablet', userType: 'subscriber' } }),
-  view({ article: 0, client: 'c1', time: NOW - 5 * HOUR, duration: 90, scroll: 70, ads: 2, revenueMicros: 2500, rfv: 1.25,
-    traffic: { source: 'Google News', deviceType: 'mobile', userType: 'subscriber' } }),
-  view({ article: 1, client: 'c4', time: NOW - 2 * DAY, duration: 45, scroll: 30, ads: 1, revenueMicros: 500, rfv: 3,
-    traffic: { source: 'google', deviceType: 'desktop', userType: 'new' } }),
+  view({
+    article: 0,
+    client: 'c1',
+    time: NOW - 10 * MINUTE,
+    duration: 60,
+    scroll: 50,
+    ads: 2,
+    revenueMicros: 3000,
+    rfv: 1.5,
+    traffic: { source: 'google', deviceType: 'mobile', userType: 'new' },
+  }),
+  view({
+    article: 0,
+    client: 'c2',
+    time: NOW - 20 * MINUTE,
+    duration: 30,
+    scroll: 100,
+    ads: 1,
+    revenueMicros: 1000,
+    rfv: 0.5,
+    traffic: { source: 'facebook', deviceType: 'desktop', userType: 'returning' },
+  }),
+  view({
+    article: 1,
+    client: 'c1',
+    time: NOW - 70 * MINUTE,
+    duration: 120,
+    scroll: 80,
+    ads: 3,
+    revenueMicros: 4500,
+    rfv: 2,
+    traffic: { source: 'google', deviceType: 'mobile', userType: 'returning' },
+  }),
+  view({
+    article: 2,
+    client: 'c3',
+    time: NOW - 3 * HOUR,
+    duration: 0,
+    scroll: 0,
+    ads: 0,
+    revenueMicros: 0,
+    rfv: 0.25,
+    traffic: { source: 'direct', deviceType: 'tablet', userType: 'subscriber' },
+  }),
+  view({
+    article: 0,
+    client: 'c1',
+    time: NOW - 5 * HOUR,
+    duration: 90,
+    scroll: 70,
+    ads: 2,
+    revenueMicros: 2500,
+    rfv: 1.25,
+    traffic: { source: 'Google News', deviceType: 'mobile', userType: 'subscriber' },
+  }),
+  view({
+    article: 1,
+    client: 'c4',
+    time: NOW - 2 * DAY,
+    duration: 45,
+    scroll: 30,
+    ads: 1,
+    revenueMicros: 500,
+    rfv: 3,
+    traffic: { source: 'google', deviceType: 'desktop', userType: 'new' },
+  }),
 ];
 
 export function fixtureStore(views: readonly PageViewRow[] = VIEWS): EmulatorStore {

@@ -56,7 +56,7 @@ describe('POST /api/dashboard/query', () => {
     expect(rows.reduce((sum, row) => sum + row.total, 0)).toBe(body[0].total);
   });
 
-  it('passes the engine\'s 400 through with the offending paths', async () => {
+  it("passes the engine's 400 through with the offending paths", async () => {
     const { status, body } = await query(dashboardQuery({ metrics: ['notAMetric'] }), `Bearer ${token}`);
     expect(status).toBe(400);
     expect(body.msg).toBe('Invalid params');

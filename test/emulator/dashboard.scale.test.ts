@@ -113,8 +113,12 @@ test.each<[string, Dimension, Record<string, unknown>[], (row: Row) => boolean]>
     [{ dimension: 'deviceType', operator: 'neq', values: ['tablet'] }],
     (r) => r.traffic.deviceType !== 'tablet',
   ],
-  ['source, filtered by section', 'source', [{ dimension: 'section', operator: 'like', values: ['o'] }], (r) =>
-    store.articles[r.article].sections.some((s) => s.toLowerCase().includes('o'))],
+  [
+    'source, filtered by section',
+    'source',
+    [{ dimension: 'section', operator: 'like', values: ['o'] }],
+    (r) => store.articles[r.article].sections.some((s) => s.toLowerCase().includes('o')),
+  ],
   ['author, unfiltered', 'author', [], () => true],
 ])('grouped by %s: every row and the total match the reference', (_label, dimension, filters, keep) => {
   const windowStart = NOW - 7 * 86_400_000;

@@ -79,8 +79,7 @@ describe('metric math', () => {
   });
 
   test('range: dates cover whole UTC days, date-times are taken as given', () => {
-    const range = (start: string, end: string) =>
-      totals(['pageViewsTotal'], { dates: { range: { start, end } } }).pageViewsTotal;
+    const range = (start: string, end: string) => totals(['pageViewsTotal'], { dates: { range: { start, end } } }).pageViewsTotal;
     // NOW is 2026-11-22 12:34:56; v5 is on 2026-11-20.
     expect(range('2026-11-22', '2026-11-22')).toBe(5);
     expect(range('2026-11-20', '2026-11-21')).toBe(1);
@@ -153,8 +152,7 @@ describe('groupBy', () => {
   });
 
   test('rows are ordered by the order metric, then by key, in both directions', () => {
-    const rows = (sort: string) =>
-      query(store, { groupBy: ['url'], order: { metric: 'pageViewsTotal', sort } })[0].actualData.values;
+    const rows = (sort: string) => query(store, { groupBy: ['url'], order: { metric: 'pageViewsTotal', sort } })[0].actualData.values;
     const desc = rows('DESC');
     const asc = rows('ASC');
     const tied = [desc[1].key, desc[2].key]; // A1 and A2 have one view each
@@ -171,14 +169,17 @@ describe('groupBy', () => {
     });
     const urls = results.map((r) => r.actualData.values.map((row) => row.items[0].value));
     // totalDuration: A2 0, A0 60+30+90, A1 120
-    expect(urls).toEqual([[A2, A1, A0], [A2, A1, A0], [A2, A1, A0]]);
+    expect(urls).toEqual([
+      [A2, A1, A0],
+      [A2, A1, A0],
+      [A2, A1, A0],
+    ]);
     const a0Scroll = Math.round(((50 + 100 + 70) / 3) * 1e4) / 1e4;
     expect(rowTotals(resultOf(results, 'averageScroll'))).toEqual({ [A0]: a0Scroll, [A1]: 80, [A2]: 0 });
   });
 
   test('keys are stable, distinct, and "total" without groupBy', () => {
-    const keys = (overrides = {}) =>
-      query(store, { groupBy: ['url', 'deviceType'], ...overrides })[0].actualData.values.map((r) => r.key);
+    const keys = (overrides = {}) => query(store, { groupBy: ['url', 'deviceType'], ...overrides })[0].actualData.values.map((r) => r.key);
     const first = keys();
     expect(new Set(first).size).toBe(first.length);
     expect(keys({ dates: { last: { number: 2, dimension: 'day' } } })).toEqual(expect.arrayContaining(first));
@@ -221,10 +222,7 @@ describe('groupBy', () => {
   });
 
   test('an article without sections is in the total but in no section row', () => {
-    const bare = fixtureStore([
-      view({ article: 0, client: 'c', time: NOW - 1000 }),
-      view({ article: 1, client: 'c', time: NOW - 1000 }),
-    ]);
+    const bare = fixtureStore([view({ article: 0, client: 'c', time: NOW - 1000 }), view({ article: 1, client: 'c', time: NOW - 1000 })]);
     bare.upsertArticles([{ ...bare.articles[1], sections: [] }]);
     const [result] = query(bare, { groupBy: ['section'] });
     expect(result.total).toBe(2);
@@ -232,8 +230,7 @@ describe('groupBy', () => {
   });
 
   test('paging by limit and from', () => {
-    const page = (limit: number, from: number) =>
-      query(store, { groupBy: ['url'], limit, from })[0].actualData.values.map((r) => r.key);
+    const page = (limit: number, from: number) => query(store, { groupBy: ['url'], limit, from })[0].actualData.values.map((r) => r.key);
     const all = page(1000, 0);
     expect(all).toHaveLength(3);
     expect(page(1, 0)).toEqual(all.slice(0, 1));

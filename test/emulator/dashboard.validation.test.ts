@@ -101,10 +101,7 @@ describe('dashboard query validation', () => {
   });
 
   test('deviceType and userType take eq and neq', () => {
-    const filters = [
-      filter({ dimension: 'deviceType', operator: 'neq' }),
-      filter({ dimension: 'userType', operator: 'eq' }),
-    ];
+    const filters = [filter({ dimension: 'deviceType', operator: 'neq' }), filter({ dimension: 'userType', operator: 'eq' })];
     expect(errorPaths(body({ filters }))).toEqual([]);
   });
 

@@ -50,7 +50,12 @@ function allRows(store: EmulatorStore): PageViewRow[] {
 
 /** Title words that carry meaning (no short function words). */
 function titleWords(title: string): Set<string> {
-  return new Set(title.toLowerCase().split(/[^a-z]+/).filter((w) => w.length >= 5));
+  return new Set(
+    title
+      .toLowerCase()
+      .split(/[^a-z]+/)
+      .filter((w) => w.length >= 5),
+  );
 }
 
 // Generated once per scale and shared by the read-only tests below.
@@ -175,7 +180,10 @@ describe('generateDemoData', () => {
       for (const a of articles.filter((x) => x.sections[0] === section)) {
         for (const w of titleWords(a.title)) counts.set(w, (counts.get(w) ?? 0) + 1);
       }
-      const top = [...counts].sort((x, y) => y[1] - x[1]).slice(0, 3).map(([w]) => w);
+      const top = [...counts]
+        .sort((x, y) => y[1] - x[1])
+        .slice(0, 3)
+        .map(([w]) => w);
       topWords.set(section, top);
       const vocabulary = Object.values(VOCABULARY[section]).flat().join(' ').toLowerCase();
       for (const w of top) expect(vocabulary).toContain(w);

@@ -39,7 +39,12 @@ describe('/api/experiences', () => {
   });
 
   it('creates an experience with defaults, serves it, and render.json uses it at once', async () => {
-    const created = await api<ExperienceBody>('', 'POST', { name: 'Sports only', domain: 'dailyglobe.example', rankingProfile: 'latest', sections: { include: ['Sports'] } });
+    const created = await api<ExperienceBody>('', 'POST', {
+      name: 'Sports only',
+      domain: 'dailyglobe.example',
+      rankingProfile: 'latest',
+      sections: { include: ['Sports'] },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       id: expect.stringMatching(ID),
@@ -100,7 +105,12 @@ describe('/api/experiences', () => {
   });
 
   it('patches the given fields, validates the merged result and leaves the stored one alone on error', async () => {
-    const created = await api<ExperienceBody>('', 'POST', { name: 'To patch', domain: 'dailyglobe.example', rankingProfile: 'popular', size: 4 });
+    const created = await api<ExperienceBody>('', 'POST', {
+      name: 'To patch',
+      domain: 'dailyglobe.example',
+      rankingProfile: 'popular',
+      size: 4,
+    });
     const id = created.body.id;
 
     const patched = await api<ExperienceBody>(`/${id}`, 'PATCH', { size: 9, sections: { exclude: ['Politics'] } });
@@ -136,7 +146,9 @@ describe('/api/experiences', () => {
     const list = await call<ErrorBody>(emulator, '/api/experiences');
     expect(list.status).toBe(401);
     expect(list.body).toEqual({ msg: 'Unauthorized' });
-    const create = await call(emulator, '/api/experiences', { body: { name: 'x', domain: 'dailyglobe.example', rankingProfile: 'latest' } });
+    const create = await call(emulator, '/api/experiences', {
+      body: { name: 'x', domain: 'dailyglobe.example', rankingProfile: 'latest' },
+    });
     expect(create.status).toBe(401);
   });
 });

@@ -18,8 +18,7 @@ describe('render.json over generated demo data', () => {
     (_name, experience) => {
       const own = store.articles.filter((a) => a.domain === experience.domain);
       const canonical = own[0];
-      const readBy = (client: number) =>
-        new Set(store.clientRows[client].map((row) => store.articles[store.views.article.data[row]].url));
+      const readBy = (client: number) => new Set(store.clientRows[client].map((row) => store.articles[store.views.article.data[row]].url));
       // The busiest reader of this domain who has something left to read, so
       // the read-exclusion has something to exclude and the answer cannot be empty.
       const unreadCount = (client: number) => {

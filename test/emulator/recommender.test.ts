@@ -116,10 +116,7 @@ describe('render.json parameters', () => {
   });
 
   it('treats empty values as absent', () => {
-    expect(errorPaths(fixture.render({ id: '', domain: '', canonical_url: '', client_id: '' }))).toEqual([
-      'id',
-      'domain',
-    ]);
+    expect(errorPaths(fixture.render({ id: '', domain: '', canonical_url: '', client_id: '' }))).toEqual(['id', 'domain']);
   });
 
   it.each(['not a url', '/relative/path', 'ftp://news.example/a', 'mailto:someone@news.example'])(
@@ -152,9 +149,7 @@ describe('render.json parameters', () => {
   });
 
   it('does not treat an unknown canonical_url or client_id as an error', () => {
-    expect(fixture.slugs({ id, canonical_url: 'https://elsewhere.example/x', client_id: 'never-seen' })).toEqual([
-      'a',
-    ]);
+    expect(fixture.slugs({ id, canonical_url: 'https://elsewhere.example/x', client_id: 'never-seen' })).toEqual(['a']);
   });
 });
 
@@ -253,23 +248,14 @@ describe('ranking profiles', () => {
     ]);
     const id = fixture.experience('latest');
     expect(fixture.slugs({ id, domain: SITE })).toEqual(['just-now', 'yesterday', 'last-week']);
-    expect(fixture.slugs({ id, domain: SITE }, NOW + 2 * HOUR)).toEqual([
-      'embargoed',
-      'just-now',
-      'yesterday',
-      'last-week',
-    ]);
+    expect(fixture.slugs({ id, domain: SITE }, NOW + 2 * HOUR)).toEqual(['embargoed', 'just-now', 'yesterday', 'last-week']);
   });
 
   it('trendy: a recent spike beats a steadily more popular article', () => {
     // steady: 7 views on each of the last 7 days (49, 7 in the last 24 h):
     //   (7+1)/(49/7+1) · ln 8 ≈ 2.08.
     // spike: 6 views, all in the last 24 h: (6+1)/(6/7+1) · ln 7 ≈ 7.3.
-    const fixture = new Fixture([article('steady'), article('spike'), article('quiet')]).views(
-      'spike',
-      6,
-      NOW - HOUR,
-    );
+    const fixture = new Fixture([article('steady'), article('spike'), article('quiet')]).views('spike', 6, NOW - HOUR);
     for (let day = 0; day < 7; day++) fixture.views('steady', 7, NOW - day * DAY - 2 * HOUR);
     fixture.views('quiet', 4, NOW - 3 * DAY);
 
@@ -301,21 +287,13 @@ describe('ranking profiles', () => {
     });
 
     it('never recommends the canonical article itself, even with tracking parameters', () => {
-      expect(fixture.slugs({ id, canonical_url: `${url('election-results')}?utm_source=x#top` })).not.toContain(
-        'election-results',
-      );
+      expect(fixture.slugs({ id, canonical_url: `${url('election-results')}?utm_source=x#top` })).not.toContain('election-results');
     });
 
     it('tokenizes the path of a canonical url the store does not know', () => {
       const ranked = fixture.slugs({ id, canonical_url: `https://${SITE}/politics/2026/11/parliament-vote-tonight` });
       // path words parliament + vote and the section politics; nothing else shared, so those two go by popularity.
-      expect(ranked).toEqual([
-        'parliament-vote-delayed',
-        'election-results',
-        'cabinet-reshuffle',
-        'cup-final',
-        'jane-on-budget',
-      ]);
+      expect(ranked).toEqual(['parliament-vote-delayed', 'election-results', 'cabinet-reshuffle', 'cup-final', 'jane-on-budget']);
     });
 
     it('falls back to popular without a canonical_url', () => {
@@ -341,11 +319,7 @@ describe('ranking profiles', () => {
     it('gives a sports reader sports first, ahead of more popular politics, and nothing already read', () => {
       // sports-fan: derby-report (Sports, Sam Kick) recently, budget-vote (politics) long ago.
       // ski-season shares the section and the author, transfer-news only the section.
-      expect(fixture.slugs({ id, domain: SITE, client_id: 'sports-fan' })).toEqual([
-        'ski-season',
-        'transfer-news',
-        'tax-reform',
-      ]);
+      expect(fixture.slugs({ id, domain: SITE, client_id: 'sports-fan' })).toEqual(['ski-season', 'transfer-news', 'tax-reform']);
     });
 
     it('falls back to popular for an unknown or absent client', () => {
@@ -441,9 +415,7 @@ describe('derived indexes', () => {
   });
 
   it('follow the clock without a rebuild: views age out of the window', () => {
-    const fixture = new Fixture([article('a'), article('b')])
-      .views('a', 5, NOW - 6 * DAY)
-      .views('b', 2, NOW - DAY);
+    const fixture = new Fixture([article('a'), article('b')]).views('a', 5, NOW - 6 * DAY).views('b', 2, NOW - DAY);
     const id = fixture.experience('popular', { timeWindowDays: 7 });
     expect(fixture.slugs({ id, domain: SITE })).toEqual(['a', 'b']);
     expect(fixture.slugs({ id, domain: SITE }, NOW + 2 * DAY)).toEqual(['b', 'a']);

@@ -14,7 +14,22 @@ describe('POST /api/user/signin', () => {
     const { status, body } = await signIn(emulator, 'api@demo.example', 'demo-api-password');
     expect(status).toBe(200);
     expect(Object.keys(body).sort()).toEqual(
-      ['id', 'name', 'surname', 'email', 'registered', 'langIso', 'timezoneId', 'dataRules', 'sitesId', 'updatedAt', 'Timezone', 'Site', 'token', 'role'].sort(),
+      [
+        'id',
+        'name',
+        'surname',
+        'email',
+        'registered',
+        'langIso',
+        'timezoneId',
+        'dataRules',
+        'sitesId',
+        'updatedAt',
+        'Timezone',
+        'Site',
+        'token',
+        'role',
+      ].sort(),
     );
     expect(body).toMatchObject({
       id: expect.any(Number),

@@ -99,7 +99,9 @@ describe('supergraph composition with a CMS subgraph', () => {
   it('rejects a CMS that defines a field we own, naming the field', () => {
     const clashingCms = {
       ...cms,
-      typeDefs: parse(CMS_TYPE_DEFS.replace('wordCount: Int!', 'wordCount: Int!\n    related(experienceId: ID!, clientId: ID): [String!]!')),
+      typeDefs: parse(
+        CMS_TYPE_DEFS.replace('wordCount: Int!', 'wordCount: Int!\n    related(experienceId: ID!, clientId: ID): [String!]!'),
+      ),
     };
     const clash = composeServices([analytics, clashingCms]);
     expect(clash.errors?.map((e) => e.message).join('\n')).toMatch(/Article\.related/);

@@ -18,12 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import ts from 'typescript';
-import {
-  ANALYTICS_SUBGRAPH_NAME,
-  composeSupergraph,
-  loadAnalyticsTypeDefs,
-  printApiSchema,
-} from '../support/federationSupergraph';
+import { ANALYTICS_SUBGRAPH_NAME, composeSupergraph, loadAnalyticsTypeDefs, printApiSchema } from '../support/federationSupergraph';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 
@@ -175,9 +170,7 @@ describe('frontend code generation from the API schema', () => {
     const diagnostics = typeCheck([path.join(workDir, 'consumer.ts'), path.join(workDir, 'misuse.ts')]);
     const elsewhere = diagnostics.filter((d) => d.file !== 'misuse.ts');
     expect(elsewhere.map((d) => `${d.file}:${d.line} TS${d.code} ${d.message}`)).toEqual([]);
-    const inMisuse = diagnostics
-      .filter((d) => d.file === 'misuse.ts')
-      .map(({ file, line, code }) => ({ file, line, code }));
+    const inMisuse = diagnostics.filter((d) => d.file === 'misuse.ts').map(({ file, line, code }) => ({ file, line, code }));
     expect(inMisuse).toEqual(expectedDiagnostics('misuse.ts', MISUSE));
   });
 });

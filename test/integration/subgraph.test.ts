@@ -77,7 +77,10 @@ describe('recommendations', () => {
   });
 
   it('answers NOT_FOUND for an unknown experience id', async () => {
-    const response = await postGraphQL(subgraph.graphqlUrl, RECOMMENDATIONS, { experienceId: 'IL_doesNotExist0000000000', domain: 'dailyglobe.example' });
+    const response = await postGraphQL(subgraph.graphqlUrl, RECOMMENDATIONS, {
+      experienceId: 'IL_doesNotExist0000000000',
+      domain: 'dailyglobe.example',
+    });
     expect(response.errors?.map((error) => error.extensions?.code)).toEqual(['NOT_FOUND']);
     expect(response.errors?.[0].extensions?.upstream).toEqual({
       service: 'recommender',
@@ -104,7 +107,10 @@ describe('recommendations', () => {
 
   it('rejects an invalid canonicalUrl without calling the recommender', async () => {
     await resetStats(emulator);
-    const response = await postGraphQL(subgraph.graphqlUrl, RECOMMENDATIONS, { experienceId: experience('similar').id, canonicalUrl: 'dailyglobe.example/a' });
+    const response = await postGraphQL(subgraph.graphqlUrl, RECOMMENDATIONS, {
+      experienceId: experience('similar').id,
+      canonicalUrl: 'dailyglobe.example/a',
+    });
     expect(response.errors?.map((error) => error.extensions?.code)).toEqual(['BAD_USER_INPUT']);
     expect((await readStats(emulator)).render.count).toBe(0);
   });
@@ -113,7 +119,10 @@ describe('recommendations', () => {
 describe('entities', () => {
   it('resolves 10 Article representations with 3 duplicates in one render call per distinct url', async () => {
     const similar = experience('similar');
-    const distinct = emulator.store.articles.filter((article) => article.domain === similar.domain).slice(0, 7).map((article) => article.url);
+    const distinct = emulator.store.articles
+      .filter((article) => article.domain === similar.domain)
+      .slice(0, 7)
+      .map((article) => article.url);
     expect(distinct).toHaveLength(7);
     const urls = [...distinct, distinct[0], distinct[3], distinct[6]];
     await resetStats(emulator);
@@ -179,7 +188,13 @@ describe('dashboard', () => {
     const start = isoDay(now, 3);
     const end = isoDay(now, 1);
     const response = await postGraphQL<DashboardData>(subgraph.graphqlUrl, DASHBOARD, {
-      query: { dates: { range: { start, end } }, metrics: ['PAGE_VIEWS_TOTAL', 'UNIQUE_USERS'], groupBy: ['URL'], granularity: 'HOURLY', limit: 5 },
+      query: {
+        dates: { range: { start, end } },
+        metrics: ['PAGE_VIEWS_TOTAL', 'UNIQUE_USERS'],
+        groupBy: ['URL'],
+        granularity: 'HOURLY',
+        limit: 5,
+      },
     });
     expect(response.errors).toBeUndefined();
     const [pageViews, users] = response.data?.dashboard ?? [];
@@ -231,7 +246,11 @@ describe('upstream faults', () => {
     await addFault(emulator, fault);
     const response = await postGraphQL(subgraph.graphqlUrl, DASHBOARD, { query: ONE_DAY });
     expect(response.errors?.map((error) => error.extensions?.code)).toEqual([code]);
-    expect(response.errors?.[0].extensions?.upstream).toEqual({ service: 'reporting', endpoint: '/api/dashboard/query', status: fault.status });
+    expect(response.errors?.[0].extensions?.upstream).toEqual({
+      service: 'reporting',
+      endpoint: '/api/dashboard/query',
+      status: fault.status,
+    });
   });
 
   it('includes retryAfter for a rate-limited dashboard', async () => {
@@ -258,7 +277,11 @@ describe('health', () => {
   });
 
   it('answers a malformed JSON body with a JSON 400', async () => {
-    const response = await fetch(subgraph.graphqlUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"query": ' });
+    const response = await fetch(subgraph.graphqlUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"query": ',
+    });
     expect(response.status).toBe(400);
     const body = (await response.json()) as { errors: { extensions: { code: string } }[] };
     expect(body.errors[0].extensions.code).toBe('BAD_REQUEST');
@@ -268,13 +291,17 @@ describe('health', () => {
 // Last: it moves the emulator's clock two weeks ahead, which empties relative windows.
 describe('token expiry', () => {
   it('signs in again exactly once when the upstream says the token expired', async () => {
-    const first = await postGraphQL(subgraph.graphqlUrl, DASHBOARD, { query: { dates: { last: { number: 1, unit: 'DAY' } }, metrics: ['PAGE_VIEWS_TOTAL'] } });
+    const first = await postGraphQL(subgraph.graphqlUrl, DASHBOARD, {
+      query: { dates: { last: { number: 1, unit: 'DAY' } }, metrics: ['PAGE_VIEWS_TOTAL'] },
+    });
     expect(first.errors).toBeUndefined();
     await resetStats(emulator);
     await advanceClock(emulator, 15 * 86_400);
     const queries = await Promise.all(
       [1, 2, 3].map((days) =>
-        postGraphQL(subgraph.graphqlUrl, DASHBOARD, { query: { dates: { last: { number: days, unit: 'DAY' } }, metrics: ['PAGE_VIEWS_TOTAL'] } }),
+        postGraphQL(subgraph.graphqlUrl, DASHBOARD, {
+          query: { dates: { last: { number: days, unit: 'DAY' } }, metrics: ['PAGE_VIEWS_TOTAL'] },
+        }),
       ),
     );
     expect(queries.map((response) => response.errors)).toEqual([undefined, undefined, undefined]);

@@ -16,11 +16,14 @@ interface Listening {
 }
 
 async function listen(config: Partial<ServerConfig>, start = true): Promise<Listening> {
-  const server = buildServer({ production: false, renderMaxConcurrency: 2, ...config }, {
-    recommender: fakeRecommender(),
-    reporting: fakeReporting(),
-    logger: silentLogger,
-  });
+  const server = buildServer(
+    { production: false, renderMaxConcurrency: 2, ...config },
+    {
+      recommender: fakeRecommender(),
+      reporting: fakeReporting(),
+      logger: silentLogger,
+    },
+  );
   if (start) await server.start();
   await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));
   return { server, baseUrl: `http://127.0.0.1:${(server.httpServer.address() as AddressInfo).port}` };
@@ -127,12 +130,18 @@ describe('readiness', () => {
       await held;
       return [];
     });
-    const server = buildServer({ production: false, renderMaxConcurrency: 1 }, { recommender, reporting: fakeReporting(), logger: silentLogger });
+    const server = buildServer(
+      { production: false, renderMaxConcurrency: 1 },
+      { recommender, reporting: fakeReporting(), logger: silentLogger },
+    );
     await server.start();
     await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));
     const baseUrl = `http://127.0.0.1:${(server.httpServer.address() as AddressInfo).port}`;
 
-    const inFlight = postGraphQL<{ recommendations: unknown[] }>(`${baseUrl}/graphql`, '{ recommendations(experienceId: "IL_1", domain: "d.example") { url } }');
+    const inFlight = postGraphQL<{ recommendations: unknown[] }>(
+      `${baseUrl}/graphql`,
+      '{ recommendations(experienceId: "IL_1", domain: "d.example") { url } }',
+    );
     await renderStarted;
     const stopping = server.stop();
     expect(server.lifecycle()).toBe('stopping');

@@ -19,12 +19,17 @@ interface RunningProcess {
 /** The environment without anything that would select a remote upstream. */
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of ['REPORTING_BASE_URL', 'RECOMMENDER_URL', 'REPORTING_EMAIL', 'REPORTING_PASSWORD', 'NODE_ENV', 'PORT']) delete env[name];
+  for (const name of ['REPORTING_BASE_URL', 'RECOMMENDER_URL', 'REPORTING_EMAIL', 'REPORTING_PASSWORD', 'NODE_ENV', 'PORT'])
+    delete env[name];
   return { ...env, ...extra };
 }
 
 function startProcess(env: Record<string, string>): RunningProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], { cwd: REPO_ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
+    cwd: REPO_ROOT,
+    env: cleanEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
@@ -35,7 +40,10 @@ function startProcess(env: Record<string, string>): RunningProcess {
 /** Resolves with the GraphQL URL from the "subgraph listening" log line. */
 function listeningUrl(running: RunningProcess): Promise<string> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no "subgraph listening" line within ${STARTUP_TIMEOUT_MS} ms:\n${running.output()}`)), STARTUP_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`no "subgraph listening" line within ${STARTUP_TIMEOUT_MS} ms:\n${running.output()}`)),
+      STARTUP_TIMEOUT_MS,
+    );
     const check = () => {
       const line = logLines(running.output()).find((entry) => entry.msg === 'subgraph listening');
       if (typeof line?.url === 'string') {

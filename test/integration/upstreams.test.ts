@@ -130,7 +130,12 @@ describe('against the emulator', () => {
 
   test('an invalid query is BAD_USER_INPUT with the upstream field errors', async () => {
     const upstreams = upstreamsFor(DEMO_API_USER);
-    const invalid: DashboardQueryBody = { ...QUERY, groupBy: ['source'], metrics: ['newArticles'], order: { metric: 'newArticles', sort: 'DESC' } };
+    const invalid: DashboardQueryBody = {
+      ...QUERY,
+      groupBy: ['source'],
+      metrics: ['newArticles'],
+      order: { metric: 'newArticles', sort: 'DESC' },
+    };
 
     const error = await rejection(upstreams.reporting.query(invalid));
 
@@ -148,7 +153,10 @@ describe('against the emulator', () => {
     const error = await rejection(upstreams.reporting.query(QUERY));
 
     const formatted = shown(error);
-    expect(formatted.extensions).toMatchObject({ code: 'UPSTREAM_UNAUTHENTICATED', upstream: { endpoint: '/api/user/signin', status: 401 } });
+    expect(formatted.extensions).toMatchObject({
+      code: 'UPSTREAM_UNAUTHENTICATED',
+      upstream: { endpoint: '/api/user/signin', status: 401 },
+    });
     expect(JSON.stringify(formatted)).not.toContain(password);
     expect(await counts()).toEqual({ signin: 1, dashboard: 0, render: 0 });
   });

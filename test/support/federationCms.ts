@@ -191,7 +191,7 @@ export function buildCmsData(articles: readonly SourceArticle[], options: CmsDat
     clientId: options.clientIds[i % options.clientIds.length],
   }));
   return {
-    articles: articles.map((a) => ({ url: a.url, headline: `CMS: ${a.title}`, wordCount: 300 + (a.title.length * 17) % 900 })),
+    articles: articles.map((a) => ({ url: a.url, headline: `CMS: ${a.title}`, wordCount: 300 + ((a.title.length * 17) % 900) })),
     frontPage,
     users,
   };

@@ -30,7 +30,9 @@ export function itemsFor(params: RenderParams, count = 3): RecommendationWire[] 
   }));
 }
 
-export function fakeRecommender(answer: (params: RenderParams) => Promise<RecommendationWire[]> = async (params) => itemsFor(params)): FakeRecommender {
+export function fakeRecommender(
+  answer: (params: RenderParams) => Promise<RecommendationWire[]> = async (params) => itemsFor(params),
+): FakeRecommender {
   const calls: RenderParams[] = [];
   return {
     calls,
@@ -69,7 +71,9 @@ export function resultsFor(body: DashboardQueryBody): DashboardMetricResultWire[
   }));
 }
 
-export function fakeReporting(answer: (body: DashboardQueryBody) => Promise<DashboardMetricResultWire[]> = async (body) => resultsFor(body)): FakeReporting {
+export function fakeReporting(
+  answer: (body: DashboardQueryBody) => Promise<DashboardMetricResultWire[]> = async (body) => resultsFor(body),
+): FakeReporting {
   const bodies: DashboardQueryBody[] = [];
   return {
     bodies,
@@ -89,7 +93,9 @@ export interface TestServerOptions {
 }
 
 /** A started server over fakes; stop it in afterAll/afterEach. */
-export async function startTestServer(options: TestServerOptions = {}): Promise<BuiltServer & { recommender: FakeRecommender; reporting: FakeReporting }> {
+export async function startTestServer(
+  options: TestServerOptions = {},
+): Promise<BuiltServer & { recommender: FakeRecommender; reporting: FakeReporting }> {
   const recommender = options.recommender ?? fakeRecommender();
   const reporting = options.reporting ?? fakeReporting();
   const server = buildServer(

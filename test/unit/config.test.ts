@@ -91,7 +91,9 @@ describe('loadConfig', () => {
   });
 
   test('an empty value counts as unset', () => {
-    expect(loadConfig({ PORT: '', REPORTING_BASE_URL: '', RECOMMENDER_URL: '', REPORTING_EMAIL: '', REPORTING_PASSWORD: '' })).toMatchObject({
+    expect(
+      loadConfig({ PORT: '', REPORTING_BASE_URL: '', RECOMMENDER_URL: '', REPORTING_EMAIL: '', REPORTING_PASSWORD: '' }),
+    ).toMatchObject({
       port: 4001,
       upstream: { mode: 'embedded' },
     });
@@ -140,7 +142,9 @@ describe('loadConfig', () => {
     const error = configError({ PORT: 'x', LOG_LEVEL: 'loud', UPSTREAM_TIMEOUT_MS: 'soon', REPORTING_EMAIL: 'a@b.example' });
 
     expect(error.problems).toHaveLength(4);
-    expect(error.message).toMatch(/PORT[\s\S]*LOG_LEVEL[\s\S]*REPORTING_BASE_URL, RECOMMENDER_URL, REPORTING_PASSWORD are missing[\s\S]*UPSTREAM_TIMEOUT_MS/);
+    expect(error.message).toMatch(
+      /PORT[\s\S]*LOG_LEVEL[\s\S]*REPORTING_BASE_URL, RECOMMENDER_URL, REPORTING_PASSWORD are missing[\s\S]*UPSTREAM_TIMEOUT_MS/,
+    );
   });
 
   test('the password never appears in an error, even when other variables are bad', () => {

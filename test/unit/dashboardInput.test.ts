@@ -40,9 +40,9 @@ describe('validateDashboardQuery', () => {
   it('requires exactly one of last and range', () => {
     expect(paths(query({ dates: {} }))).toEqual(['query.dates']);
     expect(paths(query({ dates: { last: null, range: null } }))).toEqual(['query.dates']);
-    expect(
-      paths(query({ dates: { last: { number: 1, unit: TimeUnit.DAY }, range: { start: '2026-11-01', end: '2026-11-02' } } })),
-    ).toEqual(['query.dates']);
+    expect(paths(query({ dates: { last: { number: 1, unit: TimeUnit.DAY }, range: { start: '2026-11-01', end: '2026-11-02' } } }))).toEqual(
+      ['query.dates'],
+    );
   });
 
   it('requires last.number >= 1', () => {
@@ -61,7 +61,9 @@ describe('validateDashboardQuery', () => {
     // A date-only end includes its whole day.
     expect(paths(query({ dates: { range: { start: '2026-11-20T23:00:00Z', end: '2026-11-20' } } }))).toEqual([]);
     expect(paths(query({ dates: { range: { start: '2026-11-20T10:00:00+02:00', end: '2026-11-20T08:30:00Z' } } }))).toEqual([]);
-    expect(paths(query({ dates: { range: { start: '2026-11-20T10:00:00Z', end: '2026-11-20T09:59:59Z' } } }))).toEqual(['query.dates.range']);
+    expect(paths(query({ dates: { range: { start: '2026-11-20T10:00:00Z', end: '2026-11-20T09:59:59Z' } } }))).toEqual([
+      'query.dates.range',
+    ]);
   });
 
   it('requires distinct metrics, at least one, and an order metric among them', () => {
@@ -139,7 +141,9 @@ describe('validateDashboardQuery', () => {
 
 describe('toDashboardQueryBody', () => {
   it('fills the mandatory fields and the default order (first metric, DESC)', () => {
-    expect(toDashboardQueryBody({ dates: { last: { number: 7, unit: TimeUnit.WEEK } }, metrics: [Metric.AVERAGE_RFV, Metric.CPM] })).toEqual({
+    expect(
+      toDashboardQueryBody({ dates: { last: { number: 7, unit: TimeUnit.WEEK } }, metrics: [Metric.AVERAGE_RFV, Metric.CPM] }),
+    ).toEqual({
       dates: { last: { number: 7, dimension: 'week' } },
       filters: [],
       groupBy: [],

@@ -56,9 +56,10 @@ describe('UpstreamError → code', () => {
 
     expect(upstreamErrorCode(new UpstreamError(details))).toBe(code);
     expect(shown.extensions?.code).toBe(code);
-    const upstream = details.status === undefined
-      ? { service: details.service, endpoint: details.endpoint }
-      : { service: details.service, endpoint: details.endpoint, status: details.status };
+    const upstream =
+      details.status === undefined
+        ? { service: details.service, endpoint: details.endpoint }
+        : { service: details.service, endpoint: details.endpoint, status: details.status };
     expect(shown.extensions?.upstream).toEqual(upstream);
     expect(shown.path).toEqual(['recommendations', 0]);
     expect(shown.locations).toEqual([{ line: 2, column: 3 }]);
@@ -142,7 +143,9 @@ describe('UpstreamError → message and extensions', () => {
   });
 
   test('an UpstreamError raised outside a resolver (e.g. in the context) is mapped too', () => {
-    const wrapped = new GraphQLError('Context creation failed: x', { originalError: new UpstreamError({ ...SIGN_IN, kind: 'http', status: 403 }) });
+    const wrapped = new GraphQLError('Context creation failed: x', {
+      originalError: new UpstreamError({ ...SIGN_IN, kind: 'http', status: 403 }),
+    });
 
     const shown = formatError({ message: wrapped.message, extensions: { code: 'INTERNAL_SERVER_ERROR' } }, wrapped, { production: true });
 
@@ -172,7 +175,9 @@ describe('no secret leaks', () => {
     const unknown = new Error(`crashed on ${TOKEN}`);
 
     const shownCoded = formatError({ message: coded.message, extensions: { code: 'BAD_USER_INPUT' } }, coded, { production: false });
-    const shownUnknown = formatError({ message: unknown.message, extensions: { code: 'INTERNAL_SERVER_ERROR' } }, unknown, { production: false });
+    const shownUnknown = formatError({ message: unknown.message, extensions: { code: 'INTERNAL_SERVER_ERROR' } }, unknown, {
+      production: false,
+    });
 
     expect(JSON.stringify(shownCoded)).not.toContain(TOKEN);
     expect(shownCoded.message).toBe('bad header Bearer [redacted]');
@@ -205,7 +210,10 @@ describe('other errors', () => {
   });
 
   test('badUserInput and notFound carry their codes', () => {
-    expect(badUserInput('limit must be 1..1000', 'query.limit').extensions).toEqual({ code: 'BAD_USER_INPUT', argumentPath: 'query.limit' });
+    expect(badUserInput('limit must be 1..1000', 'query.limit').extensions).toEqual({
+      code: 'BAD_USER_INPUT',
+      argumentPath: 'query.limit',
+    });
     expect(badUserInput('bad').extensions).toEqual({ code: 'BAD_USER_INPUT' });
     expect(notFound('no such experience')).toMatchObject({ message: 'no such experience', extensions: { code: 'NOT_FOUND' } });
   });

@@ -304,7 +304,12 @@ describe('timeouts', () => {
 
   test('the budget covers the retry: a 503 followed by silence is a timeout after two requests', async () => {
     const quick = createHttpClient({ dispatcher: agent, timeoutMs: 150 });
-    upstream.handle(inSequence((_request, response) => sendJson(response, 503, {}), () => undefined));
+    upstream.handle(
+      inSequence(
+        (_request, response) => sendJson(response, 503, {}),
+        () => undefined,
+      ),
+    );
 
     const error = await failure(get(), quick);
 

@@ -117,7 +117,11 @@ describe('renderBatch (the DataLoader batch contract)', () => {
       if (params.id === 'IL_bad') throw new Error('boom');
       return itemsFor(params, 1);
     });
-    const keys: RenderParams[] = [{ id: 'IL_slow', domain: 'a' }, { id: 'IL_bad', domain: 'b' }, { id: 'IL_fast', domain: 'c' }];
+    const keys: RenderParams[] = [
+      { id: 'IL_slow', domain: 'a' },
+      { id: 'IL_bad', domain: 'b' },
+      { id: 'IL_fast', domain: 'c' },
+    ];
     const results = await renderBatch(recommender, { maxConcurrency: 3 })(keys);
     expect(results).toHaveLength(3);
     expect(results[0]).toEqual(itemsFor(keys[0], 1));

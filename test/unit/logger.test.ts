@@ -18,7 +18,10 @@ describe('createLogger', () => {
     const { lines, stream } = captureLogs();
     const logger = createLogger({ logLevel: 'info' }, stream);
 
-    logger.info({ password: 'pw-1', token: 'tok-1', body: { password: 'pw-2' }, request: { headers: { authorization: 'Bearer tok-2' } } }, 'm');
+    logger.info(
+      { password: 'pw-1', token: 'tok-1', body: { password: 'pw-2' }, request: { headers: { authorization: 'Bearer tok-2' } } },
+      'm',
+    );
     logger.info({ config: { upstream: { password: new Secret('pw-3') } } }, 'n');
 
     const output = lines.join('');

@@ -57,7 +57,11 @@ describe('RecommenderAPI.render', () => {
     const [request] = upstream.requests;
     expect(request.method).toBe('GET');
     expect(request.path).toBe('/recommenderexperience/render.json');
-    expect(Object.fromEntries(request.query)).toEqual({ id: 'IL_x', canonical_url: 'https://news.example/a?utm=1&b=2', client_id: 'reader 7' });
+    expect(Object.fromEntries(request.query)).toEqual({
+      id: 'IL_x',
+      canonical_url: 'https://news.example/a?utm=1&b=2',
+      client_id: 'reader 7',
+    });
     expect(request.headers.authorization).toBeUndefined();
   });
 
@@ -91,7 +95,11 @@ describe('RecommenderAPI.render', () => {
     ['not an object', [ITEM], 'expected an object'],
     ['wrong type', { type: 'Other', recommendation: [ITEM] }, 'type is not "RecommenderExperienceResponse"'],
     ['recommendation missing', { type: 'RecommenderExperienceResponse' }, 'recommendation is not an array'],
-    ['an item without title', { type: 'RecommenderExperienceResponse', recommendation: [ITEM, { ...ITEM, title: 5 }] }, 'recommendation[1]'],
+    [
+      'an item without title',
+      { type: 'RecommenderExperienceResponse', recommendation: [ITEM, { ...ITEM, title: 5 }] },
+      'recommendation[1]',
+    ],
     ['authors not strings', { type: 'RecommenderExperienceResponse', recommendation: [{ ...ITEM, authors: [1] }] }, 'recommendation[0]'],
   ])('a malformed answer (%s) is UPSTREAM_BAD_RESPONSE', async (_label, body, reason) => {
     upstream.handle((_request, response) => sendJson(response, 200, body));

@@ -111,7 +111,8 @@ describe('ReportingAPI.query', () => {
   });
 
   test('leaves out granularities the upstream added after this subgraph was built', async () => {
-    dashboardAnswer = (_request, response) => sendJson(response, 200, [{ ...RESULT[0], availableGranularities: ['hourly', 'daily', 'weekly'] }]);
+    dashboardAnswer = (_request, response) =>
+      sendJson(response, 200, [{ ...RESULT[0], availableGranularities: ['hourly', 'daily', 'weekly'] }]);
 
     const [result] = await reporting.query(QUERY);
 
@@ -120,7 +121,9 @@ describe('ReportingAPI.query', () => {
 
   test('a 401 renews the token once and retries once', async () => {
     dashboardAnswer = (request, response) =>
-      request.headers.authorization === 'Bearer token-1' ? sendJson(response, 401, { msg: 'Unauthorized' }) : sendJson(response, 200, RESULT);
+      request.headers.authorization === 'Bearer token-1'
+        ? sendJson(response, 401, { msg: 'Unauthorized' })
+        : sendJson(response, 200, RESULT);
 
     await expect(reporting.query(QUERY)).resolves.toEqual(RESULT);
 
@@ -140,7 +143,9 @@ describe('ReportingAPI.query', () => {
   test('concurrent queries rejected with the same token share one renewal', async () => {
     await reporting.query(QUERY);
     dashboardAnswer = (request, response) =>
-      request.headers.authorization === 'Bearer token-1' ? sendJson(response, 401, { msg: 'Unauthorized' }) : sendJson(response, 200, RESULT);
+      request.headers.authorization === 'Bearer token-1'
+        ? sendJson(response, 401, { msg: 'Unauthorized' })
+        : sendJson(response, 200, RESULT);
 
     await Promise.all(Array.from({ length: 5 }, () => reporting.query(QUERY)));
 
@@ -243,12 +248,28 @@ describe('findDashboardShapeProblem', () => {
     ['granularities not strings', [{ ...valid, availableGranularities: [1] }], '[0].availableGranularities is not a list of strings'],
     ['actualData missing', [{ ...valid, actualData: null }], '[0].actualData is not an object'],
     ['values not an array', [{ ...valid, actualData: { ...valid.actualData, values: {} } }], '[0].actualData.values is not an array'],
-    ['row total missing', [{ ...valid, actualData: { ...valid.actualData, values: [{ ...row, total: null }] } }], '[0].actualData.values[0].total is not a number'],
-    ['row item broken', [{ ...valid, actualData: { ...valid.actualData, values: [{ ...row, items: [{ id: 1 }] }] } }], '[0].actualData.values[0].items[0] is not an {id, value, type} object of strings'],
-    ['point value a string', [{ ...valid, actualData: { ...valid.actualData, data: [{ key: 'k', value: '1' }] } }], '[0].actualData.data[0] is not a {key: string, value: number} object'],
+    [
+      'row total missing',
+      [{ ...valid, actualData: { ...valid.actualData, values: [{ ...row, total: null }] } }],
+      '[0].actualData.values[0].total is not a number',
+    ],
+    [
+      'row item broken',
+      [{ ...valid, actualData: { ...valid.actualData, values: [{ ...row, items: [{ id: 1 }] }] } }],
+      '[0].actualData.values[0].items[0] is not an {id, value, type} object of strings',
+    ],
+    [
+      'point value a string',
+      [{ ...valid, actualData: { ...valid.actualData, data: [{ key: 'k', value: '1' }] } }],
+      '[0].actualData.data[0] is not a {key: string, value: number} object',
+    ],
     ['metric not requested', [{ ...valid, metric: 'uniqueUsers' }], '[0].metric "uniqueUsers" was not requested'],
     ['unknown granularity', [{ ...valid, granularity: 'weekly' }], '[0].granularity "weekly" is not a known granularity'],
-    ['item of a dimension not grouped by', [{ ...valid, actualData: { ...valid.actualData, values: [{ ...row, items: [{ id: 'x', value: 'x', type: 'referrer' }] }] } }], '[0].actualData.values[0].items[0].type "referrer" is not a grouped dimension'],
+    [
+      'item of a dimension not grouped by',
+      [{ ...valid, actualData: { ...valid.actualData, values: [{ ...row, items: [{ id: 'x', value: 'x', type: 'referrer' }] }] } }],
+      '[0].actualData.values[0].items[0].type "referrer" is not a grouped dimension',
+    ],
   ])('%s', (_label, json, problem) => {
     expect(findDashboardShapeProblem(json, QUERY)).toBe(problem);
   });

@@ -1,6 +1,15 @@
 import { UpstreamError } from '../../src/http/upstreamError';
 import { buildServer, type BuiltServer } from '../../src/server';
-import { errorCodes, execute, fakeReporting, fakeRecommender, itemsFor, resultsFor, silentLogger, startTestServer } from '../support/subgraph';
+import {
+  errorCodes,
+  execute,
+  fakeReporting,
+  fakeRecommender,
+  itemsFor,
+  resultsFor,
+  silentLogger,
+  startTestServer,
+} from '../support/subgraph';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
 
@@ -85,7 +94,13 @@ describe('Query.recommendations', () => {
   it('fails only the field whose render call failed, with the mapped code', async () => {
     const recommender = fakeRecommender(async (params) => {
       if (params.id === 'IL_unknown') {
-        throw new UpstreamError({ service: 'recommender', endpoint: '/recommenderexperience/render.json', kind: 'http', status: 404, upstreamMessage: 'Experience not found' });
+        throw new UpstreamError({
+          service: 'recommender',
+          endpoint: '/recommenderexperience/render.json',
+          kind: 'http',
+          status: 404,
+          upstreamMessage: 'Experience not found',
+        });
       }
       return itemsFor(params);
     });
@@ -99,8 +114,14 @@ describe('Query.recommendations', () => {
     );
     // The root fields are non-null (public contract), so the failed one nulls `data`; the error
     // still names only the failing alias, and the other call was made and answered.
-    expect(result.errors?.map((error) => ({ path: error.path, code: error.extensions?.code }))).toEqual([{ path: ['bad'], code: 'NOT_FOUND' }]);
-    expect(result.errors?.[0].extensions?.upstream).toEqual({ service: 'recommender', endpoint: '/recommenderexperience/render.json', status: 404 });
+    expect(result.errors?.map((error) => ({ path: error.path, code: error.extensions?.code }))).toEqual([
+      { path: ['bad'], code: 'NOT_FOUND' },
+    ]);
+    expect(result.errors?.[0].extensions?.upstream).toEqual({
+      service: 'recommender',
+      endpoint: '/recommenderexperience/render.json',
+      status: 404,
+    });
     expect(server.recommender.calls.map((params) => params.id)).toEqual(['IL_known', 'IL_unknown']);
   });
 
@@ -123,7 +144,10 @@ describe('Query.recommendations', () => {
       { path: ['_entities', 1, 'related'], code: 'UPSTREAM_UNAVAILABLE' },
     ]);
     expect(result.data?._entities).toEqual([
-      { url: 'https://news.example/fine', related: [{ title: itemsFor({ id: 'IL_1', canonicalUrl: 'https://news.example/fine' }, 1)[0].title }] },
+      {
+        url: 'https://news.example/fine',
+        related: [{ title: itemsFor({ id: 'IL_1', canonicalUrl: 'https://news.example/fine' }, 1)[0].title }],
+      },
       null,
     ]);
   });
@@ -131,9 +155,17 @@ describe('Query.recommendations', () => {
   it.each([
     ['an empty experienceId', '{ recommendations(experienceId: "", domain: "news.example") { url } }', ['experienceId']],
     ['a relative canonicalUrl', '{ recommendations(experienceId: "IL_1", canonicalUrl: "/a/b") { url } }', ['canonicalUrl']],
-    ['a non-http canonicalUrl', '{ recommendations(experienceId: "IL_1", canonicalUrl: "ftp://news.example/a") { url } }', ['canonicalUrl']],
+    [
+      'a non-http canonicalUrl',
+      '{ recommendations(experienceId: "IL_1", canonicalUrl: "ftp://news.example/a") { url } }',
+      ['canonicalUrl'],
+    ],
     ['neither canonicalUrl nor domain', '{ recommendations(experienceId: "IL_1", clientId: "r") { url } }', ['domain']],
-    ['an empty domain and clientId', '{ recommendations(experienceId: "IL_1", domain: "", clientId: " ") { url } }', ['domain', 'clientId']],
+    [
+      'an empty domain and clientId',
+      '{ recommendations(experienceId: "IL_1", domain: "", clientId: " ") { url } }',
+      ['domain', 'clientId'],
+    ],
   ])('rejects %s with BAD_USER_INPUT and no upstream call', async (_case, query, paths) => {
     server = await startTestServer();
     const result = await execute(server, query);
@@ -176,7 +208,9 @@ describe('Article entity', () => {
       `{ _entities(representations: [{ __typename: "Article", url: "not-a-url" }]) { ... on Article { related(experienceId: "IL_1") { url } } } }`,
     );
     expect(errorCodes(result)).toEqual(['BAD_USER_INPUT']);
-    expect(result.errors?.[0].extensions?.invalidArgs).toEqual([{ path: 'url', message: 'must be an absolute http(s) URL (got "not-a-url")' }]);
+    expect(result.errors?.[0].extensions?.invalidArgs).toEqual([
+      { path: 'url', message: 'must be an absolute http(s) URL (got "not-a-url")' },
+    ]);
     expect(server.recommender.calls).toEqual([]);
   });
 });
@@ -273,7 +307,9 @@ describe('Query.dashboard', () => {
     expect(rfv.total).toBe(upstream[0].total);
     expect(rfv.rows[0].dimensions.map((d) => d.dimension)).toEqual(['URL', 'DEVICE_TYPE']);
     expect(rfv.rows.map((row) => row.article?.url)).toEqual(upstream[0].actualData.values.map((row) => row.items[0].value));
-    expect(rfv.series).toEqual(upstream[0].actualData.data.map((point) => ({ time: `${point.key.replace(' ', 'T')}.000Z`, value: point.value })));
+    expect(rfv.series).toEqual(
+      upstream[0].actualData.data.map((point) => ({ time: `${point.key.replace(' ', 'T')}.000Z`, value: point.value })),
+    );
   });
 
   it('has no row article unless grouped by URL', async () => {
@@ -319,7 +355,9 @@ describe('Query.dashboard', () => {
 
   it('rejects an unknown enum value through GraphQL validation, before any resolver', async () => {
     server = await startTestServer();
-    const result = await execute(server, DASHBOARD, { query: { dates: { last: { number: 1, unit: 'DAY' } }, metrics: ['pageViewsTotal'] } });
+    const result = await execute(server, DASHBOARD, {
+      query: { dates: { last: { number: 1, unit: 'DAY' } }, metrics: ['pageViewsTotal'] },
+    });
     expect(errorCodes(result)).toEqual(['BAD_USER_INPUT']);
     expect(server.reporting.bodies).toEqual([]);
   });
@@ -329,7 +367,9 @@ describe('Query.dashboard', () => {
       resultsFor(body).map((result) => ({ ...result, actualData: { ...result.actualData, data: [{ key: 'yesterday', value: 1 }] } })),
     );
     server = await startTestServer({ reporting });
-    const result = await execute(server, DASHBOARD, { query: { dates: { last: { number: 1, unit: 'DAY' } }, metrics: ['PAGE_VIEWS_TOTAL'] } });
+    const result = await execute(server, DASHBOARD, {
+      query: { dates: { last: { number: 1, unit: 'DAY' } }, metrics: ['PAGE_VIEWS_TOTAL'] },
+    });
     expect(errorCodes(result)).toEqual(['UPSTREAM_BAD_RESPONSE']);
     expect(result.errors?.[0].path).toEqual(['dashboard', 0, 'series', 0, 'time']);
   });
@@ -339,7 +379,9 @@ describe('Query.dashboard', () => {
       throw new UpstreamError({ service: 'reporting', endpoint: '/api/dashboard/query', kind: 'http', status: 429, retryAfterSeconds: 30 });
     });
     server = await startTestServer({ reporting });
-    const result = await execute(server, DASHBOARD, { query: { dates: { last: { number: 1, unit: 'DAY' } }, metrics: ['PAGE_VIEWS_TOTAL'] } });
+    const result = await execute(server, DASHBOARD, {
+      query: { dates: { last: { number: 1, unit: 'DAY' } }, metrics: ['PAGE_VIEWS_TOTAL'] },
+    });
     expect(errorCodes(result)).toEqual(['UPSTREAM_RATE_LIMITED']);
     expect(result.errors?.[0].extensions?.retryAfter).toBe(30);
   });
@@ -347,11 +389,14 @@ describe('Query.dashboard', () => {
 
 describe('server lifecycle', () => {
   it('is starting before start(), ready after, stopping after stop()', async () => {
-    const built: BuiltServer = buildServer({ production: false, renderMaxConcurrency: 1 }, {
-      recommender: fakeRecommender(),
-      reporting: fakeReporting(),
-      logger: silentLogger,
-    });
+    const built: BuiltServer = buildServer(
+      { production: false, renderMaxConcurrency: 1 },
+      {
+        recommender: fakeRecommender(),
+        reporting: fakeReporting(),
+        logger: silentLogger,
+      },
+    );
     expect(built.lifecycle()).toBe('starting');
     await built.start();
     expect(built.lifecycle()).toBe('ready');

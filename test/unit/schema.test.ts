@@ -1,15 +1,6 @@
 import path from 'node:path';
 import { buildSubgraphSchema } from '@apollo/subgraph';
-import {
-  GraphQLEnumType,
-  GraphQLError,
-  isEnumType,
-  isInputObjectType,
-  isObjectType,
-  Kind,
-  parse,
-  type GraphQLSchema,
-} from 'graphql';
+import { GraphQLEnumType, GraphQLError, isEnumType, isInputObjectType, isObjectType, Kind, parse, type GraphQLSchema } from 'graphql';
 import { resolvers } from '../../src/resolvers';
 import { DateTimeScalar } from '../../src/scalars/dateTime';
 import { parseIsoInstant, upstreamTimeToIso } from '../../src/scalars/instants';
@@ -30,7 +21,9 @@ describe('schema files', () => {
 
   it('describe every type, field, argument, input field and enum value', () => {
     const schema = subgraphSchema();
-    const ours = new Set(loadTypeDefs().definitions.flatMap((definition) => ('name' in definition && definition.name ? [definition.name.value] : [])));
+    const ours = new Set(
+      loadTypeDefs().definitions.flatMap((definition) => ('name' in definition && definition.name ? [definition.name.value] : [])),
+    );
     const undescribed: string[] = [];
     const check = (coordinate: string, description: string | null | undefined) => {
       if (!description?.trim()) undescribed.push(coordinate);
@@ -46,7 +39,8 @@ describe('schema files', () => {
           for (const arg of field.args) check(`${typeName}.${field.name}(${arg.name})`, arg.description);
         }
       }
-      if (isInputObjectType(type)) for (const field of Object.values(type.getFields())) check(`${typeName}.${field.name}`, field.description);
+      if (isInputObjectType(type))
+        for (const field of Object.values(type.getFields())) check(`${typeName}.${field.name}`, field.description);
       if (isEnumType(type)) for (const value of type.getValues()) check(`${typeName}.${value.name}`, value.description);
     }
     expect([...ours].sort()).toEqual(expect.arrayContaining(['Article', 'DashboardQueryInput', 'DateTime', 'Metric', 'Query']));
@@ -106,13 +100,36 @@ const PUBLIC_INPUTS: Record<string, string> = {
 
 const PUBLIC_ENUMS: Record<string, string[]> = {
   Metric: [
-    'PAGE_VIEWS_TOTAL', 'UNIQUE_USERS', 'TOTAL_DURATION', 'AVERAGE_DURATION_PER_USER', 'AVERAGE_DURATION_PER_PAGE',
-    'PAGE_VIEWS_PER_USER', 'AVERAGE_SCROLL', 'AVERAGE_RFV', 'CUMULATIVE_RFV', 'REVENUE_TOTAL', 'ADS_IMPRESSIONS',
-    'CPM', 'RPM', 'ADS_PER_PAGE', 'NEW_ARTICLES',
+    'PAGE_VIEWS_TOTAL',
+    'UNIQUE_USERS',
+    'TOTAL_DURATION',
+    'AVERAGE_DURATION_PER_USER',
+    'AVERAGE_DURATION_PER_PAGE',
+    'PAGE_VIEWS_PER_USER',
+    'AVERAGE_SCROLL',
+    'AVERAGE_RFV',
+    'CUMULATIVE_RFV',
+    'REVENUE_TOTAL',
+    'ADS_IMPRESSIONS',
+    'CPM',
+    'RPM',
+    'ADS_PER_PAGE',
+    'NEW_ARTICLES',
   ],
   Dimension: [
-    'SOURCE', 'SOURCE_INTERNAL', 'MEDIUM', 'MEDIUM_INTERNAL', 'CAMPAIGN', 'CAMPAIGN_INTERNAL', 'DEVICE_TYPE',
-    'USER_TYPE', 'URL', 'TITLE', 'SECTION', 'AUTHOR', 'DOMAIN',
+    'SOURCE',
+    'SOURCE_INTERNAL',
+    'MEDIUM',
+    'MEDIUM_INTERNAL',
+    'CAMPAIGN',
+    'CAMPAIGN_INTERNAL',
+    'DEVICE_TYPE',
+    'USER_TYPE',
+    'URL',
+    'TITLE',
+    'SECTION',
+    'AUTHOR',
+    'DOMAIN',
   ],
   Granularity: ['REALTIME', 'HOURLY', 'DAILY'],
   TimeUnit: ['MINUTE', 'HOUR', 'DAY', 'WEEK', 'MONTH'],
@@ -162,7 +179,14 @@ describe('public schema contract', () => {
     expect(keys('Article')).toEqual([['url']]);
     expect(keys('Reader')).toEqual([['clientId']]);
     const entity = schema.getType('_Entity');
-    expect(entity && 'getTypes' in entity ? entity.getTypes().map((type) => type.name).sort() : []).toEqual(['Article', 'Reader']);
+    expect(
+      entity && 'getTypes' in entity
+        ? entity
+            .getTypes()
+            .map((type) => type.name)
+            .sort()
+        : [],
+    ).toEqual(['Article', 'Reader']);
   });
 
   it('gives every enum a runtime map of all its values', () => {
@@ -172,7 +196,13 @@ describe('public schema contract', () => {
     expect(enums.map((type) => type.name).sort()).toEqual(Object.keys(PUBLIC_ENUMS).sort());
     for (const type of enums) {
       const map: unknown = resolvers[type.name];
-      expect([type.name, Object.keys(map ?? {}).sort()]).toEqual([type.name, type.getValues().map((value) => value.name).sort()]);
+      expect([type.name, Object.keys(map ?? {}).sort()]).toEqual([
+        type.name,
+        type
+          .getValues()
+          .map((value) => value.name)
+          .sort(),
+      ]);
     }
   });
 

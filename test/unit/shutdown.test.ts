@@ -5,7 +5,10 @@ function harness(steps: ShutdownStep[], timeoutMs = 1_000) {
   const emitter = new EventEmitter();
   const exits: number[] = [];
   const messages: string[] = [];
-  const logger = { info: (_: object, message: string) => messages.push(message), error: (_: object, message: string) => messages.push(message) };
+  const logger = {
+    info: (_: object, message: string) => messages.push(message),
+    error: (_: object, message: string) => messages.push(message),
+  };
   const handle = installShutdown({ steps, logger, timeoutMs, exit: (code) => exits.push(code), process: emitter });
   return { emitter, exits, messages, handle };
 }
