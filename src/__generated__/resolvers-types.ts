@@ -6,8 +6,8 @@ import { TimeUnit } from '../resolvers/enums';
 import { FilterOperator } from '../resolvers/enums';
 import { SortDirection } from '../resolvers/enums';
 import { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
-import { RankedRecommendation, ArticleRef, ReaderRef } from '../resolvers/parents';
-import { DashboardMetricResultWire, DashboardRowWire, DashboardItemWire, DashboardPointWire } from '../datasources/wire';
+import { RankedRecommendation, ArticleRef, ReaderRef, DashboardResultParent } from '../resolvers/parents';
+import { DashboardRowWire, DashboardItemWire, DashboardPointWire } from '../datasources/wire';
 import { Context } from '../context';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -36,7 +36,7 @@ export type Scalars = {
 export type Article = {
   __typename?: 'Article';
   /** Articles like this one, from a recommender experience (render.json with `canonical_url` = this article's url). */
-  related: Array<Recommendation>;
+  related?: Maybe<Array<Recommendation>>;
   /** Absolute URL of the article; the key other subgraphs join on. */
   url: Scalars['String']['output'];
 };
@@ -94,6 +94,8 @@ export type DashboardResult = {
   __typename?: 'DashboardResult';
   /** The granularities the reporting API offers for this window. */
   availableGranularities: Array<Granularity>;
+  /** When the reporting API's answer was fetched (answers may be served from the subgraph's cache). */
+  fetchedAt: Scalars['DateTime']['output'];
   /** The time step of `series`. */
   granularity: Granularity;
   /** The metric this result measures. */
@@ -176,13 +178,13 @@ export type Query = {
    * series over the window. Invalid queries fail with `BAD_USER_INPUT` listing
    * every problem in `extensions.invalidArgs`.
    */
-  dashboard: Array<DashboardResult>;
+  dashboard?: Maybe<Array<DashboardResult>>;
   /**
    * Recommended articles of one recommender experience, ranked as the experience
    * is configured. Give `canonicalUrl` for articles like a given one, or `domain`
    * for the site's front page; at least one of them is required.
    */
-  recommendations: Array<Recommendation>;
+  recommendations?: Maybe<Array<Recommendation>>;
 };
 
 
@@ -206,7 +208,7 @@ export type Reader = {
   /** The platform's user id or the site's own subscriber id. */
   clientId: Scalars['ID']['output'];
   /** Recommendations personalized for this reader. Give `canonicalUrl` or `domain` (at least one). */
-  recommendations: Array<Recommendation>;
+  recommendations?: Maybe<Array<Recommendation>>;
 };
 
 
@@ -224,6 +226,8 @@ export type Recommendation = {
   article: Article;
   /** Author names, in the order the site lists them. */
   authors: Array<Scalars['String']['output']>;
+  /** When the recommender's answer was fetched (answers may be served from the subgraph's cache). */
+  fetchedAt: Scalars['DateTime']['output'];
   /** URL of the article's picture, when it has one. */
   img?: Maybe<Scalars['String']['output']>;
   /** 1-based rank of this item in the recommender's answer. */
@@ -358,7 +362,7 @@ export type ResolversTypes = ResolversObject<{
   DashboardOrderInput: DashboardOrderInput;
   DashboardQueryInput: DashboardQueryInput;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
-  DashboardResult: ResolverTypeWrapper<DashboardMetricResultWire>;
+  DashboardResult: ResolverTypeWrapper<DashboardResultParent>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   DashboardRow: ResolverTypeWrapper<DashboardRowWire>;
   DataPoint: ResolverTypeWrapper<DashboardPointWire>;
@@ -388,7 +392,7 @@ export type ResolversParentTypes = ResolversObject<{
   DashboardOrderInput: DashboardOrderInput;
   DashboardQueryInput: DashboardQueryInput;
   Int: Scalars['Int']['output'];
-  DashboardResult: DashboardMetricResultWire;
+  DashboardResult: DashboardResultParent;
   Float: Scalars['Float']['output'];
   DashboardRow: DashboardRowWire;
   DataPoint: DashboardPointWire;
@@ -405,12 +409,13 @@ export type ResolversParentTypes = ResolversObject<{
 
 export type ArticleResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Article'] = ResolversParentTypes['Article'], FederationReferenceType extends FederationReferenceTypes['Article'] = FederationReferenceTypes['Article']> = ResolversObject<{
   __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Article']> | FederationReferenceType, FederationReferenceType, ContextType>;
-  related?: Resolver<Array<ResolversTypes['Recommendation']>, ParentType, ContextType, RequireFields<ArticleRelatedArgs, 'experienceId'>>;
+  related?: Resolver<Maybe<Array<ResolversTypes['Recommendation']>>, ParentType, ContextType, RequireFields<ArticleRelatedArgs, 'experienceId'>>;
   url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 }>;
 
 export type DashboardResultResolvers<ContextType = Context, ParentType extends ResolversParentTypes['DashboardResult'] = ResolversParentTypes['DashboardResult']> = ResolversObject<{
   availableGranularities?: Resolver<Array<ResolversTypes['Granularity']>, ParentType, ContextType>;
+  fetchedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   granularity?: Resolver<ResolversTypes['Granularity'], ParentType, ContextType>;
   metric?: Resolver<ResolversTypes['Metric'], ParentType, ContextType>;
   rows?: Resolver<Array<ResolversTypes['DashboardRow']>, ParentType, ContextType>;
@@ -449,19 +454,20 @@ export type GranularityResolvers = EnumResolverSignature<{ DAILY?: any, HOURLY?:
 export type MetricResolvers = EnumResolverSignature<{ ADS_IMPRESSIONS?: any, ADS_PER_PAGE?: any, AVERAGE_DURATION_PER_PAGE?: any, AVERAGE_DURATION_PER_USER?: any, AVERAGE_RFV?: any, AVERAGE_SCROLL?: any, CPM?: any, CUMULATIVE_RFV?: any, NEW_ARTICLES?: any, PAGE_VIEWS_PER_USER?: any, PAGE_VIEWS_TOTAL?: any, REVENUE_TOTAL?: any, RPM?: any, TOTAL_DURATION?: any, UNIQUE_USERS?: any }, ResolversTypes['Metric']>;
 
 export type QueryResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
-  dashboard?: Resolver<Array<ResolversTypes['DashboardResult']>, ParentType, ContextType, RequireFields<QueryDashboardArgs, 'query'>>;
-  recommendations?: Resolver<Array<ResolversTypes['Recommendation']>, ParentType, ContextType, RequireFields<QueryRecommendationsArgs, 'experienceId'>>;
+  dashboard?: Resolver<Maybe<Array<ResolversTypes['DashboardResult']>>, ParentType, ContextType, RequireFields<QueryDashboardArgs, 'query'>>;
+  recommendations?: Resolver<Maybe<Array<ResolversTypes['Recommendation']>>, ParentType, ContextType, RequireFields<QueryRecommendationsArgs, 'experienceId'>>;
 }>;
 
 export type ReaderResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Reader'] = ResolversParentTypes['Reader'], FederationReferenceType extends FederationReferenceTypes['Reader'] = FederationReferenceTypes['Reader']> = ResolversObject<{
   __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Reader']> | FederationReferenceType, FederationReferenceType, ContextType>;
   clientId?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
-  recommendations?: Resolver<Array<ResolversTypes['Recommendation']>, ParentType, ContextType, RequireFields<ReaderRecommendationsArgs, 'experienceId'>>;
+  recommendations?: Resolver<Maybe<Array<ResolversTypes['Recommendation']>>, ParentType, ContextType, RequireFields<ReaderRecommendationsArgs, 'experienceId'>>;
 }>;
 
 export type RecommendationResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Recommendation'] = ResolversParentTypes['Recommendation']> = ResolversObject<{
   article?: Resolver<ResolversTypes['Article'], ParentType, ContextType>;
   authors?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  fetchedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   img?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   position?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   publishTime?: Resolver<ResolversTypes['String'], ParentType, ContextType>;

@@ -2,6 +2,7 @@ import type { HttpClient } from '../http/httpClient';
 import { isRecord, isStringArray } from '../http/shape';
 import { buildUrl } from '../http/url';
 import { UpstreamError } from '../http/upstreamError';
+import type { Fetched } from './fetched';
 import type { RecommendationWire, RenderParams, RenderResponseWire } from './wire';
 
 export const RENDER_PATH = '/recommenderexperience/render.json';
@@ -9,21 +10,25 @@ export const RENDER_PATH = '/recommenderexperience/render.json';
 export interface RecommenderAPIOptions {
   baseUrl: string;
   http: HttpClient;
+  /** Clock for `fetchedAt`. */
+  now?: () => number;
 }
 
 /** The recommender's render.json. The documented request carries no credential, so neither do we. */
 export class RecommenderAPI {
   private readonly baseUrl: string;
   private readonly http: HttpClient;
+  private readonly now: () => number;
 
   constructor(options: RecommenderAPIOptions) {
     // Fail at start-up, not on the first request, when the URL is unusable.
     buildUrl(options.baseUrl, RENDER_PATH);
     this.baseUrl = options.baseUrl;
     this.http = options.http;
+    this.now = options.now ?? Date.now;
   }
 
-  async render(params: RenderParams): Promise<RecommendationWire[]> {
+  async render(params: RenderParams): Promise<Fetched<RecommendationWire[]>> {
     const url = buildUrl(this.baseUrl, RENDER_PATH, {
       id: params.id,
       canonical_url: params.canonicalUrl,
@@ -32,7 +37,7 @@ export class RecommenderAPI {
     });
     const json = await this.http.requestJson({ service: 'recommender', endpoint: RENDER_PATH, url, method: 'GET' });
     assertRenderResponse(json);
-    return json.recommendation;
+    return { value: json.recommendation, fetchedAt: this.now() };
   }
 }
 

@@ -3,6 +3,7 @@ import type { HttpClient } from '../http/httpClient';
 import { isRecord, isStringArray } from '../http/shape';
 import { buildUrl } from '../http/url';
 import { UpstreamError } from '../http/upstreamError';
+import type { Fetched } from './fetched';
 import { GRANULARITY_NAMES, type DashboardMetricResultWire, type DashboardQueryBody, type GranularityName } from './wire';
 
 export const DASHBOARD_QUERY_PATH = '/api/dashboard/query';
@@ -11,6 +12,8 @@ export interface ReportingAPIOptions {
   baseUrl: string;
   tokens: Pick<TokenProvider, 'getToken' | 'renew'>;
   http: HttpClient;
+  /** Clock for `fetchedAt`. */
+  now?: () => number;
 }
 
 /** The reporting host's dashboard query, authenticated with the process-wide bearer token. */
@@ -18,11 +21,13 @@ export class ReportingAPI {
   private readonly url: URL;
   private readonly tokens: Pick<TokenProvider, 'getToken' | 'renew'>;
   private readonly http: HttpClient;
+  private readonly now: () => number;
 
   constructor(options: ReportingAPIOptions) {
     this.url = buildUrl(options.baseUrl, DASHBOARD_QUERY_PATH);
     this.tokens = options.tokens;
     this.http = options.http;
+    this.now = options.now ?? Date.now;
   }
 
   /**
@@ -31,7 +36,7 @@ export class ReportingAPI {
    * once. A second 401 is not retried: it reaches the caller as an
    * UpstreamError, so a broken account cannot cause a sign-in loop.
    */
-  async query(body: DashboardQueryBody): Promise<DashboardMetricResultWire[]> {
+  async query(body: DashboardQueryBody): Promise<Fetched<DashboardMetricResultWire[]>> {
     const token = await this.tokens.getToken();
     try {
       return await this.post(body, token);
@@ -42,7 +47,7 @@ export class ReportingAPI {
     }
   }
 
-  private async post(body: DashboardQueryBody, token: string): Promise<DashboardMetricResultWire[]> {
+  private async post(body: DashboardQueryBody, token: string): Promise<Fetched<DashboardMetricResultWire[]>> {
     const json = await this.http.requestJson({
       service: 'reporting',
       endpoint: DASHBOARD_QUERY_PATH,
@@ -54,7 +59,7 @@ export class ReportingAPI {
       idempotent: true,
     });
     assertDashboardResults(json, body);
-    return json.map(withKnownGranularities);
+    return { value: json.map(withKnownGranularities), fetchedAt: this.now() };
   }
 }
 

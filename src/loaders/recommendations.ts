@@ -1,9 +1,10 @@
 import DataLoader from 'dataloader';
 import type { RecommenderAPI } from '../datasources/recommenderAPI';
+import type { Fetched } from '../datasources/fetched';
 import type { RecommendationWire, RenderParams } from '../datasources/wire';
 import { settleWithConcurrency } from './concurrency';
 
-export type RecommendationsLoader = DataLoader<RenderParams, RecommendationWire[], string>;
+export type RecommendationsLoader = DataLoader<RenderParams, Fetched<RecommendationWire[]>, string>;
 
 export interface RecommendationsLoaderOptions {
   /** render.json calls in flight at once for one GraphQL operation. */
@@ -36,7 +37,7 @@ export function createRecommendationsLoader(
 export function renderBatch(
   recommender: Pick<RecommenderAPI, 'render'>,
   options: RecommendationsLoaderOptions,
-): (keys: readonly RenderParams[]) => Promise<(RecommendationWire[] | Error)[]> {
+): (keys: readonly RenderParams[]) => Promise<(Fetched<RecommendationWire[]> | Error)[]> {
   return async (keys) => {
     const settled = await settleWithConcurrency(keys, options.maxConcurrency, (params) => recommender.render(params));
     const results = settled.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : asError(outcome.reason)));
@@ -50,8 +51,12 @@ function assertBatchContract(keys: readonly RenderParams[], results: readonly un
   if (results.length !== keys.length) {
     throw new Error(`recommendations batch returned ${results.length} results for ${keys.length} keys`);
   }
-  const bad = results.findIndex((result) => !(result instanceof Error) && !Array.isArray(result));
-  if (bad >= 0) throw new Error(`recommendations batch result ${bad} is neither a list nor an Error`);
+  const bad = results.findIndex((result) => !(result instanceof Error) && !isFetchedList(result));
+  if (bad >= 0) throw new Error(`recommendations batch result ${bad} is neither a fetched list nor an Error`);
+}
+
+function isFetchedList(result: unknown): boolean {
+  return typeof result === 'object' && result !== null && Array.isArray((result as { value?: unknown }).value);
 }
 
 /** DataLoader treats only Error instances as failures; anything else thrown would be cached as a value. */

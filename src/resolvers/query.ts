@@ -2,7 +2,7 @@ import type { QueryResolvers } from '../__generated__/resolvers-types';
 import { toDashboardQueryBody } from '../dashboard/toQueryBody';
 import { validateDashboardQuery } from '../dashboard/validate';
 import { rejectInvalid } from './invalidArguments';
-import { rankRecommendations } from './parents';
+import { rankRecommendations, stampDashboardResults } from './parents';
 import { toRenderParams, validateRenderParams } from './renderParams';
 
 export const Query: QueryResolvers = {
@@ -14,6 +14,6 @@ export const Query: QueryResolvers = {
 
   dashboard: async (_root, { query }, context) => {
     rejectInvalid(validateDashboardQuery(query));
-    return context.reporting.query(toDashboardQueryBody(query));
+    return stampDashboardResults(await context.reporting.query(toDashboardQueryBody(query)));
   },
 };

@@ -6,5 +6,6 @@ export const Recommendation: RecommendationResolvers = {
   // An unreadable publishTime is the upstream's formatting quirk, not a reason to fail the item.
   publishedAt: (item) => upstreamTimeToIso(item.publishTime) ?? null,
   img: (item) => item.img ?? null,
+  fetchedAt: (item) => new Date(item.fetchedAt).toISOString(),
   article: (item) => ({ url: item.url }),
 };

@@ -169,8 +169,8 @@ describe('errors through the gateway', () => {
   it('carries NOT_FOUND at the failing field while sibling fields resolve', async () => {
     const [url] = cms.data.frontPage;
     const response = await postGraphQL<{
-      known: { headline: string; related: { url: string }[] } | null;
-      unknown: { headline: string; related: { url: string }[] } | null;
+      known: { headline: string; related: { url: string }[] | null } | null;
+      unknown: { headline: string; related: { url: string }[] | null } | null;
     }>(
       gateway.url,
       `query Mixed($url: String!, $known: ID!, $unknown: ID!) {
@@ -182,9 +182,9 @@ describe('errors through the gateway', () => {
 
     expect(response.status).toBe(200);
     expect(response.data?.known?.headline).toBe(headlineOf(url));
-    expect(response.data?.known?.related.length).toBeGreaterThan(0);
-    // `related` is non-null, so its error nulls the nearest nullable parent: the aliased article.
-    expect(response.data?.unknown).toBeNull();
+    expect(response.data?.known?.related?.length).toBeGreaterThan(0);
+    // `related` is nullable: its error nulls only itself, and the article's CMS fields survive.
+    expect(response.data?.unknown).toEqual({ headline: headlineOf(url), related: null });
     expect(response.errors).toHaveLength(1);
     expect(response.errors?.[0]).toMatchObject({
       message: expect.stringMatching(/experience/i),
@@ -198,15 +198,16 @@ describe('errors through the gateway', () => {
     expect((await upstreamStats()).render).toEqual({ count: 2, distinct: 2 });
   });
 
-  it('fails the whole front page when every slot loses its non-null related list', async () => {
-    const response = await postGraphQL<{ frontPage: unknown[] }>(
+  it('keeps the whole front page when every slot loses its related list', async () => {
+    const response = await postGraphQL<{ frontPage: { url: string; related: unknown }[] }>(
       gateway.url,
       `query FrontPage($experienceId: ID!) { frontPage { url related(experienceId: $experienceId) { url } } }`,
       { experienceId: UNKNOWN_EXPERIENCE },
     );
 
-    // Non-null all the way up (related!, [Article!]!, frontPage!), so null reaches `data`.
-    expect(response.data ?? null).toBeNull();
+    // `related` is nullable, so each failure stays at its own path instead of nulling `frontPage` and `data`.
+    expect(response.data?.frontPage.map((article) => article.related)).toEqual(cms.data.frontPage.map(() => null));
+    expect(response.data?.frontPage.map((article) => article.url)).toEqual(cms.data.frontPage);
     const errors = response.errors ?? [];
     expect(errors.length).toBeGreaterThan(0);
     expect(new Set(errors.map((e) => e.extensions?.code))).toEqual(new Set(['NOT_FOUND']));

@@ -58,16 +58,17 @@ export const variables: VariablesOf<typeof TopArticlesDocument> = {
   query: { dates: { last: { number: 7, unit: 'DAY' } }, groupBy: ['URL'], metrics: ['PAGE_VIEWS_TOTAL'] },
 };
 
+// Upstream-backed fields are nullable: a failed call is null plus an error, so consumers handle null.
 export function firstPublishedAt(data: Recommendations): string | null {
-  return data.recommendations[0].publishedAt;
+  return data.recommendations?.[0].publishedAt ?? null;
 }
 
-export function firstDimension(data: TopArticles): string {
-  return data.dashboard[0].rows[0].dimensions[0].dimension;
+export function firstDimension(data: TopArticles): string | undefined {
+  return data.dashboard?.[0].rows[0].dimensions[0].dimension;
 }
 
 export function relatedTitles(data: Recommendations): string[] {
-  return data.recommendations.flatMap((r) => r.article.related.map((related) => related.title));
+  return (data.recommendations ?? []).flatMap((r) => (r.article.related ?? []).map((related) => related.title));
 }
 `;
 
@@ -81,8 +82,9 @@ import { ArticleRecommendationsDocument, TopArticlesDocument } from './gql/graph
 
 type Recommendations = ResultOf<typeof ArticleRecommendationsDocument>;
 
-export const missingField = (data: Recommendations) => data.recommendations[0].nonexistent; // error 2339
-export const imageIsNullable = (data: Recommendations): string => data.recommendations[0].img; // error 2322
+export const listIsNullable = (data: Recommendations) => data.recommendations[0]; // error 18047
+export const missingField = (data: Recommendations) => data.recommendations?.[0].nonexistent; // error 2339
+export const imageIsNullable = (data: Recommendations): string => data.recommendations?.[0].img; // error 2322
 export const unknownMetric: VariablesOf<typeof TopArticlesDocument> = {
   query: { dates: { last: { number: 7, unit: 'DAY' } }, metrics: ['PAGEVIEWS'] }, // error 2322
 };

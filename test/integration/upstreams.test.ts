@@ -97,9 +97,12 @@ describe('against the emulator', () => {
   test('signs in with the demo user once and gets dashboard data', async () => {
     const upstreams = upstreamsFor(DEMO_API_USER);
 
-    const results = await upstreams.reporting.query(QUERY);
+    const before = Date.now();
+    const { value: results, fetchedAt } = await upstreams.reporting.query(QUERY);
     await upstreams.reporting.query(QUERY);
 
+    expect(fetchedAt).toBeGreaterThanOrEqual(before);
+    expect(fetchedAt).toBeLessThanOrEqual(Date.now());
     expect(results.map((result) => result.metric)).toEqual(['pageViewsTotal', 'uniqueUsers']);
     expect(results[0].total).toBeGreaterThan(0);
     expect(results[0].actualData.values.length).toBeGreaterThan(0);
@@ -112,7 +115,7 @@ describe('against the emulator', () => {
     const upstreams = upstreamsFor(DEMO_API_USER);
     const experience = firstExperience();
 
-    const items = await upstreams.recommender.render({ id: experience.id, domain: experience.domain });
+    const { value: items } = await upstreams.recommender.render({ id: experience.id, domain: experience.domain });
 
     expect(items.length).toBeGreaterThan(0);
     expect(items.length).toBeLessThanOrEqual(experience.size);
@@ -189,7 +192,7 @@ describe('against the emulator', () => {
     expect(await counts()).toEqual({ signin: 1, dashboard: 2, render: 0 });
 
     await hook('DELETE', '/__emulator/faults');
-    await expect(upstreams.reporting.query(QUERY)).resolves.toHaveLength(2);
+    await expect(upstreams.reporting.query(QUERY).then((answer) => answer.value)).resolves.toHaveLength(2);
     expect(await counts()).toEqual({ signin: 1, dashboard: 3, render: 0 });
   });
 
@@ -257,7 +260,7 @@ describe('against the emulator', () => {
     const before = await upstreams.tokens.getToken();
 
     await hook('POST', '/__emulator/clock', { advanceSeconds: 15 * 24 * 3600 });
-    await expect(upstreams.reporting.query(QUERY)).resolves.toHaveLength(2);
+    await expect(upstreams.reporting.query(QUERY).then((answer) => answer.value)).resolves.toHaveLength(2);
 
     expect(await counts()).toEqual({ signin: 1, dashboard: 2, render: 0 });
     expect(await upstreams.tokens.getToken()).not.toBe(before);

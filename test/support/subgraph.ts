@@ -4,18 +4,24 @@
  * RecommenderAPI.render) and a started server to run operations against.
  */
 import type { GraphQLFormattedError } from 'graphql';
+import type { Fetched } from '../../src/datasources/fetched';
 import type { DashboardMetricResultWire, DashboardQueryBody, RecommendationWire, RenderParams } from '../../src/datasources/wire';
 import { buildServer, type BuiltServer, type ServerConfig } from '../../src/server';
 
 export interface FakeRecommender {
   calls: RenderParams[];
-  render(params: RenderParams): Promise<RecommendationWire[]>;
+  render(params: RenderParams): Promise<Fetched<RecommendationWire[]>>;
 }
 
 export interface FakeReporting {
   bodies: DashboardQueryBody[];
-  query(body: DashboardQueryBody): Promise<DashboardMetricResultWire[]>;
+  query(body: DashboardQueryBody): Promise<Fetched<DashboardMetricResultWire[]>>;
 }
+
+/** When every fake answer "arrived" (2026-11-20T12:00:00.000Z). */
+export const FAKE_FETCHED_AT = Date.UTC(2026, 10, 20, 12);
+
+const fetchedNow = async <T>(answer: Promise<T>): Promise<Fetched<T>> => ({ value: await answer, fetchedAt: FAKE_FETCHED_AT });
 
 /** Three items per call whose urls and titles name the parameters, so tests can tell answers apart. */
 export function itemsFor(params: RenderParams, count = 3): RecommendationWire[] {
@@ -38,7 +44,7 @@ export function fakeRecommender(
     calls,
     render: (params) => {
       calls.push(params);
-      return answer(params);
+      return fetchedNow(answer(params));
     },
   };
 }
@@ -79,7 +85,7 @@ export function fakeReporting(
     bodies,
     query: (body) => {
       bodies.push(body);
-      return answer(body);
+      return fetchedNow(answer(body));
     },
   };
 }

@@ -1,7 +1,7 @@
 import type { RecommendationWire, RenderParams } from '../../src/datasources/wire';
 import { settleWithConcurrency } from '../../src/loaders/concurrency';
 import { createRecommendationsLoader, renderBatch, renderCacheKey } from '../../src/loaders/recommendations';
-import { fakeRecommender, itemsFor } from '../support/subgraph';
+import { FAKE_FETCHED_AT, fakeRecommender, itemsFor } from '../support/subgraph';
 
 /** A promise the test settles by hand, to hold calls in flight. */
 function deferred<T>() {
@@ -53,7 +53,7 @@ describe('recommendations loader', () => {
       { id: 'IL_same', domain: 'd.example', clientId: 'reader-1' },
       { id: 'IL_other', canonicalUrl: 'https://d.example/a' },
     ]);
-    expect(results.map((items) => items[0].title)).toEqual([
+    expect(results.map(({ value }) => value[0].title)).toEqual([
       itemsFor(same)[0].title,
       itemsFor(same)[0].title,
       itemsFor(same)[0].title,
@@ -105,7 +105,7 @@ describe('recommendations loader', () => {
 
     expect(maxInFlight).toBe(3);
     expect(recommender.calls.map((params) => params.id)).toEqual(keys.map((key) => key.id));
-    expect(results.map((items) => items[0].url)).toEqual(keys.map((key) => itemsFor(key)[0].url));
+    expect(results.map(({ value }) => value[0].url)).toEqual(keys.map((key) => itemsFor(key)[0].url));
   });
 });
 
@@ -124,9 +124,9 @@ describe('renderBatch (the DataLoader batch contract)', () => {
     ];
     const results = await renderBatch(recommender, { maxConcurrency: 3 })(keys);
     expect(results).toHaveLength(3);
-    expect(results[0]).toEqual(itemsFor(keys[0], 1));
+    expect(results[0]).toEqual({ value: itemsFor(keys[0], 1), fetchedAt: FAKE_FETCHED_AT });
     expect(results[1]).toEqual(new Error('boom'));
-    expect(results[2]).toEqual(itemsFor(keys[2], 1));
+    expect(results[2]).toEqual({ value: itemsFor(keys[2], 1), fetchedAt: FAKE_FETCHED_AT });
   });
 
   it('turns a non-Error rejection into an Error, so DataLoader does not cache it as a value', async () => {

@@ -32,7 +32,11 @@ beforeEach(() => {
   upstream.requests.length = 0;
   upstream.handle((_request, response) => sendJson(response, 200, { type: 'RecommenderExperienceResponse', recommendation: [ITEM] }));
   agent = createAgent();
-  recommender = new RecommenderAPI({ baseUrl: upstream.url, http: createHttpClient({ dispatcher: agent, timeoutMs: 2_000 }) });
+  recommender = new RecommenderAPI({
+    baseUrl: upstream.url,
+    http: createHttpClient({ dispatcher: agent, timeoutMs: 2_000 }),
+    now: () => FETCHED_AT,
+  });
 });
 
 afterEach(async () => {
@@ -48,11 +52,13 @@ async function rejection(work: Promise<unknown>): Promise<UpstreamError> {
   return error;
 }
 
+const FETCHED_AT = Date.UTC(2026, 10, 20, 12);
+
 describe('RecommenderAPI.render', () => {
   test('sends GET render.json with the snake_case parameters and no credential', async () => {
     const items = await recommender.render({ id: 'IL_x', canonicalUrl: 'https://news.example/a?utm=1&b=2', clientId: 'reader 7' });
 
-    expect(items).toEqual([ITEM]);
+    expect(items).toEqual({ value: [ITEM], fetchedAt: FETCHED_AT });
     expect(upstream.requests).toHaveLength(1);
     const [request] = upstream.requests;
     expect(request.method).toBe('GET');
@@ -77,7 +83,10 @@ describe('RecommenderAPI.render', () => {
       sendJson(response, 200, { type: 'RecommenderExperienceResponse', recommendation: [{ ...withoutImg, score: 0.9 }], took: 3 }),
     );
 
-    await expect(recommender.render({ id: 'IL_x', domain: 'news.example' })).resolves.toEqual([{ ...withoutImg, score: 0.9 }]);
+    await expect(recommender.render({ id: 'IL_x', domain: 'news.example' })).resolves.toEqual({
+      value: [{ ...withoutImg, score: 0.9 }],
+      fetchedAt: FETCHED_AT,
+    });
   });
 
   test('404 is NOT_FOUND with the upstream message', async () => {

@@ -65,7 +65,7 @@ beforeEach(() => {
   const http = createHttpClient({ dispatcher: agent, timeoutMs: 2_000 });
   const baseUrl = `${upstream.url}/base/`;
   const tokens = new TokenProvider({ signIn: createSignIn({ baseUrl, email: EMAIL, password: new Secret(PASSWORD), http }) });
-  reporting = new ReportingAPI({ baseUrl, tokens, http });
+  reporting = new ReportingAPI({ baseUrl, tokens, http, now: () => FETCHED_AT });
 });
 
 afterEach(async () => {
@@ -92,10 +92,12 @@ function formatted(error: UpstreamError) {
   return formatError({ message: error.message }, error, { production: true });
 }
 
+const FETCHED_AT = Date.UTC(2026, 10, 20, 12);
+
 describe('ReportingAPI.query', () => {
   test('signs in once, sends the query with the bearer token, and reuses the token', async () => {
-    await expect(reporting.query(QUERY)).resolves.toEqual(RESULT);
-    await expect(reporting.query(QUERY)).resolves.toEqual(RESULT);
+    await expect(reporting.query(QUERY)).resolves.toEqual({ value: RESULT, fetchedAt: FETCHED_AT });
+    await expect(reporting.query(QUERY)).resolves.toEqual({ value: RESULT, fetchedAt: FETCHED_AT });
 
     expect(calls()).toEqual(['signin', 'dashboard Bearer token-1', 'dashboard Bearer token-1']);
     expect(JSON.parse(upstream.requests[0].body)).toEqual({ email: EMAIL, password: PASSWORD });
@@ -107,14 +109,16 @@ describe('ReportingAPI.query', () => {
     const withExtras = RESULT.map((result) => ({ ...result, comparison: null, actualData: { ...result.actualData, extra: 1 } }));
     dashboardAnswer = (_request, response) => sendJson(response, 200, withExtras);
 
-    await expect(reporting.query(QUERY)).resolves.toEqual(withExtras);
+    await expect(reporting.query(QUERY)).resolves.toEqual({ value: withExtras, fetchedAt: FETCHED_AT });
   });
 
   test('leaves out granularities the upstream added after this subgraph was built', async () => {
     dashboardAnswer = (_request, response) =>
       sendJson(response, 200, [{ ...RESULT[0], availableGranularities: ['hourly', 'daily', 'weekly'] }]);
 
-    const [result] = await reporting.query(QUERY);
+    const {
+      value: [result],
+    } = await reporting.query(QUERY);
 
     expect(result.availableGranularities).toEqual(['hourly', 'daily']);
   });
@@ -125,7 +129,7 @@ describe('ReportingAPI.query', () => {
         ? sendJson(response, 401, { msg: 'Unauthorized' })
         : sendJson(response, 200, RESULT);
 
-    await expect(reporting.query(QUERY)).resolves.toEqual(RESULT);
+    await expect(reporting.query(QUERY)).resolves.toEqual({ value: RESULT, fetchedAt: FETCHED_AT });
 
     expect(calls()).toEqual(['signin', 'dashboard Bearer token-1', 'signin', 'dashboard Bearer token-2']);
   });
@@ -174,7 +178,7 @@ describe('ReportingAPI.query', () => {
       else sendJson(response, 200, RESULT);
     };
 
-    await expect(reporting.query(QUERY)).resolves.toEqual(RESULT);
+    await expect(reporting.query(QUERY)).resolves.toEqual({ value: RESULT, fetchedAt: FETCHED_AT });
     expect(calls()).toEqual(['signin', 'dashboard Bearer token-1', 'dashboard Bearer token-1']);
   });
 

