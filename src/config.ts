@@ -29,6 +29,14 @@ export interface Config {
   upstream: UpstreamConfig;
   upstreamTimeoutMs: number;
   renderMaxConcurrency: number;
+  /** The answer cache (0 turns one off); see the call path in src/upstream/. */
+  cache: {
+    renderTtlSeconds: number;
+    /** For dashboard windows that reach the present; a window that ended in the past is kept an hour. */
+    dashboardTtlSeconds: number;
+    /** How old an answer may be and still be served when the upstream fails. */
+    staleIfErrorSeconds: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -56,6 +64,11 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     upstream: readUpstream(reader),
     upstreamTimeoutMs: reader.integer('UPSTREAM_TIMEOUT_MS', 10_000, 1, 600_000),
     renderMaxConcurrency: reader.integer('RENDER_MAX_CONCURRENCY', 8, 1, 1_000),
+    cache: {
+      renderTtlSeconds: reader.integer('RENDER_CACHE_TTL_SECONDS', 60, 0, 86_400),
+      dashboardTtlSeconds: reader.integer('DASHBOARD_CACHE_TTL_SECONDS', 60, 0, 86_400),
+      staleIfErrorSeconds: reader.integer('STALE_IF_ERROR_SECONDS', 600, 0, 7 * 86_400),
+    },
   };
   if (reader.problems.length > 0) throw new ConfigError(reader.problems);
   return deepFreeze(config);

@@ -29,6 +29,7 @@ describe('loadConfig', () => {
       upstream: { mode: 'embedded', emulator: {} },
       upstreamTimeoutMs: 10_000,
       renderMaxConcurrency: 8,
+      cache: { renderTtlSeconds: 60, dashboardTtlSeconds: 60, staleIfErrorSeconds: 600 },
     });
   });
 
