@@ -35,7 +35,11 @@ export type Scalars = {
  */
 export type Article = {
   __typename?: 'Article';
-  /** Articles like this one, from a recommender experience (render.json with `canonical_url` = this article's url). */
+  /**
+   * Articles like this one, from a recommender experience (render.json with
+   * `canonical_url` = this article's url). Cacheable for
+   * `RENDER_CACHE_TTL_SECONDS`: publicly, or privately when `clientId` is given.
+   */
   related?: Maybe<Array<Recommendation>>;
   /** Absolute URL of the article; the key other subgraphs join on. */
   url: Scalars['String']['output'];
@@ -50,6 +54,14 @@ export type ArticleRelatedArgs = {
   clientId?: InputMaybe<Scalars['ID']['input']>;
   experienceId: Scalars['ID']['input'];
 };
+
+/** Who may cache a response: anyone (PUBLIC) or only the one caller it was made for (PRIVATE). */
+export enum CacheControlScope {
+  /** Only a per-caller cache may keep the response. */
+  Private = 'PRIVATE',
+  /** Shared caches (a router, a CDN) may keep the response and serve it to anyone. */
+  Public = 'PUBLIC'
+}
 
 /** One filter condition; the values are OR-ed (for NEQ and NLIKE: none may match). */
 export type DashboardFilterInput = {
@@ -176,13 +188,15 @@ export type Query = {
    * A report from the reporting API: one result per requested metric, in the
    * order of `query.metrics`, each with its total, its grouped rows and its time
    * series over the window. Invalid queries fail with `BAD_USER_INPUT` listing
-   * every problem in `extensions.invalidArgs`.
+   * every problem in `extensions.invalidArgs`. Cacheable publicly for
+   * `DASHBOARD_CACHE_TTL_SECONDS`, or an hour when the window ended in the past.
    */
   dashboard?: Maybe<Array<DashboardResult>>;
   /**
    * Recommended articles of one recommender experience, ranked as the experience
    * is configured. Give `canonicalUrl` for articles like a given one, or `domain`
-   * for the site's front page; at least one of them is required.
+   * for the site's front page; at least one of them is required. Cacheable for
+   * `RENDER_CACHE_TTL_SECONDS`: publicly, or privately when `clientId` is given.
    */
   recommendations?: Maybe<Array<Recommendation>>;
 };
@@ -207,7 +221,7 @@ export type Reader = {
   __typename?: 'Reader';
   /** The platform's user id or the site's own subscriber id. */
   clientId: Scalars['ID']['output'];
-  /** Recommendations personalized for this reader. Give `canonicalUrl` or `domain` (at least one). */
+  /** Recommendations personalized for this reader. Give `canonicalUrl` or `domain` (at least one). Cacheable privately for `RENDER_CACHE_TTL_SECONDS`. */
   recommendations?: Maybe<Array<Recommendation>>;
 };
 
@@ -358,10 +372,10 @@ export type ResolversTypes = ResolversObject<{
   Article: ResolverTypeWrapper<ArticleRef>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
+  CacheControlScope: CacheControlScope;
   DashboardFilterInput: DashboardFilterInput;
   DashboardOrderInput: DashboardOrderInput;
   DashboardQueryInput: DashboardQueryInput;
-  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   DashboardResult: ResolverTypeWrapper<DashboardResultParent>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   DashboardRow: ResolverTypeWrapper<DashboardRowWire>;
@@ -381,6 +395,7 @@ export type ResolversTypes = ResolversObject<{
   SortDirection: SortDirection;
   TimeUnit: TimeUnit;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
 }>;
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -391,7 +406,6 @@ export type ResolversParentTypes = ResolversObject<{
   DashboardFilterInput: DashboardFilterInput;
   DashboardOrderInput: DashboardOrderInput;
   DashboardQueryInput: DashboardQueryInput;
-  Int: Scalars['Int']['output'];
   DashboardResult: DashboardResultParent;
   Float: Scalars['Float']['output'];
   DashboardRow: DashboardRowWire;
@@ -405,7 +419,16 @@ export type ResolversParentTypes = ResolversObject<{
   Recommendation: RankedRecommendation;
   RelativeWindowInput: RelativeWindowInput;
   Boolean: Scalars['Boolean']['output'];
+  Int: Scalars['Int']['output'];
 }>;
+
+export type CacheControlDirectiveArgs = {
+  inheritMaxAge?: Maybe<Scalars['Boolean']['input']>;
+  maxAge?: Maybe<Scalars['Int']['input']>;
+  scope?: Maybe<CacheControlScope>;
+};
+
+export type CacheControlDirectiveResolver<Result, Parent, ContextType = Context, Args = CacheControlDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
 export type ArticleResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Article'] = ResolversParentTypes['Article'], FederationReferenceType extends FederationReferenceTypes['Article'] = FederationReferenceTypes['Article']> = ResolversObject<{
   __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Article']> | FederationReferenceType, FederationReferenceType, ContextType>;
@@ -499,3 +522,6 @@ export type Resolvers<ContextType = Context> = ResolversObject<{
   TimeUnit?: TimeUnitResolvers;
 }>;
 
+export type DirectiveResolvers<ContextType = Context> = ResolversObject<{
+  cacheControl?: CacheControlDirectiveResolver<any, any, ContextType>;
+}>;

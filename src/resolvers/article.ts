@@ -1,4 +1,5 @@
 import type { ArticleResolvers } from '../__generated__/resolvers-types';
+import { hintFreshness, recommendationScope } from './cacheHints';
 import { rejectInvalid } from './invalidArguments';
 import { rankRecommendations } from './parents';
 import { toRenderParams, validateRenderParams } from './renderParams';
@@ -10,9 +11,12 @@ export const Article: ArticleResolvers = {
   // All this subgraph knows of an article is its url; the fields below need nothing more.
   __resolveReference: (reference) => ({ url: reference.url }),
 
-  related: async (article, { experienceId, clientId }, context) => {
+  related: async (article, { experienceId, clientId }, context, info) => {
     const params = toRenderParams({ experienceId, canonicalUrl: article.url, clientId });
     rejectInvalid(validateRenderParams(params, RELATED_PATHS));
-    return rankRecommendations(await context.recommendations.load(params));
+    const answer = await context.recommendations.load(params);
+    const scope = recommendationScope(params.clientId);
+    hintFreshness(info, { ttlSeconds: context.cacheTtls.renderTtlSeconds, fetchedAt: answer.fetchedAt, scope, now: Date.now() });
+    return rankRecommendations(answer);
   },
 };
