@@ -273,6 +273,27 @@ describe('a front page whose render.json fails for some articles', () => {
   });
 });
 
+describe('cache hints through the gateway', () => {
+  it("lets the router see our hints: the gateway's cache-control follows the subgraph's header", async () => {
+    const mostRead = experience('mostRead');
+    const RECOMMENDATIONS = `query ($experienceId: ID!, $domain: String, $clientId: ID) {
+      recommendations(experienceId: $experienceId, domain: $domain, clientId: $clientId) { url }
+    }`;
+    const shared = await postGraphQL(gateway.url, RECOMMENDATIONS, { experienceId: mostRead.id, domain: DOMAIN });
+    const personal = await postGraphQL(gateway.url, RECOMMENDATIONS, { experienceId: mostRead.id, domain: DOMAIN, clientId: 'reader-a' });
+    expect([shared.errors, personal.errors]).toEqual([undefined, undefined]);
+    // The subgraph runs with the default RENDER_CACHE_TTL_SECONDS (60).
+    expect(shared.cacheControl).toBe('max-age=60, public');
+    expect(personal.cacheControl).toBe('max-age=60, private');
+  });
+
+  it('is no-store once the CMS subgraph, which gives no hints, takes part', async () => {
+    const response = await postGraphQL(gateway.url, `{ frontPage { url } }`);
+    expect(response.errors).toBeUndefined();
+    expect(response.cacheControl).toBe('no-store');
+  });
+});
+
 describe('the reporting token across operations', () => {
   it('signs in once for several dashboard operations, concurrent ones included', async () => {
     const TOP_ARTICLES = `
