@@ -100,7 +100,7 @@ describe('recommendations', () => {
       }`,
       { known: mostRead.id, domain: mostRead.domain },
     );
-    // Both calls were made; only `unknown` failed. (Its field is non-null, so `data` itself is null.)
+    // Both calls were made; only `unknown` failed (a nullable field: `known` keeps its data).
     expect(response.errors?.map((error) => [error.path, error.extensions?.code])).toEqual([[['unknown'], 'NOT_FOUND']]);
     expect((await readStats(emulator)).render).toEqual({ count: 2, distinct: 2 });
   });
