@@ -210,6 +210,37 @@ describe('validateDashboardQuery', () => {
     }
   });
 
+  it('agrees with the emulator (the contract) on grouping, metric/dimension compatibility, filters and paging', () => {
+    const cases: Partial<DashboardQueryInput>[] = [
+      { groupBy: [Dimension.URL, Dimension.SECTION, Dimension.AUTHOR] },
+      { groupBy: [Dimension.URL, Dimension.SECTION, Dimension.AUTHOR, Dimension.DOMAIN] },
+      { groupBy: [Dimension.URL, Dimension.URL] },
+      { metrics: [] },
+      { metrics: [Metric.CPM, Metric.CPM] },
+      { metrics: [Metric.CPM], order: { metric: Metric.RPM, sort: SortDirection.ASC } },
+      { metrics: [Metric.NEW_ARTICLES], groupBy: [Dimension.SECTION, Dimension.AUTHOR, Dimension.DOMAIN] },
+      { metrics: [Metric.NEW_ARTICLES], groupBy: [Dimension.MEDIUM_INTERNAL] },
+      { metrics: [Metric.NEW_ARTICLES], filters: [{ dimension: Dimension.USER_TYPE, operator: FilterOperator.EQ, values: ['new'] }] },
+      { metrics: [Metric.NEW_ARTICLES], filters: [{ dimension: Dimension.TITLE, operator: FilterOperator.LIKE, values: ['budget'] }] },
+      { filters: [{ dimension: Dimension.DEVICE_TYPE, operator: FilterOperator.LIKE, values: ['mob'] }] },
+      { filters: [{ dimension: Dimension.DEVICE_TYPE, operator: FilterOperator.NEQ, values: ['mobile'] }] },
+      { filters: [{ dimension: Dimension.SECTION, operator: FilterOperator.EQ, values: [] }] },
+      { limit: 0 },
+      { limit: 1 },
+      { limit: 1000 },
+      { limit: 1001 },
+      { from: -1 },
+      { from: 2_147_483_647 },
+    ];
+    const now = Date.UTC(2026, 10, 20, 12);
+    for (const overrides of cases) {
+      const input = query(overrides);
+      const ours = validateDashboardQuery(input).length === 0;
+      const upstream = emulatorValidate(toDashboardQueryBody(input), now).ok;
+      expect({ overrides, accepted: ours }).toEqual({ overrides, accepted: upstream });
+    }
+  });
+
   it('reports every problem of a query at once', () => {
     expect(
       paths(
