@@ -1,5 +1,5 @@
 import type { ArticleResolvers } from '../__generated__/resolvers-types';
-import { hintFreshness, recommendationScope } from './cacheHints';
+import { hintRenderAnswer, recommendationScope } from './cacheHints';
 import { rejectInvalid } from './invalidArguments';
 import { rankRecommendations } from './parents';
 import { toRenderParams, validateRenderParams } from './renderParams';
@@ -15,8 +15,7 @@ export const Article: ArticleResolvers = {
     const params = toRenderParams({ experienceId, canonicalUrl: article.url, clientId });
     rejectInvalid(validateRenderParams(params, RELATED_PATHS));
     const answer = await context.recommendations.load(params);
-    const scope = recommendationScope(params.clientId);
-    hintFreshness(info, { ttlSeconds: context.cacheTtls.renderTtlSeconds, fetchedAt: answer.fetchedAt, scope, now: Date.now() });
+    hintRenderAnswer(info, context.cacheTtls, answer.fetchedAt, recommendationScope(params.clientId));
     return rankRecommendations(answer);
   },
 };

@@ -1,5 +1,8 @@
 import { cacheControlFromInfo, type CacheScope } from '@apollo/cache-control-types';
 import type { GraphQLResolveInfo } from 'graphql';
+import type { DashboardQueryInput } from '../__generated__/resolvers-types';
+import type { CacheTtls } from '../context';
+import { dashboardTtlSeconds } from '../dashboard/cacheTtl';
 
 export interface FreshnessHint {
   /** How long an answer stays fresh once fetched (0: never cached). */
@@ -34,4 +37,24 @@ export function hintFreshness(info: GraphQLResolveInfo, hint: FreshnessHint): vo
 /** Personalized recommendations (a clientId) are one reader's: only that caller may cache them. */
 export function recommendationScope(clientId: string | undefined): CacheScope {
   return clientId === undefined ? 'PUBLIC' : 'PRIVATE';
+}
+
+/** A render.json answer stays fresh for the render TTL. */
+export function hintRenderAnswer(info: GraphQLResolveInfo, ttls: CacheTtls, fetchedAt: number, scope: CacheScope): void {
+  hintFreshness(info, { ttlSeconds: ttls.renderTtlSeconds, fetchedAt, scope, now: Date.now() });
+}
+
+/**
+ * A dashboard answer stays fresh for the dashboard TTL, or an hour once its
+ * window ended. PUBLIC: it is the one service account's analytics, the same
+ * answer for every caller of the subgraph.
+ */
+export function hintDashboardAnswer(
+  info: GraphQLResolveInfo,
+  ttls: CacheTtls,
+  dates: DashboardQueryInput['dates'],
+  fetchedAt: number,
+): void {
+  const now = Date.now();
+  hintFreshness(info, { ttlSeconds: dashboardTtlSeconds(dates, now, ttls.dashboardTtlSeconds), fetchedAt, scope: 'PUBLIC', now });
 }

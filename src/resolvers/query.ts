@@ -1,8 +1,7 @@
 import type { QueryResolvers } from '../__generated__/resolvers-types';
-import { dashboardTtlSeconds } from '../dashboard/cacheTtl';
 import { toDashboardQueryBody } from '../dashboard/toQueryBody';
 import { validateDashboardQuery } from '../dashboard/validate';
-import { hintFreshness, recommendationScope } from './cacheHints';
+import { hintDashboardAnswer, hintRenderAnswer, recommendationScope } from './cacheHints';
 import { rejectInvalid } from './invalidArguments';
 import { rankRecommendations, stampDashboardResults } from './parents';
 import { toRenderParams, validateRenderParams } from './renderParams';
@@ -12,18 +11,14 @@ export const Query: QueryResolvers = {
     const params = toRenderParams(args);
     rejectInvalid(validateRenderParams(params));
     const answer = await context.recommendations.load(params);
-    const scope = recommendationScope(params.clientId);
-    hintFreshness(info, { ttlSeconds: context.cacheTtls.renderTtlSeconds, fetchedAt: answer.fetchedAt, scope, now: Date.now() });
+    hintRenderAnswer(info, context.cacheTtls, answer.fetchedAt, recommendationScope(params.clientId));
     return rankRecommendations(answer);
   },
 
   dashboard: async (_root, { query }, context, info) => {
     rejectInvalid(validateDashboardQuery(query));
     const answer = await context.reporting.query(toDashboardQueryBody(query));
-    // The analytics of the one service account: the same answer for every caller, so shared caches may keep it.
-    const now = Date.now();
-    const ttlSeconds = dashboardTtlSeconds(query.dates, now, context.cacheTtls.dashboardTtlSeconds);
-    hintFreshness(info, { ttlSeconds, fetchedAt: answer.fetchedAt, scope: 'PUBLIC', now });
+    hintDashboardAnswer(info, context.cacheTtls, query.dates, answer.fetchedAt);
     return stampDashboardResults(answer);
   },
 };

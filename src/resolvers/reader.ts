@@ -1,5 +1,5 @@
 import type { ReaderResolvers } from '../__generated__/resolvers-types';
-import { hintFreshness } from './cacheHints';
+import { hintRenderAnswer } from './cacheHints';
 import { rejectInvalid } from './invalidArguments';
 import { rankRecommendations } from './parents';
 import { toRenderParams, validateRenderParams } from './renderParams';
@@ -12,7 +12,7 @@ export const Reader: ReaderResolvers = {
     rejectInvalid(validateRenderParams(params));
     const answer = await context.recommendations.load(params);
     // Always one reader's: never for a shared cache.
-    hintFreshness(info, { ttlSeconds: context.cacheTtls.renderTtlSeconds, fetchedAt: answer.fetchedAt, scope: 'PRIVATE', now: Date.now() });
+    hintRenderAnswer(info, context.cacheTtls, answer.fetchedAt, 'PRIVATE');
     return rankRecommendations(answer);
   },
 };
