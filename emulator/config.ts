@@ -25,7 +25,7 @@ export interface RateOptions {
 export type ResolvedOptions = Required<Omit<EmulatorOptions, 'rates'>> & { rates: RateOptions };
 
 export const DEFAULT_MAIN_PORT = 4010;
-export const DEFAULT_TOKEN_TTL_SECONDS = 14 * 24 * 60 * 60;
+const DEFAULT_TOKEN_TTL_SECONDS = 14 * 24 * 60 * 60;
 // The demo-data generator refuses larger scales.
 const MAX_SCALE = 10;
 

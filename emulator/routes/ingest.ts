@@ -8,8 +8,8 @@ import { parsePageViewRow } from '../validation/pageView';
 import type { RejectedRow, RowResult } from '../validation/rows';
 import { withApiUser } from './apiUser';
 
-export const INGEST_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
-export const MAX_ROWS_PER_BATCH = 10_000;
+const INGEST_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
+const MAX_ROWS_PER_BATCH = 10_000;
 
 /**
  * `POST /metadata/posts` and `POST /ingest/pageviews` (contract §4). Every row

@@ -1,10 +1,10 @@
 import type { DashboardQueryInput } from '../__generated__/resolvers-types';
-import { Dimension, FilterOperator, Metric, schemaName } from '../resolvers/enums';
-import type { InvalidArgument } from '../resolvers/invalidArguments';
+import { Dimension, FilterOperator, Metric, schemaName } from '../enums';
+import type { InvalidArgument } from '../errors';
 import { isDateOnly, parseIsoInstant } from '../scalars/instants';
 
-export const MAX_GROUP_BY = 3;
-export const MAX_LIMIT = 1000;
+const MAX_GROUP_BY = 3;
+const MAX_LIMIT = 1000;
 
 /** Dimensions describing the visit, not the article: NEW_ARTICLES (a count of articles) cannot be split by them. */
 const TRAFFIC_DIMENSIONS: ReadonlySet<Dimension> = new Set([

@@ -5,7 +5,7 @@ import { UpstreamError } from '../http/upstreamError';
 import type { Fetched } from './fetched';
 import type { RecommendationWire, RenderParams, RenderResponseWire } from './wire';
 
-export const RENDER_PATH = '/recommenderexperience/render.json';
+const RENDER_PATH = '/recommenderexperience/render.json';
 
 export interface RecommenderAPIOptions {
   baseUrl: string;

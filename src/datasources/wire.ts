@@ -11,15 +11,6 @@ export interface SignInRequest {
   password: string;
 }
 
-/** Only the fields the subgraph reads; the real host sends more. */
-export interface SignInResponse {
-  id: number;
-  email: string;
-  sitesId: number;
-  role: string;
-  token: string;
-}
-
 // ---- dashboard: POST {base_url}/api/dashboard/query -------------------------
 
 export type MetricName =
@@ -121,11 +112,4 @@ export interface RecommendationWire {
 export interface RenderResponseWire {
   type: 'RecommenderExperienceResponse';
   recommendation: RecommendationWire[];
-}
-
-// ---- errors (all upstream error bodies) --------------------------------------
-
-export interface UpstreamErrorBody {
-  msg?: string;
-  errors?: { path?: string; message?: string }[];
 }

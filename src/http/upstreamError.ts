@@ -70,10 +70,6 @@ export class UpstreamError extends Error implements UpstreamErrorDetails {
   }
 }
 
-export function isUpstreamError(error: unknown): error is UpstreamError {
-  return error instanceof UpstreamError;
-}
-
 function scrubDetails(details: UpstreamErrorDetails, secrets: readonly string[] = []): UpstreamErrorDetails {
   const scrub = (text: string | undefined) => (text === undefined ? undefined : redactCredentials(text, secrets));
   const upstreamErrors = details.upstreamErrors?.slice(0, MAX_FIELD_ERRORS).map((fieldError) => {

@@ -1,8 +1,8 @@
 import type { QueryResolvers } from '../__generated__/resolvers-types';
 import { toDashboardQueryBody } from '../dashboard/toQueryBody';
 import { validateDashboardQuery } from '../dashboard/validate';
-import { rejectInvalid } from './invalidArguments';
-import { rankRecommendations, stampDashboardResults } from './parents';
+import { rejectInvalid } from '../errors';
+import { rankRecommendations, stampDashboardResults } from './mappers';
 import { toRenderParams, validateRenderParams } from './renderParams';
 
 export const Query: QueryResolvers = {

@@ -1,6 +1,6 @@
 import type { ReaderResolvers } from '../__generated__/resolvers-types';
-import { rejectInvalid } from './invalidArguments';
-import { rankRecommendations } from './parents';
+import { rejectInvalid } from '../errors';
+import { rankRecommendations } from './mappers';
 import { toRenderParams, validateRenderParams } from './renderParams';
 
 export const Reader: ReaderResolvers = {

@@ -1,5 +1,5 @@
 import type { RenderParams } from '../datasources/wire';
-import type { InvalidArgument } from './invalidArguments';
+import type { InvalidArgument } from '../errors';
 
 /** The arguments a render.json call is made from, as GraphQL delivers them (null = not given). */
 export interface RenderArguments {
@@ -37,7 +37,7 @@ export function validateRenderParams(params: RenderParams, paths: RenderArgument
   return problems;
 }
 
-export function isAbsoluteHttpUrl(text: string): boolean {
+function isAbsoluteHttpUrl(text: string): boolean {
   try {
     const url = new URL(text);
     return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';

@@ -39,6 +39,16 @@ export function upstreamTimeToIso(text: string): string | undefined {
   return millis === undefined ? undefined : new Date(millis).toISOString();
 }
 
+/**
+ * For values the datasource has already checked (findDashboardShapeProblem):
+ * an unreadable one here is a bug in that check, not an upstream answer.
+ */
+export function checkedUpstreamTimeToIso(text: string): string {
+  const iso = upstreamTimeToIso(text);
+  if (iso === undefined) throw new Error(`checkedUpstreamTimeToIso: ${JSON.stringify(text.slice(0, 40))} was not checked at the boundary`);
+  return iso;
+}
+
 function utcMillis(year: string, month: string, day: string, hour: string, minute: string, second: string): number | undefined {
   const [y, mo, d, h, mi, s] = [year, month, day, hour, minute, second].map(Number);
   if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return undefined;

@@ -267,6 +267,16 @@ describe('findDashboardShapeProblem', () => {
       [{ ...valid, actualData: { ...valid.actualData, data: [{ key: 'k', value: '1' }] } }],
       '[0].actualData.data[0] is not a {key: string, value: number} object',
     ],
+    [
+      'series key not a time',
+      [{ ...valid, actualData: { ...valid.actualData, data: [{ key: 'yesterday', value: 1 }] } }],
+      '[0].actualData.data[0].key is not a "yyyy-MM-dd HH:mm:ss" time (got "yesterday")',
+    ],
+    [
+      'series key an impossible day',
+      [{ ...valid, actualData: { ...valid.actualData, data: [{ key: '2026-02-30 00:00:00', value: 1 }] } }],
+      '[0].actualData.data[0].key is not a "yyyy-MM-dd HH:mm:ss" time (got "2026-02-30 00:00:00")',
+    ],
     ['metric not requested', [{ ...valid, metric: 'uniqueUsers' }], '[0].metric "uniqueUsers" was not requested'],
     ['unknown granularity', [{ ...valid, granularity: 'weekly' }], '[0].granularity "weekly" is not a known granularity'],
     [

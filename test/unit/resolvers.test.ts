@@ -380,18 +380,6 @@ describe('Query.dashboard', () => {
     expect(server.reporting.bodies).toEqual([]);
   });
 
-  it('reports a malformed series time as UPSTREAM_BAD_RESPONSE', async () => {
-    const reporting = fakeReporting(async (body) =>
-      resultsFor(body).map((result) => ({ ...result, actualData: { ...result.actualData, data: [{ key: 'yesterday', value: 1 }] } })),
-    );
-    server = await startTestServer({ reporting });
-    const result = await execute(server, DASHBOARD, {
-      query: { dates: { last: { number: 1, unit: 'DAY' } }, metrics: ['PAGE_VIEWS_TOTAL'] },
-    });
-    expect(errorCodes(result)).toEqual(['UPSTREAM_BAD_RESPONSE']);
-    expect(result.errors?.[0].path).toEqual(['dashboard', 0, 'series', 0, 'time']);
-  });
-
   it('passes a reporting API failure on with its code', async () => {
     const reporting = fakeReporting(async () => {
       throw new UpstreamError({ service: 'reporting', endpoint: '/api/dashboard/query', kind: 'http', status: 429, retryAfterSeconds: 30 });
