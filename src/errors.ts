@@ -1,7 +1,7 @@
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { SIGN_IN_PATH } from './datasources/signIn';
-import { removeCredentials } from './http/redact';
+import { redactCredentials } from './http/redactCredentials';
 import { UpstreamError, type UpstreamService } from './http/upstreamError';
 
 /** Every `extensions.code` this subgraph produces itself. */
@@ -66,7 +66,7 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown, op
   const code = formatted.extensions?.code;
   if (typeof code === 'string' && code !== ErrorCode.INTERNAL_SERVER_ERROR) {
     return withLocation(formatted, {
-      message: removeCredentials(formatted.message),
+      message: redactCredentials(formatted.message),
       extensions: options.production ? withoutStacktrace(formatted.extensions) : { ...formatted.extensions },
     });
   }
@@ -75,7 +75,7 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown, op
     return withLocation(formatted, { message: GENERIC_MESSAGE, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } });
   }
   return withLocation(formatted, {
-    message: removeCredentials(formatted.message),
+    message: redactCredentials(formatted.message),
     extensions: { ...formatted.extensions, code: ErrorCode.INTERNAL_SERVER_ERROR },
   });
 }

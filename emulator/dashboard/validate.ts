@@ -1,4 +1,5 @@
 import type { ParamError } from '../outcome';
+import { isRecord } from '../validation/fields';
 import type { Dimension } from '../store';
 import { MAX_WINDOW_MS, UNIT_MS, availableGranularities, parseRangeBound } from './dates';
 import {
@@ -65,10 +66,6 @@ export function validateDashboardQuery(
 }
 
 type Report = (path: string, message: string) => void;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isAbsent(value: unknown): boolean {
   return value === undefined || value === null;

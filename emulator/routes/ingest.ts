@@ -5,7 +5,7 @@ import { errorReply, failureReply, invalidParamsReply, json, type Reply } from '
 import type { Router } from '../http/router';
 import { parseArticleRow } from '../validation/article';
 import { parsePageViewRow } from '../validation/pageView';
-import type { RejectedRow, RowResult } from '../validation/rows';
+import type { RejectedRow, RowResult } from '../validation/ingestRow';
 import { withApiUser } from './apiUser';
 
 const INGEST_BODY_LIMIT_BYTES = 32 * 1024 * 1024;

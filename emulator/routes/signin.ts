@@ -4,7 +4,7 @@ import type { EmulatorContext } from '../context';
 import type { EmulatorRequest } from '../http/request';
 import { failureReply, json, tooManyRequests } from '../http/reply';
 import type { Handler } from '../http/router';
-import { instrument } from '../ops/instrument';
+import { instrument } from '../control/instrument';
 import { invalidParams, ok, type Outcome } from '../outcome';
 import type { User } from '../store';
 import { FieldReader, isRecord } from '../validation/fields';

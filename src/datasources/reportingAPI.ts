@@ -1,6 +1,6 @@
 import type { TokenProvider } from '../auth/tokenProvider';
 import type { HttpClient } from '../http/httpClient';
-import { isRecord, isStringArray } from '../http/shape';
+import { isRecord, isStringArray } from '../http/typeGuards';
 import { buildUrl } from '../http/url';
 import { UpstreamError } from '../http/upstreamError';
 import { upstreamTimeToIso } from '../scalars/instants';
