@@ -20,7 +20,7 @@ import {
 } from './types';
 
 /**
- * Checks an untrusted request body against upstream-contract.md §2. Every
+ * Checks an untrusted request body against docs/upstream-contract.md §2. Every
  * problem found is reported, each with the path of the offending field, so a
  * client can fix a request in one round trip. Unknown top-level fields are
  * ignored; `null` counts as absent for the optional ones.

@@ -4,7 +4,7 @@ import type { Router } from '../http/router';
 import { parseFaultDefinition } from '../control/faults';
 import { FieldReader, isRecord } from '../validation/fields';
 
-/** The `/__emulator/*` test and operations hooks (contract §4). */
+/** The `/__emulator/*` test and operations hooks (docs/upstream-contract.md §4). */
 export function addControlRoutes(router: Router, context: EmulatorContext): void {
   const { stats, faults } = context.instruments;
 

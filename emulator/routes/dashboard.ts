@@ -7,7 +7,7 @@ import { instrument } from '../control/instrument';
 import { canonicalJson } from '../control/stats';
 import { withApiUser } from './apiUser';
 
-/** `POST /api/dashboard/query` (contract §2). */
+/** `POST /api/dashboard/query` (docs/upstream-contract.md §2). */
 export function dashboardRoute(context: EmulatorContext): Handler {
   return instrument(
     'dashboard',

@@ -5,7 +5,7 @@ import type { Handler } from '../http/router';
 import { instrument } from '../control/instrument';
 import { renderRecommendations } from '../recommender';
 
-/** `GET /recommenderexperience/render.json` (contract §3): no credential, a budget per client IP. */
+/** `GET /recommenderexperience/render.json` (docs/upstream-contract.md §3): no credential, a budget per client IP. */
 export function renderRoute(context: EmulatorContext): Handler {
   return instrument('render', renderStatsKey, context.instruments, (request) => {
     const decision = context.limits.render.take(`ip:${request.clientIp}`);

@@ -14,7 +14,7 @@ interface Credentials {
   password: string;
 }
 
-/** `POST /api/user/signin` (contract §1). */
+/** `POST /api/user/signin` (docs/upstream-contract.md §1). */
 export function signInRoute(context: EmulatorContext): Handler {
   return instrument('signin', signInStatsKey, context.instruments, async (request) => {
     const body = await request.json();

@@ -26,7 +26,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 /**
  * Every rule of the upstream's dashboard 400 that can be checked without its
- * data (contract §2), so an invalid query costs no upstream call and the
+ * data (docs/upstream-contract.md §2), so an invalid query costs no upstream call and the
  * caller learns all of its problems at once. Paths start at the `query`
  * argument. Granularity availability is left to the upstream: it depends on
  * the upstream's clock and is the contract's own rule, not the docs'.

@@ -1,6 +1,6 @@
 /**
  * Upstream payloads exactly as they travel on the wire
- * (../shared/spec/upstream-contract.md). codegen `mappers` make these the
+ * (docs/upstream-contract.md). codegen `mappers` make these the
  * parents of the GraphQL resolvers, so there is no separate conversion layer.
  */
 

@@ -22,7 +22,7 @@ export function toRenderParams(args: RenderArguments): RenderParams {
   return params;
 }
 
-/** The upstream's own 400 rules (contract §3), checked first so a bad call is never sent. */
+/** The upstream's own 400 rules (docs/upstream-contract.md §3), checked first so a bad call is never sent. */
 export function validateRenderParams(params: RenderParams, paths: RenderArgumentPaths = ARGUMENT_PATHS): InvalidArgument[] {
   const problems: InvalidArgument[] = [];
   if (params.id.trim() === '') problems.push({ path: paths.id, message: 'must not be empty' });

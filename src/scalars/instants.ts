@@ -6,7 +6,7 @@
 
 const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2}))?$/i;
 
-/** The upstream's `yyyy-MM-dd HH:mm:ss`, always UTC (contract §2 and §3). */
+/** The upstream's `yyyy-MM-dd HH:mm:ss`, always UTC (docs/upstream-contract.md §2 and §3). */
 const UPSTREAM_TIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
 
 /**

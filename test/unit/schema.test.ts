@@ -48,7 +48,7 @@ describe('schema files', () => {
   });
 });
 
-/** The public contract (design.md, "Public schema, version 1"): names and types that must never change. */
+/** The public schema, version 1: names and types that must never change (fields are added, never renamed). */
 const PUBLIC_FIELDS: Record<string, Record<string, string>> = {
   Query: {
     recommendations: '[Recommendation!]',
