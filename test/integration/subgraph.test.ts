@@ -15,6 +15,7 @@ import {
   startSubgraph,
   type RunningSubgraph,
 } from '../support/subgraphHttp';
+import type { RecommendationData } from '../support/recommendationData';
 
 let emulator: RunningEmulator;
 let subgraph: RunningSubgraph;
@@ -37,15 +38,6 @@ function experience(rankingProfile: string) {
   const found = emulator.demo.experiences.find((candidate) => candidate.rankingProfile === rankingProfile);
   if (!found) throw new Error(`no seeded ${rankingProfile} experience`);
   return found;
-}
-
-interface RecommendationData {
-  position: number;
-  url: string;
-  title: string;
-  publishTime: string;
-  publishedAt: string | null;
-  article: { url: string };
 }
 
 const RECOMMENDATIONS = `query Recommendations($experienceId: ID!, $domain: String, $canonicalUrl: String, $clientId: ID) {

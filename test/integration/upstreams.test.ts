@@ -8,6 +8,7 @@ import { UpstreamError } from '../../src/http/upstreamError';
 import { createLogger } from '../../src/logger';
 import { Secret } from '../../src/secret';
 import { createUpstreams, type Upstreams } from '../../src/upstreams';
+import { rejection } from '../support/rejection';
 
 interface TargetStats {
   count: number;
@@ -72,15 +73,6 @@ async function stats(on = emulator): Promise<EmulatorStats> {
 async function counts(on = emulator): Promise<Record<keyof EmulatorStats, number>> {
   const snapshot = await stats(on);
   return { signin: snapshot.signin.count, dashboard: snapshot.dashboard.count, render: snapshot.render.count };
-}
-
-async function rejection(work: Promise<unknown>): Promise<UpstreamError> {
-  const error = await work.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  if (!(error instanceof UpstreamError)) throw new Error(`expected an UpstreamError, got ${String(error)}`);
-  return error;
 }
 
 function shown(error: UpstreamError) {

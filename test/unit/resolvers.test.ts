@@ -11,17 +11,9 @@ import {
   silentLogger,
   startTestServer,
 } from '../support/subgraph';
+import type { RecommendationData } from '../support/recommendationData';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
-
-interface RecommendationData {
-  position: number;
-  url: string;
-  title: string;
-  publishTime: string;
-  publishedAt: string | null;
-  article: { url: string };
-}
 
 const RECOMMENDATION_FIELDS = 'position url title img authors sections publishTime publishedAt article { url }';
 
