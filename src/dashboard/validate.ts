@@ -1,10 +1,10 @@
 import type { DashboardQueryInput } from '../__generated__/resolvers-types';
-import { Dimension, FilterOperator, Granularity, Metric, schemaName } from '../resolvers/enums';
-import type { InvalidArgument } from '../resolvers/invalidArguments';
+import { Dimension, FilterOperator, Granularity, Metric, schemaName } from '../enums';
+import type { InvalidArgument } from '../errors';
 import { availableGranularities, exceedsMaxWindow, MAX_WINDOW_DAYS, rangeInstants, windowLengthMs } from './window';
 
-export const MAX_GROUP_BY = 3;
-export const MAX_LIMIT = 1000;
+const MAX_GROUP_BY = 3;
+const MAX_LIMIT = 1000;
 
 /** Dimensions describing the visit, not the article: NEW_ARTICLES (a count of articles) cannot be split by them. */
 const TRAFFIC_DIMENSIONS: ReadonlySet<Dimension> = new Set([
@@ -24,7 +24,7 @@ const EQUALITY_OPERATORS: ReadonlySet<FilterOperator> = new Set([FilterOperator.
 
 /**
  * Every rule of the upstream's dashboard 400 that can be checked without its
- * data (contract §2 and the emulator's exact limits), so an invalid query
+ * data (docs/upstream-contract.md §2 and the emulator's exact limits), so an invalid query
  * costs no upstream call (no budget spent) and the caller learns all of its
  * problems at once. Paths start at the `query` argument. Window length and
  * granularity availability depend only on the window's length, never on the

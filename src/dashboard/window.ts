@@ -1,10 +1,10 @@
 import type { DashboardQueryInput } from '../__generated__/resolvers-types';
-import { Granularity, TimeUnit } from '../resolvers/enums';
+import { Granularity, TimeUnit } from '../enums';
 import { isDateOnly, parseIsoInstant } from '../scalars/instants';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
-export const DAY_MS = 24 * HOUR_MS;
+const DAY_MS = 24 * HOUR_MS;
 
 /** The upstream's length of each relative-window unit (a month is 30 days there). */
 const UNIT_MS: Record<TimeUnit, number> = {

@@ -1,7 +1,7 @@
 import type { ArticleResolvers } from '../__generated__/resolvers-types';
+import { rejectInvalid } from '../errors';
+import { rankRecommendations } from './mappers';
 import { hintRenderAnswer, recommendationScope } from './cacheHints';
-import { rejectInvalid } from './invalidArguments';
-import { rankRecommendations } from './parents';
 import { toRenderParams, validateRenderParams } from './renderParams';
 
 /** The article's url is its canonical URL: an invalid one is reported against `url`, where it came from. */

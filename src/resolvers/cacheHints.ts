@@ -30,7 +30,7 @@ export function remainingSeconds({ ttlSeconds, fetchedAt, now }: Omit<FreshnessH
  * fallback (maxAge 0): Apollo's cache-control plugin folds every field's hint
  * into the response's `cache-control` header (lowest maxAge, PRIVATE wins).
  */
-export function hintFreshness(info: GraphQLResolveInfo, hint: FreshnessHint): void {
+function hintFreshness(info: GraphQLResolveInfo, hint: FreshnessHint): void {
   cacheControlFromInfo(info).setCacheHint({ maxAge: remainingSeconds(hint), scope: hint.scope });
 }
 

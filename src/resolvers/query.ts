@@ -1,9 +1,9 @@
 import type { QueryResolvers } from '../__generated__/resolvers-types';
 import { toDashboardQueryBody } from '../dashboard/toQueryBody';
 import { validateDashboardQuery } from '../dashboard/validate';
+import { rejectInvalid } from '../errors';
+import { rankRecommendations, stampDashboardResults } from './mappers';
 import { hintDashboardAnswer, hintRenderAnswer, recommendationScope } from './cacheHints';
-import { rejectInvalid } from './invalidArguments';
-import { rankRecommendations, stampDashboardResults } from './parents';
 import { toRenderParams, validateRenderParams } from './renderParams';
 
 export const Query: QueryResolvers = {

@@ -1,7 +1,7 @@
 import type { ReaderResolvers } from '../__generated__/resolvers-types';
+import { rejectInvalid } from '../errors';
+import { rankRecommendations } from './mappers';
 import { hintRenderAnswer } from './cacheHints';
-import { rejectInvalid } from './invalidArguments';
-import { rankRecommendations } from './parents';
 import { toRenderParams, validateRenderParams } from './renderParams';
 
 export const Reader: ReaderResolvers = {

@@ -15,6 +15,7 @@ import {
   startSubgraph,
   type RunningSubgraph,
 } from '../support/subgraphHttp';
+import type { RecommendationData } from '../support/recommendationData';
 
 let emulator: RunningEmulator;
 let subgraph: RunningSubgraph;
@@ -37,15 +38,6 @@ function experience(rankingProfile: string) {
   const found = emulator.demo.experiences.find((candidate) => candidate.rankingProfile === rankingProfile);
   if (!found) throw new Error(`no seeded ${rankingProfile} experience`);
   return found;
-}
-
-interface RecommendationData {
-  position: number;
-  url: string;
-  title: string;
-  publishTime: string;
-  publishedAt: string | null;
-  article: { url: string };
 }
 
 const RECOMMENDATIONS = `query Recommendations($experienceId: ID!, $domain: String, $canonicalUrl: String, $clientId: ID) {
@@ -314,8 +306,21 @@ describe('health', () => {
   });
 });
 
-// Last: it moves the emulator's clock two weeks ahead, which empties relative windows.
+// Its own emulator and subgraph: moving the clock two weeks ahead would empty every other test's relative windows.
 describe('token expiry', () => {
+  let emulator: RunningEmulator;
+  let subgraph: RunningSubgraph;
+
+  beforeAll(async () => {
+    emulator = await startSmallEmulator();
+    subgraph = await startSubgraph(emulator, { timeoutMs: 1_500 });
+  });
+
+  afterAll(async () => {
+    await subgraph?.close();
+    await emulator?.close();
+  });
+
   it('signs in again exactly once when the upstream says the token expired', async () => {
     const first = await postGraphQL(subgraph.graphqlUrl, DASHBOARD, {
       query: { dates: { last: { number: 1, unit: 'DAY' } }, metrics: ['PAGE_VIEWS_TOTAL'] },
@@ -323,14 +328,24 @@ describe('token expiry', () => {
     expect(first.errors).toBeUndefined();
     await resetStats(emulator);
     await advanceClock(emulator, 15 * 86_400);
-    const queries = await Promise.all(
-      [1, 2, 3].map((days) =>
-        postGraphQL(subgraph.graphqlUrl, DASHBOARD, {
-          query: { dates: { last: { number: days, unit: 'DAY' } }, metrics: ['PAGE_VIEWS_TOTAL'] },
-        }),
+    // Three dashboard fields of one operation start together, so all three are
+    // sent with the expired token before any answer: no race decides the count.
+    const three = await postGraphQL<Record<string, { total: number }[]>>(
+      subgraph.graphqlUrl,
+      `query Three($one: DashboardQueryInput!, $two: DashboardQueryInput!, $three: DashboardQueryInput!) {
+        one: dashboard(query: $one) { total }
+        two: dashboard(query: $two) { total }
+        three: dashboard(query: $three) { total }
+      }`,
+      Object.fromEntries(
+        (['one', 'two', 'three'] as const).map((name, index) => [
+          name,
+          { dates: { last: { number: index + 1, unit: 'DAY' } }, metrics: ['PAGE_VIEWS_TOTAL'] },
+        ]),
       ),
     );
-    expect(queries.map((response) => response.errors)).toEqual([undefined, undefined, undefined]);
+    expect(three.errors).toBeUndefined();
+    expect(Object.keys(three.data ?? {})).toEqual(['one', 'two', 'three']);
     const stats = await readStats(emulator);
     expect(stats.signin.count).toBe(1);
     // Each query was sent with the expired token, then once more with the new one.

@@ -2,7 +2,7 @@ import type { DashboardQueryInput } from '../../src/__generated__/resolvers-type
 import { toDashboardQueryBody } from '../../src/dashboard/toQueryBody';
 import { validateDashboardQuery } from '../../src/dashboard/validate';
 import { validateDashboardQuery as emulatorValidate } from '../../emulator/dashboard/validate';
-import { Dimension, FilterOperator, Granularity, Metric, SortDirection, TimeUnit } from '../../src/resolvers/enums';
+import { Dimension, FilterOperator, Granularity, Metric, SortDirection, TimeUnit } from '../../src/enums';
 
 /** A valid query (last 7 days of page views); `overrides` replace top-level fields. */
 function query(overrides: Partial<DashboardQueryInput> = {}): DashboardQueryInput {

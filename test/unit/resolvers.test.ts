@@ -12,17 +12,9 @@ import {
   silentLogger,
   startTestServer,
 } from '../support/subgraph';
+import type { RecommendationData } from '../support/recommendationData';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
-
-interface RecommendationData {
-  position: number;
-  url: string;
-  title: string;
-  publishTime: string;
-  publishedAt: string | null;
-  article: { url: string };
-}
 
 const RECOMMENDATION_FIELDS = 'position url title img authors sections publishTime publishedAt article { url }';
 
@@ -379,18 +371,6 @@ describe('Query.dashboard', () => {
     });
     expect(errorCodes(result)).toEqual(['BAD_USER_INPUT']);
     expect(server.reporting.bodies).toEqual([]);
-  });
-
-  it('reports a malformed series time as UPSTREAM_BAD_RESPONSE', async () => {
-    const reporting = fakeReporting(async (body) =>
-      resultsFor(body).map((result) => ({ ...result, actualData: { ...result.actualData, data: [{ key: 'yesterday', value: 1 }] } })),
-    );
-    server = await startTestServer({ reporting });
-    const result = await execute(server, DASHBOARD, {
-      query: { dates: { last: { number: 1, unit: 'DAY' } }, metrics: ['PAGE_VIEWS_TOTAL'] },
-    });
-    expect(errorCodes(result)).toEqual(['UPSTREAM_BAD_RESPONSE']);
-    expect(result.errors?.[0].path).toEqual(['dashboard', 0, 'series', 0, 'time']);
   });
 
   it('passes a reporting API failure on with its code', async () => {
