@@ -1,5 +1,8 @@
+import { alignInstant } from './analytics/window';
+import type { AnalyticsConfig } from './config';
 import type { RecommenderAPI } from './datasources/recommenderAPI';
 import type { ReportingAPI } from './datasources/reportingAPI';
+import { createArticleMetricsLoader, type ArticleMetricsLoader } from './loaders/articleMetrics';
 import { createRecommendationsLoader, type RecommendationsLoader } from './loaders/recommendations';
 import type { Logger } from './logger';
 
@@ -9,6 +12,13 @@ export interface Context {
   reporting: Pick<ReportingAPI, 'query'>;
   /** Per request: its cache holds what this caller asked for. */
   recommendations: RecommendationsLoader;
+  /** Per request: every `Article.analytics` of the operation joins its batches. */
+  articleMetrics: ArticleMetricsLoader;
+  /**
+   * The operation's instant (epoch ms, rounded down to ANALYTICS_WINDOW_ALIGN_SECONDS),
+   * captured once: every relative window of the operation ends here.
+   */
+  operationInstant: number;
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
 }
 
@@ -17,7 +27,10 @@ export interface SharedDependencies {
   reporting: Pick<ReportingAPI, 'query'>;
   recommender: Pick<RecommenderAPI, 'render'>;
   renderMaxConcurrency: number;
+  analytics: AnalyticsConfig;
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
+  /** Clock of `operationInstant`; tests pin it. */
+  now?: () => number;
 }
 
 /**
@@ -28,6 +41,8 @@ export function createContext(shared: SharedDependencies): Context {
   return {
     reporting: shared.reporting,
     recommendations: createRecommendationsLoader(shared.recommender, { maxConcurrency: shared.renderMaxConcurrency }),
+    articleMetrics: createArticleMetricsLoader(shared.reporting, { chunkSize: shared.analytics.chunkSize }),
+    operationInstant: alignInstant((shared.now ?? Date.now)(), shared.analytics.windowAlignSeconds),
     logger: shared.logger,
   };
 }

@@ -6,7 +6,7 @@ import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type ErrorRequestHandler, type Express } from 'express';
-import type { Config } from './config';
+import { DEFAULT_ANALYTICS_CONFIG, type Config } from './config';
 import { createContext, type Context, type SharedDependencies } from './context';
 import { formatError } from './errors';
 import { createHealthRouter, type Lifecycle } from './health';
@@ -15,7 +15,8 @@ import { operationLogPlugin } from './operationLog';
 import { resolvers } from './resolvers';
 import { loadTypeDefs } from './schema';
 
-export type ServerConfig = Pick<Config, 'production' | 'renderMaxConcurrency'>;
+/** `analytics` is optional so callers that do not care (tests) get the defaults. */
+export type ServerConfig = Pick<Config, 'production' | 'renderMaxConcurrency'> & Partial<Pick<Config, 'analytics'>>;
 
 export interface ServerDependencies {
   reporting: SharedDependencies['reporting'];
@@ -71,7 +72,11 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies): Bui
   });
   app.use(jsonErrorHandler(config.production, deps.logger));
 
-  const shared: SharedDependencies = { ...deps, renderMaxConcurrency: config.renderMaxConcurrency };
+  const shared: SharedDependencies = {
+    ...deps,
+    renderMaxConcurrency: config.renderMaxConcurrency,
+    analytics: config.analytics ?? DEFAULT_ANALYTICS_CONFIG,
+  };
   return {
     app,
     httpServer,

@@ -1,4 +1,5 @@
 import type { ArticleResolvers } from '../__generated__/resolvers-types';
+import { resolveArticleAnalytics } from '../analytics/articleAnalytics';
 import { rejectInvalid } from './invalidArguments';
 import { rankRecommendations } from './parents';
 import { toRenderParams, validateRenderParams } from './renderParams';
@@ -15,4 +16,6 @@ export const Article: ArticleResolvers = {
     rejectInvalid(validateRenderParams(params, RELATED_PATHS));
     return rankRecommendations(await context.recommendations.load(params));
   },
+
+  analytics: (article, { window }, context, info) => resolveArticleAnalytics(article.url, window, context, info),
 };
