@@ -37,7 +37,7 @@ export type Article = {
   __typename?: 'Article';
   /**
    * How this article did over a window (default: the last 7 days). Every
-   * `analytics` field of one operation (a router's whole `_entities` batch
+   * `analytics` field of one operation (a router's whole batch of entities
    * included) is answered by one reporting query per distinct window. Null, with
    * an error at this path, when the reporting API fails.
    */
