@@ -1,3 +1,4 @@
+import { AnalyticsMemo } from './analytics/operationMemo';
 import { alignInstant } from './analytics/window';
 import type { AnalyticsConfig } from './config';
 import type { RecommenderAPI } from './datasources/recommenderAPI';
@@ -19,6 +20,8 @@ export interface Context {
    * captured once: every relative window of the operation ends here.
    */
   operationInstant: number;
+  /** Per request: window and selection readings shared by every article of the operation. */
+  analyticsMemo: AnalyticsMemo;
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
 }
 
@@ -43,6 +46,7 @@ export function createContext(shared: SharedDependencies): Context {
     recommendations: createRecommendationsLoader(shared.recommender, { maxConcurrency: shared.renderMaxConcurrency }),
     articleMetrics: createArticleMetricsLoader(shared.reporting, { chunkSize: shared.analytics.chunkSize }),
     operationInstant: alignInstant((shared.now ?? Date.now)(), shared.analytics.windowAlignSeconds),
+    analyticsMemo: new AnalyticsMemo(),
     logger: shared.logger,
   };
 }

@@ -26,13 +26,15 @@ const PROBE_METRIC = Metric.PAGE_VIEWS_TOTAL;
 export async function resolveArticleAnalytics(
   url: string,
   window: DateWindowInput | null | undefined,
-  context: Pick<Context, 'articleMetrics' | 'operationInstant'>,
+  context: Pick<Context, 'articleMetrics' | 'operationInstant' | 'analyticsMemo'>,
   info: GraphQLResolveInfo,
 ): Promise<ArticleAnalyticsParent> {
-  const input = windowFromArgument(window ?? DEFAULT_ANALYTICS_WINDOW);
-  rejectInvalid(validateWindow(input, 'window'));
-  const resolved = resolveWindow(input, context.operationInstant);
-  const selection = selectedMetrics(info);
+  const resolved = context.analyticsMemo.window(window ?? DEFAULT_ANALYTICS_WINDOW, () => {
+    const input = windowFromArgument(window ?? DEFAULT_ANALYTICS_WINDOW);
+    rejectInvalid(validateWindow(input, 'window'));
+    return resolveWindow(input, context.operationInstant);
+  });
+  const selection = context.analyticsMemo.selection(info, () => selectedMetrics(info));
   const metrics = selection.metrics.length === 0 && selection.needsAnswer ? [PROBE_METRIC] : selection.metrics;
   return { url, window: resolved, values: await loadMetrics(context.articleMetrics, url, resolved, metrics) };
 }
