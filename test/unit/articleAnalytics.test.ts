@@ -5,7 +5,7 @@ import { alignInstant, resolveWindow, validateWindow, type ResolvedWindow } from
 import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../src/datasources/wire';
 import { UpstreamError } from '../../src/http/upstreamError';
 import { articleMetricsBatch, type ArticleMetricKey } from '../../src/loaders/articleMetrics';
-import { fakeReporting, FAKE_FETCHED_AT } from '../support/subgraph';
+import { execute, fakeReporting, FAKE_FETCHED_AT, startTestServer } from '../support/subgraph';
 
 const NOW = Date.UTC(2026, 10, 20, 12, 0, 30, 250);
 const DAY_MS = 86_400_000;
@@ -149,5 +149,58 @@ describe('topArticles arguments', () => {
     });
     const request = toTopArticlesRequest({ limit: 0, section: '', window: { last: { number: -1, unit: 'hour' } } });
     expect(validateTopArticles(request).map((problem) => problem.path)).toEqual(['window.last.number', 'limit', 'section']);
+  });
+});
+
+describe('the metrics an operation selects', () => {
+  let server: Awaited<ReturnType<typeof startTestServer>>;
+  beforeAll(async () => {
+    server = await startTestServer({ reporting: fakeReporting(async (body) => rowsPerUrl(body)) });
+  });
+  afterAll(async () => {
+    await server.apollo.stop();
+  });
+  beforeEach(() => {
+    server.reporting.bodies.length = 0;
+  });
+
+  const reps = [{ __typename: 'Article', url: 'https://news.example/article-1' }];
+
+  it('reads fragments, aliases, variables and @include / @skip', async () => {
+    const result = await execute(
+      server,
+      `query ($reps: [_Any!]!, $metric: Metric!, $withScroll: Boolean!) {
+        _entities(representations: $reps) { ... on Article { analytics { ...Numbers views: pageViews scroll: averageScroll @include(if: $withScroll) } } }
+      }
+      fragment Numbers on ArticleAnalytics { m: metric(metric: $metric) revenue @skip(if: true) }`,
+      { reps, metric: 'CPM', withScroll: false },
+    );
+
+    expect(result.errors).toBeUndefined();
+    expect(server.reporting.bodies.map((body) => body.metrics)).toEqual([['pageViewsTotal', 'CPM']]);
+    // rowsPerUrl: the url's length (30) × 10, plus the metric's index in the body.
+    expect(result.data).toEqual({ _entities: [{ analytics: { m: 301, views: 300 } }] });
+  });
+
+  it('asks for one metric when only fetchedAt is read, and for nothing when only from/to are', async () => {
+    const fetchedAt = await execute(
+      server,
+      `query ($reps: [_Any!]!) { _entities(representations: $reps) { ... on Article { analytics { fetchedAt } } } }`,
+      {
+        reps,
+      },
+    );
+    expect(fetchedAt.data).toEqual({ _entities: [{ analytics: { fetchedAt: new Date(FAKE_FETCHED_AT).toISOString() } }] });
+    expect(server.reporting.bodies.map((body) => body.metrics)).toEqual([['pageViewsTotal']]);
+
+    const window = await execute(
+      server,
+      `query ($reps: [_Any!]!) { _entities(representations: $reps) { ... on Article { analytics { from to } } } }`,
+      {
+        reps,
+      },
+    );
+    expect(window.errors).toBeUndefined();
+    expect(server.reporting.bodies).toHaveLength(1);
   });
 });
