@@ -1,6 +1,6 @@
 import { AnalyticsMemo } from './analytics/operationMemo';
 import { alignInstant } from './analytics/window';
-import type { AnalyticsConfig } from './config';
+import type { AnalyticsConfig, Config } from './config';
 import type { RecommenderAPI } from './datasources/recommenderAPI';
 import type { ReportingAPI } from './datasources/reportingAPI';
 import { createArticleMetricsLoader, type ArticleMetricsLoader } from './loaders/articleMetrics';
@@ -22,8 +22,12 @@ export interface Context {
   operationInstant: number;
   /** Per request: window and selection readings shared by every article of the operation. */
   analyticsMemo: AnalyticsMemo;
+  /** The answer TTLs, which the resolvers turn into cache hints for the response's `cache-control` header. */
+  cacheTtls: CacheTtls;
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
 }
+
+export type CacheTtls = Pick<Config['cache'], 'renderTtlSeconds' | 'dashboardTtlSeconds'>;
 
 /** The process-wide pieces every request's context is built from. */
 export interface SharedDependencies {
@@ -31,6 +35,7 @@ export interface SharedDependencies {
   recommender: Pick<RecommenderAPI, 'render'>;
   renderMaxConcurrency: number;
   analytics: AnalyticsConfig;
+  cacheTtls: CacheTtls;
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
   /** Clock of `operationInstant`; tests pin it. */
   now?: () => number;
@@ -47,6 +52,7 @@ export function createContext(shared: SharedDependencies): Context {
     articleMetrics: createArticleMetricsLoader(shared.reporting, { chunkSize: shared.analytics.chunkSize }),
     operationInstant: alignInstant((shared.now ?? Date.now)(), shared.analytics.windowAlignSeconds),
     analyticsMemo: new AnalyticsMemo(),
+    cacheTtls: shared.cacheTtls,
     logger: shared.logger,
   };
 }

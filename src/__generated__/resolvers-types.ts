@@ -42,7 +42,11 @@ export type Article = {
    * an error at this path, when the reporting API fails.
    */
   analytics?: Maybe<ArticleAnalytics>;
-  /** Articles like this one, from a recommender experience (render.json with `canonical_url` = this article's url). */
+  /**
+   * Articles like this one, from a recommender experience (render.json with
+   * `canonical_url` = this article's url). Cacheable for
+   * `RENDER_CACHE_TTL_SECONDS`: publicly, or privately when `clientId` is given.
+   */
   related?: Maybe<Array<Recommendation>>;
   /** Absolute URL of the article; the key other subgraphs join on. */
   url: Scalars['String']['output'];
@@ -106,6 +110,14 @@ export type ArticleRanking = {
   /** The value of the ranking metric. */
   value: Scalars['Float']['output'];
 };
+
+/** Who may cache a response: anyone (PUBLIC) or only the one caller it was made for (PRIVATE). */
+export enum CacheControlScope {
+  /** Only a per-caller cache may keep the response. */
+  Private = 'PRIVATE',
+  /** Shared caches (a router, a CDN) may keep the response and serve it to anyone. */
+  Public = 'PUBLIC'
+}
 
 /** One filter condition; the values are OR-ed (for NEQ and NLIKE: none may match). */
 export type DashboardFilterInput = {
@@ -232,13 +244,15 @@ export type Query = {
    * A report from the reporting API: one result per requested metric, in the
    * order of `query.metrics`, each with its total, its grouped rows and its time
    * series over the window. Invalid queries fail with `BAD_USER_INPUT` listing
-   * every problem in `extensions.invalidArgs`.
+   * every problem in `extensions.invalidArgs`. Cacheable publicly for
+   * `DASHBOARD_CACHE_TTL_SECONDS`, or an hour when the window ended in the past.
    */
   dashboard?: Maybe<Array<DashboardResult>>;
   /**
    * Recommended articles of one recommender experience, ranked as the experience
    * is configured. Give `canonicalUrl` for articles like a given one, or `domain`
-   * for the site's front page; at least one of them is required.
+   * for the site's front page; at least one of them is required. Cacheable for
+   * `RENDER_CACHE_TTL_SECONDS`: publicly, or privately when `clientId` is given.
    */
   recommendations?: Maybe<Array<Recommendation>>;
   /** The articles that did best over a window by one metric, optionally within one domain or section; join their content through `article`. */
@@ -275,7 +289,7 @@ export type Reader = {
   __typename?: 'Reader';
   /** The platform's user id or the site's own subscriber id. */
   clientId: Scalars['ID']['output'];
-  /** Recommendations personalized for this reader. Give `canonicalUrl` or `domain` (at least one). */
+  /** Recommendations personalized for this reader. Give `canonicalUrl` or `domain` (at least one). Cacheable privately for `RENDER_CACHE_TTL_SECONDS`. */
   recommendations?: Maybe<Array<Recommendation>>;
 };
 
@@ -429,7 +443,7 @@ export type ResolversTypes = ResolversObject<{
   ArticleAnalytics: ResolverTypeWrapper<ArticleAnalyticsParent>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   ArticleRanking: ResolverTypeWrapper<ArticleRankingParent>;
-  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  CacheControlScope: CacheControlScope;
   DashboardFilterInput: DashboardFilterInput;
   DashboardOrderInput: DashboardOrderInput;
   DashboardQueryInput: DashboardQueryInput;
@@ -451,6 +465,7 @@ export type ResolversTypes = ResolversObject<{
   SortDirection: SortDirection;
   TimeUnit: TimeUnit;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  Int: ResolverTypeWrapper<Scalars['Int']['output']>;
 }>;
 
 /** Mapping between all available schema types and the resolvers parents */
@@ -461,7 +476,6 @@ export type ResolversParentTypes = ResolversObject<{
   ArticleAnalytics: ArticleAnalyticsParent;
   Float: Scalars['Float']['output'];
   ArticleRanking: ArticleRankingParent;
-  Int: Scalars['Int']['output'];
   DashboardFilterInput: DashboardFilterInput;
   DashboardOrderInput: DashboardOrderInput;
   DashboardQueryInput: DashboardQueryInput;
@@ -477,7 +491,16 @@ export type ResolversParentTypes = ResolversObject<{
   Recommendation: RankedRecommendation;
   RelativeWindowInput: RelativeWindowInput;
   Boolean: Scalars['Boolean']['output'];
+  Int: Scalars['Int']['output'];
 }>;
+
+export type CacheControlDirectiveArgs = {
+  inheritMaxAge?: Maybe<Scalars['Boolean']['input']>;
+  maxAge?: Maybe<Scalars['Int']['input']>;
+  scope?: Maybe<CacheControlScope>;
+};
+
+export type CacheControlDirectiveResolver<Result, Parent, ContextType = Context, Args = CacheControlDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
 export type ArticleResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Article'] = ResolversParentTypes['Article'], FederationReferenceType extends FederationReferenceTypes['Article'] = FederationReferenceTypes['Article']> = ResolversObject<{
   __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Article']> | FederationReferenceType, FederationReferenceType, ContextType>;
@@ -593,3 +616,6 @@ export type Resolvers<ContextType = Context> = ResolversObject<{
   TimeUnit?: TimeUnitResolvers;
 }>;
 
+export type DirectiveResolvers<ContextType = Context> = ResolversObject<{
+  cacheControl?: CacheControlDirectiveResolver<any, any, ContextType>;
+}>;

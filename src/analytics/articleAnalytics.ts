@@ -5,6 +5,7 @@ import type { Fetched } from '../datasources/fetched';
 import type { MetricName } from '../datasources/wire';
 import type { ArticleMetricsLoader } from '../loaders/articleMetrics';
 import { Metric, TimeUnit } from '../resolvers/enums';
+import { hintDashboardAnswer } from '../resolvers/cacheHints';
 import { rejectInvalid } from '../resolvers/invalidArguments';
 import type { ArticleAnalyticsParent } from '../resolvers/parents';
 import { windowFromArgument } from './enumDefaults';
@@ -26,17 +27,25 @@ const PROBE_METRIC = Metric.PAGE_VIEWS_TOTAL;
 export async function resolveArticleAnalytics(
   url: string,
   window: DateWindowInput | null | undefined,
-  context: Pick<Context, 'articleMetrics' | 'operationInstant' | 'analyticsMemo'>,
+  context: Pick<Context, 'articleMetrics' | 'operationInstant' | 'analyticsMemo' | 'cacheTtls'>,
   info: GraphQLResolveInfo,
 ): Promise<ArticleAnalyticsParent> {
-  const resolved = context.analyticsMemo.window(window ?? DEFAULT_ANALYTICS_WINDOW, () => {
-    const input = windowFromArgument(window ?? DEFAULT_ANALYTICS_WINDOW);
+  const input = windowFromArgument(window ?? DEFAULT_ANALYTICS_WINDOW);
+  const resolved = context.analyticsMemo.window(input, () => {
     rejectInvalid(validateWindow(input, 'window'));
     return resolveWindow(input, context.operationInstant);
   });
   const selection = context.analyticsMemo.selection(info, () => selectedMetrics(info));
   const metrics = selection.metrics.length === 0 && selection.needsAnswer ? [PROBE_METRIC] : selection.metrics;
-  return { url, window: resolved, values: await loadMetrics(context.articleMetrics, url, resolved, metrics) };
+  const values = await loadMetrics(context.articleMetrics, url, resolved, metrics);
+  // The caller's window, not the pinned one: "the last 7 days" keeps moving, so it gets the short TTL.
+  hintDashboardAnswer(info, context.cacheTtls, input, oldestFetchedAt(values) ?? Date.now());
+  return { url, window: resolved, values };
+}
+
+function oldestFetchedAt(values: ReadonlyMap<MetricName, Fetched<number>>): number | undefined {
+  const fetched = [...values.values()].map((value) => value.fetchedAt);
+  return fetched.length === 0 ? undefined : Math.min(...fetched);
 }
 
 async function loadMetrics(
@@ -60,7 +69,5 @@ export async function analyticsValue(
 
 /** The oldest of the answers the numbers came from: the most honest age for the whole object. */
 export async function analyticsFetchedAt(parent: ArticleAnalyticsParent, loader: ArticleMetricsLoader): Promise<number> {
-  const fetched = [...parent.values.values()].map((value) => value.fetchedAt);
-  if (fetched.length > 0) return Math.min(...fetched);
-  return (await analyticsValue(parent, PROBE_METRIC, loader)).fetchedAt;
+  return oldestFetchedAt(parent.values) ?? (await analyticsValue(parent, PROBE_METRIC, loader)).fetchedAt;
 }

@@ -1,21 +1,9 @@
 import type { DateWindowInput } from '../__generated__/resolvers-types';
 import { validateDashboardQuery } from '../dashboard/validate';
-import type { DashboardQueryBody, TimeUnitName } from '../datasources/wire';
+import { rangeInstants, windowLengthMs } from '../dashboard/window';
+import type { DashboardQueryBody } from '../datasources/wire';
 import { Metric } from '../resolvers/enums';
 import type { InvalidArgument } from '../resolvers/invalidArguments';
-import { isDateOnly, parseIsoInstant } from '../scalars/instants';
-
-const MINUTE_MS = 60_000;
-const DAY_MS = 24 * 60 * MINUTE_MS;
-
-/** Length of each relative unit; a month is 30 days, as the emulator counts it (contract §2 leaves it open). */
-const UNIT_MS: Record<TimeUnitName, number> = {
-  minute: MINUTE_MS,
-  hour: 60 * MINUTE_MS,
-  day: DAY_MS,
-  week: 7 * DAY_MS,
-  month: 30 * DAY_MS,
-};
 
 /** A window pinned to instants: what every article of one operation is measured over. */
 export interface ResolvedWindow {
@@ -46,20 +34,20 @@ export function validateWindow(window: DateWindowInput, argument: string): Inval
  * Validate first.
  */
 export function resolveWindow(window: DateWindowInput, operationInstant: number): ResolvedWindow {
-  if (window.last != null) {
-    const from = operationInstant - window.last.number * UNIT_MS[window.last.unit];
+  const length = windowLengthMs(window);
+  if (window.last != null && length !== undefined) {
+    const from = operationInstant - length;
     const dates = { range: { start: new Date(from).toISOString(), end: new Date(operationInstant).toISOString() } };
     return { key: JSON.stringify(dates), dates, from, to: operationInstant };
   }
   if (window.range != null) {
-    const { start, end } = window.range;
-    const from = parseIsoInstant(start);
-    const endInstant = parseIsoInstant(end);
-    if (from === undefined || endInstant === undefined) throw new Error('resolveWindow: the range is not valid; validate it first');
-    const dates = { range: { start, end } };
-    return { key: JSON.stringify(dates), dates, from, to: isDateOnly(end) ? endInstant + DAY_MS - 1 : endInstant };
+    const { start, end } = rangeInstants(window.range);
+    if (start !== undefined && end !== undefined) {
+      const dates = { range: { start: window.range.start, end: window.range.end } };
+      return { key: JSON.stringify(dates), dates, from: start, to: end };
+    }
   }
-  throw new Error('resolveWindow: the window has neither last nor range; validate it first');
+  throw new Error('resolveWindow: the window is not valid; validate it first');
 }
 
 /** The operation's instant, rounded down so that operations close in time ask identical questions (0: not rounded). */

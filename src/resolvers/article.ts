@@ -1,5 +1,6 @@
 import type { ArticleResolvers } from '../__generated__/resolvers-types';
 import { resolveArticleAnalytics } from '../analytics/articleAnalytics';
+import { hintRenderAnswer, recommendationScope } from './cacheHints';
 import { rejectInvalid } from './invalidArguments';
 import { rankRecommendations } from './parents';
 import { toRenderParams, validateRenderParams } from './renderParams';
@@ -11,10 +12,12 @@ export const Article: ArticleResolvers = {
   // All this subgraph knows of an article is its url; the fields below need nothing more.
   __resolveReference: (reference) => ({ url: reference.url }),
 
-  related: async (article, { experienceId, clientId }, context) => {
+  related: async (article, { experienceId, clientId }, context, info) => {
     const params = toRenderParams({ experienceId, canonicalUrl: article.url, clientId });
     rejectInvalid(validateRenderParams(params, RELATED_PATHS));
-    return rankRecommendations(await context.recommendations.load(params));
+    const answer = await context.recommendations.load(params);
+    hintRenderAnswer(info, context.cacheTtls, answer.fetchedAt, recommendationScope(params.clientId));
+    return rankRecommendations(answer);
   },
 
   analytics: (article, { window }, context, info) => resolveArticleAnalytics(article.url, window, context, info),

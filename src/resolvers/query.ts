@@ -3,26 +3,33 @@ import { rankArticles, toTopArticlesRequest, topArticlesQuery, validateTopArticl
 import { resolveWindow } from '../analytics/window';
 import { toDashboardQueryBody } from '../dashboard/toQueryBody';
 import { validateDashboardQuery } from '../dashboard/validate';
+import { hintDashboardAnswer, hintRenderAnswer, recommendationScope } from './cacheHints';
 import { rejectInvalid } from './invalidArguments';
 import { rankRecommendations, stampDashboardResults } from './parents';
 import { toRenderParams, validateRenderParams } from './renderParams';
 
 export const Query: QueryResolvers = {
-  recommendations: async (_root, args, context) => {
+  recommendations: async (_root, args, context, info) => {
     const params = toRenderParams(args);
     rejectInvalid(validateRenderParams(params));
-    return rankRecommendations(await context.recommendations.load(params));
+    const answer = await context.recommendations.load(params);
+    hintRenderAnswer(info, context.cacheTtls, answer.fetchedAt, recommendationScope(params.clientId));
+    return rankRecommendations(answer);
   },
 
-  dashboard: async (_root, { query }, context) => {
+  dashboard: async (_root, { query }, context, info) => {
     rejectInvalid(validateDashboardQuery(query));
-    return stampDashboardResults(await context.reporting.query(toDashboardQueryBody(query)));
+    const answer = await context.reporting.query(toDashboardQueryBody(query));
+    hintDashboardAnswer(info, context.cacheTtls, query.dates, answer.fetchedAt);
+    return stampDashboardResults(answer);
   },
 
-  topArticles: async (_root, args, context) => {
+  topArticles: async (_root, args, context, info) => {
     const request = toTopArticlesRequest(args);
     rejectInvalid(validateTopArticles(request));
-    const window = resolveWindow(request.window, context.operationInstant);
-    return rankArticles(await context.reporting.query(topArticlesQuery(request, window)));
+    const answer = await context.reporting.query(topArticlesQuery(request, resolveWindow(request.window, context.operationInstant)));
+    // The caller's window, not the pinned one: "the last day" keeps moving, so it gets the short TTL.
+    hintDashboardAnswer(info, context.cacheTtls, request.window, answer.fetchedAt);
+    return rankArticles(answer);
   },
 };

@@ -274,3 +274,32 @@ describe('topArticles', () => {
     expect((await readStats(emulator)).dashboard.count).toBe(0);
   });
 });
+
+describe('cache hints', () => {
+  /** One POST, keeping the response's cache-control header. */
+  async function cacheControlOf(query: string, variables: Record<string, unknown> = {}): Promise<string | null> {
+    const response = await fetch(subgraph.graphqlUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query, variables }),
+    });
+    const body = (await response.json()) as { errors?: unknown };
+    if (body.errors !== undefined) throw new Error(`unexpected errors: ${JSON.stringify(body.errors)}`);
+    return response.headers.get('cache-control');
+  }
+
+  const ANALYTICS = `query ($reps: [_Any!]!, $window: DateWindowInput) {
+    _entities(representations: $reps) { ... on Article { analytics(window: $window) { pageViews } } }
+  }`;
+
+  it('gives a relative window the dashboard TTL (it keeps moving), though it is sent upstream as a range', async () => {
+    expect(await cacheControlOf(ANALYTICS, { reps: articleRepresentations(urls(2)) })).toBe('max-age=60, public');
+    expect(await cacheControlOf(TOP, { limit: 2 })).toBe('max-age=60, public');
+  });
+
+  it('keeps an ended range an hour', async () => {
+    const window = { range: { start: '2026-01-01', end: '2026-01-02' } };
+    expect(await cacheControlOf(ANALYTICS, { reps: articleRepresentations(urls(2)), window })).toBe('max-age=3600, public');
+    expect(await cacheControlOf(TOP, { limit: 2, window })).toBe('max-age=3600, public');
+  });
+});

@@ -100,7 +100,7 @@ describe('recommendations', () => {
       }`,
       { known: mostRead.id, domain: mostRead.domain },
     );
-    // Both calls were made; only `unknown` failed. (Its field is non-null, so `data` itself is null.)
+    // Both calls were made; only `unknown` failed (a nullable field: `known` keeps its data).
     expect(response.errors?.map((error) => [error.path, error.extensions?.code])).toEqual([[['unknown'], 'NOT_FOUND']]);
     expect((await readStats(emulator)).render).toEqual({ count: 2, distinct: 2 });
   });
@@ -214,12 +214,38 @@ describe('dashboard', () => {
     }
   });
 
-  it('answers the upstream 400 for an unavailable granularity as BAD_USER_INPUT', async () => {
-    const response = await postGraphQL(subgraph.graphqlUrl, DASHBOARD, {
-      query: { dates: { last: { number: 30, unit: 'DAY' } }, metrics: ['PAGE_VIEWS_TOTAL'], granularity: 'REALTIME' },
-    });
+  it.each([
+    { name: 'a 99,999,999-day window', query: { dates: { last: { number: 99_999_999, unit: 'DAY' } } }, path: 'query.dates.last.number' },
+    {
+      name: 'REALTIME over 1900-9999',
+      query: { dates: { range: { start: '1900-01-01', end: '9999-12-31' } }, granularity: 'REALTIME' },
+      path: 'query.dates.range',
+    },
+    {
+      name: 'REALTIME over 30 days',
+      query: { dates: { last: { number: 30, unit: 'DAY' } }, granularity: 'REALTIME' },
+      path: 'query.granularity',
+    },
+    {
+      name: 'HOURLY over 5 weeks',
+      query: { dates: { last: { number: 5, unit: 'WEEK' } }, granularity: 'HOURLY' },
+      path: 'query.granularity',
+    },
+    { name: 'a limit of 1001', query: { dates: { last: { number: 1, unit: 'DAY' } }, limit: 1001 }, path: 'query.limit' },
+    {
+      name: 'NEW_ARTICLES by device type',
+      query: { dates: { last: { number: 1, unit: 'DAY' } }, metrics: ['NEW_ARTICLES'], groupBy: ['DEVICE_TYPE'] },
+      path: 'query.groupBy',
+    },
+  ])('refuses $name as BAD_USER_INPUT naming $path, before any upstream call', async ({ query, path }) => {
+    await resetStats(emulator);
+    const response = await postGraphQL(subgraph.graphqlUrl, DASHBOARD, { query: { metrics: ['PAGE_VIEWS_TOTAL'], ...query } });
     expect(response.errors?.map((error) => error.extensions?.code)).toEqual(['BAD_USER_INPUT']);
-    expect(response.errors?.[0].extensions?.upstreamErrors).toEqual(expect.any(Array));
+    expect(response.errors?.[0].extensions?.invalidArgs).toEqual([{ path, message: expect.any(String) }]);
+    expect(response.errors?.[0].message).toContain(path);
+    expect(response.data).toEqual({ dashboard: null });
+    // Not even a sign-in: an invalid query spends none of the account's budget.
+    expect(await readStats(emulator)).toMatchObject({ dashboard: { count: 0 }, signin: { count: 0 } });
   });
 });
 

@@ -11,7 +11,7 @@ import { Secret } from '../../src/secret';
 import { buildServer } from '../../src/server';
 import { createUpstreams } from '../../src/upstreams';
 import { call } from './emulator';
-import { silentLogger } from './subgraph';
+import { DEFAULT_CACHE_TTLS, silentLogger } from './subgraph';
 
 export interface RecordingSubgraph {
   graphqlUrl: string;
@@ -37,7 +37,7 @@ export async function startRecordingSubgraph(emulator: RunningEmulator, analytic
     },
   };
   const server = buildServer(
-    { production: false, renderMaxConcurrency: 4, analytics },
+    { production: false, renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, analytics },
     { reporting, recommender: upstreams.recommender, logger: silentLogger },
   );
   await server.start();

@@ -1,6 +1,7 @@
 import { UpstreamError } from '../../src/http/upstreamError';
 import { buildServer, type BuiltServer } from '../../src/server';
 import {
+  DEFAULT_CACHE_TTLS,
   FAKE_FETCHED_AT,
   errorCodes,
   execute,
@@ -408,7 +409,7 @@ describe('Query.dashboard', () => {
 describe('server lifecycle', () => {
   it('is starting before start(), ready after, stopping after stop()', async () => {
     const built: BuiltServer = buildServer(
-      { production: false, renderMaxConcurrency: 1 },
+      { production: false, renderMaxConcurrency: 1, cache: DEFAULT_CACHE_TTLS },
       {
         recommender: fakeRecommender(),
         reporting: fakeReporting(),
