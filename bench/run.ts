@@ -1,4 +1,5 @@
 import { cpus } from 'node:os';
+import { analyticsReport, benchAnalytics, type AnalyticsScenario } from './analyticsBench';
 import { busiestReaders } from './demoReaders';
 import { benchEmulator, paramsPool, startBenchEmulator, type EmulatorFigures } from './emulatorBench';
 import { spawnSubgraph } from './processes';
@@ -31,7 +32,8 @@ async function main(): Promise<void> {
     });
     try {
       const subgraphFigures = await benchSubgraph(emulator, subgraph, pool);
-      process.stdout.write(report(emulatorFigures, subgraphFigures));
+      const analyticsFigures = await benchAnalytics(emulator, subgraph);
+      process.stdout.write(report(emulatorFigures, subgraphFigures, analyticsFigures));
     } finally {
       await subgraph.stop();
     }
@@ -40,7 +42,7 @@ async function main(): Promise<void> {
   }
 }
 
-function report(e: EmulatorFigures, s: SubgraphFigures): string {
+function report(e: EmulatorFigures, s: SubgraphFigures, analytics: readonly AnalyticsScenario[]): string {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   const lines = [
     `Node ${process.version}, ${cpus().length} × ${cpu}, ${new Date().toISOString().slice(0, 10)}`,
@@ -80,6 +82,7 @@ function report(e: EmulatorFigures, s: SubgraphFigures): string {
         `${(g.p50 / d.p50).toFixed(2)} | ${(g.throughputPerSecond / d.throughputPerSecond).toFixed(2)} |`,
     ),
     '',
+    ...analyticsReport(analytics),
   ];
   return `${lines.join('\n')}\n`;
 }

@@ -23,7 +23,26 @@ export interface Config {
     /** How old an answer may be and still be served when the upstream fails. */
     staleIfErrorSeconds: number;
   };
+  analytics: AnalyticsConfig;
 }
+
+/** Article analytics (`Article.analytics`, `topArticles`). */
+export interface AnalyticsConfig {
+  /** Article URLs per dashboard query; the real API returns at most about 500 rows per query. */
+  chunkSize: number;
+  /**
+   * Relative windows end at the operation's instant rounded down to this many
+   * seconds (0: not rounded), so repeated operations ask the same question
+   * and the answer cache can serve them.
+   */
+  windowAlignSeconds: number;
+}
+
+/** What the server uses when a caller (a test) gives no analytics configuration. */
+export const DEFAULT_ANALYTICS_CONFIG: AnalyticsConfig = Object.freeze({ chunkSize: 500, windowAlignSeconds: 60 });
+
+/** The upstream's own maximum `limit` (contract §2): one chunk's rows must fit in one page. */
+const MAX_ANALYTICS_CHUNK_SIZE = 1000;
 
 export class ConfigError extends Error {
   constructor(readonly problems: readonly string[]) {
@@ -54,6 +73,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       renderTtlSeconds: reader.integer('RENDER_CACHE_TTL_SECONDS', 60, 0, 86_400),
       dashboardTtlSeconds: reader.integer('DASHBOARD_CACHE_TTL_SECONDS', 60, 0, 86_400),
       staleIfErrorSeconds: reader.integer('STALE_IF_ERROR_SECONDS', 600, 0, 7 * 86_400),
+    },
+    analytics: {
+      chunkSize: reader.integer('ANALYTICS_CHUNK_SIZE', DEFAULT_ANALYTICS_CONFIG.chunkSize, 1, MAX_ANALYTICS_CHUNK_SIZE),
+      windowAlignSeconds: reader.integer('ANALYTICS_WINDOW_ALIGN_SECONDS', DEFAULT_ANALYTICS_CONFIG.windowAlignSeconds, 0, 3_600),
     },
   };
   if (reader.problems.length > 0) throw new ConfigError(reader.problems);

@@ -1,6 +1,9 @@
-import type { Config } from './config';
+import { AnalyticsMemo } from './analytics/operationMemo';
+import { alignInstant } from './analytics/window';
+import type { AnalyticsConfig, Config } from './config';
 import type { RecommenderAPI } from './datasources/recommenderAPI';
 import type { ReportingAPI } from './datasources/reportingAPI';
+import { createArticleMetricsLoader, type ArticleMetricsLoader } from './loaders/articleMetrics';
 import { createRecommendationsLoader, type RecommendationsLoader } from './loaders/recommendations';
 import type { Logger } from './logger';
 
@@ -10,6 +13,15 @@ export interface Context {
   reporting: Pick<ReportingAPI, 'query'>;
   /** Per request: its cache holds what this caller asked for. */
   recommendations: RecommendationsLoader;
+  /** Per request: every `Article.analytics` of the operation joins its batches. */
+  articleMetrics: ArticleMetricsLoader;
+  /**
+   * The operation's instant (epoch ms, rounded down to ANALYTICS_WINDOW_ALIGN_SECONDS),
+   * captured once: every relative window of the operation ends here.
+   */
+  operationInstant: number;
+  /** Per request: window and selection readings shared by every article of the operation. */
+  analyticsMemo: AnalyticsMemo;
   /** The answer TTLs, which the resolvers turn into cache hints for the response's `cache-control` header. */
   cacheTtls: CacheTtls;
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
@@ -22,8 +34,11 @@ export interface SharedDependencies {
   reporting: Pick<ReportingAPI, 'query'>;
   recommender: Pick<RecommenderAPI, 'render'>;
   renderMaxConcurrency: number;
+  analytics: AnalyticsConfig;
   cacheTtls: CacheTtls;
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
+  /** Clock of `operationInstant`; tests pin it. */
+  now?: () => number;
 }
 
 /**
@@ -34,6 +49,9 @@ export function createContext(shared: SharedDependencies): Context {
   return {
     reporting: shared.reporting,
     recommendations: createRecommendationsLoader(shared.recommender, { maxConcurrency: shared.renderMaxConcurrency }),
+    articleMetrics: createArticleMetricsLoader(shared.reporting, { chunkSize: shared.analytics.chunkSize }),
+    operationInstant: alignInstant((shared.now ?? Date.now)(), shared.analytics.windowAlignSeconds),
+    analyticsMemo: new AnalyticsMemo(),
     cacheTtls: shared.cacheTtls,
     logger: shared.logger,
   };

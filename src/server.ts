@@ -7,7 +7,7 @@ import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type ErrorRequestHandler, type Express } from 'express';
-import type { Config } from './config';
+import { DEFAULT_ANALYTICS_CONFIG, type Config } from './config';
 import { createContext, type CacheTtls, type Context, type SharedDependencies } from './context';
 import { formatError } from './errors';
 import { createHealthRouter, type Lifecycle } from './health';
@@ -16,7 +16,8 @@ import { operationLogPlugin } from './operationLog';
 import { resolvers } from './resolvers';
 import { loadTypeDefs } from './schema';
 
-export type ServerConfig = Pick<Config, 'production' | 'renderMaxConcurrency'> & { cache: CacheTtls };
+/** `analytics` is optional so callers that do not care (tests) get the defaults. */
+export type ServerConfig = Pick<Config, 'production' | 'renderMaxConcurrency'> & { cache: CacheTtls } & Partial<Pick<Config, 'analytics'>>;
 
 export interface ServerDependencies {
   reporting: SharedDependencies['reporting'];
@@ -80,6 +81,7 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies): Bui
     ...deps,
     renderMaxConcurrency: config.renderMaxConcurrency,
     cacheTtls: { renderTtlSeconds, dashboardTtlSeconds },
+    analytics: config.analytics ?? DEFAULT_ANALYTICS_CONFIG,
   };
   return {
     app,

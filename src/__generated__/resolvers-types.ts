@@ -6,7 +6,7 @@ import { TimeUnit } from '../enums';
 import { FilterOperator } from '../enums';
 import { SortDirection } from '../enums';
 import { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
-import { RankedRecommendation, ArticleRef, ReaderRef, DashboardResultParent } from '../resolvers/mappers';
+import { RankedRecommendation, ArticleRef, ReaderRef, DashboardResultParent, ArticleAnalyticsParent, ArticleRankingParent } from '../resolvers/mappers';
 import { DashboardRowWire, DashboardItemWire, DashboardPointWire } from '../datasources/wire';
 import { Context } from '../context';
 export type Maybe<T> = T | null;
@@ -36,6 +36,13 @@ export type Scalars = {
 export type Article = {
   __typename?: 'Article';
   /**
+   * How this article did over a window (default: the last 7 days). Every
+   * `analytics` field of one operation (a router's whole batch of entities
+   * included) is answered by one reporting query per distinct window. Null, with
+   * an error at this path, when the reporting API fails.
+   */
+  analytics?: Maybe<ArticleAnalytics>;
+  /**
    * Articles like this one, from a recommender experience (render.json with
    * `canonical_url` = this article's url). Cacheable for
    * `RENDER_CACHE_TTL_SECONDS`: publicly, or privately when `clientId` is given.
@@ -50,9 +57,58 @@ export type Article = {
  * A published article, identified by its URL. Owned jointly with other subgraphs
  * (e.g. a CMS that adds the content); this subgraph adds the related articles.
  */
+export type ArticleAnalyticsArgs = {
+  window?: InputMaybe<DateWindowInput>;
+};
+
+
+/**
+ * A published article, identified by its URL. Owned jointly with other subgraphs
+ * (e.g. a CMS that adds the content); this subgraph adds the related articles.
+ */
 export type ArticleRelatedArgs = {
   clientId?: InputMaybe<Scalars['ID']['input']>;
   experienceId: Scalars['ID']['input'];
+};
+
+/** Traffic and engagement of one article over a window. Every field is 0 when the article had no page views. */
+export type ArticleAnalytics = {
+  __typename?: 'ArticleAnalytics';
+  /** Reading time per page view, in seconds (AVERAGE_DURATION_PER_PAGE). */
+  averageDurationPerPage: Scalars['Float']['output'];
+  /** Mean scroll depth, in percent (AVERAGE_SCROLL). */
+  averageScroll: Scalars['Float']['output'];
+  /** When the numbers were fetched from the reporting API. */
+  fetchedAt: Scalars['DateTime']['output'];
+  /** First instant of the window (UTC). */
+  from: Scalars['DateTime']['output'];
+  /** Any metric by name, for the ones without a field of their own. */
+  metric: Scalars['Float']['output'];
+  /** Number of page views (PAGE_VIEWS_TOTAL). */
+  pageViews: Scalars['Float']['output'];
+  /** Advertising revenue (REVENUE_TOTAL). */
+  revenue: Scalars['Float']['output'];
+  /** Last instant of the window (UTC). */
+  to: Scalars['DateTime']['output'];
+  /** Number of distinct readers (UNIQUE_USERS). */
+  uniqueUsers: Scalars['Float']['output'];
+};
+
+
+/** Traffic and engagement of one article over a window. Every field is 0 when the article had no page views. */
+export type ArticleAnalyticsMetricArgs = {
+  metric: Metric;
+};
+
+/** One place in a ranking of articles. */
+export type ArticleRanking = {
+  __typename?: 'ArticleRanking';
+  /** The ranked article as a federated entity, for joining other subgraphs' data about it (e.g. its CMS headline). */
+  article: Article;
+  /** 1-based place. */
+  rank: Scalars['Int']['output'];
+  /** The value of the ranking metric. */
+  value: Scalars['Float']['output'];
 };
 
 /** Who may cache a response: anyone (PUBLIC) or only the one caller it was made for (PRIVATE). */
@@ -199,6 +255,8 @@ export type Query = {
    * `RENDER_CACHE_TTL_SECONDS`: publicly, or privately when `clientId` is given.
    */
   recommendations?: Maybe<Array<Recommendation>>;
+  /** The articles that did best over a window by one metric, optionally within one domain or section; join their content through `article`. */
+  topArticles?: Maybe<Array<ArticleRanking>>;
 };
 
 
@@ -214,6 +272,16 @@ export type QueryRecommendationsArgs = {
   clientId?: InputMaybe<Scalars['ID']['input']>;
   domain?: InputMaybe<Scalars['String']['input']>;
   experienceId: Scalars['ID']['input'];
+};
+
+
+/** The entry points of the analytics subgraph. */
+export type QueryTopArticlesArgs = {
+  domain?: InputMaybe<Scalars['String']['input']>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  metric?: InputMaybe<Metric>;
+  section?: InputMaybe<Scalars['String']['input']>;
+  window?: InputMaybe<DateWindowInput>;
 };
 
 /** A site reader, identified by the client id the recommender personalizes for. */
@@ -372,12 +440,14 @@ export type ResolversTypes = ResolversObject<{
   Article: ResolverTypeWrapper<ArticleRef>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
+  ArticleAnalytics: ResolverTypeWrapper<ArticleAnalyticsParent>;
+  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
+  ArticleRanking: ResolverTypeWrapper<ArticleRankingParent>;
   CacheControlScope: CacheControlScope;
   DashboardFilterInput: DashboardFilterInput;
   DashboardOrderInput: DashboardOrderInput;
   DashboardQueryInput: DashboardQueryInput;
   DashboardResult: ResolverTypeWrapper<DashboardResultParent>;
-  Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   DashboardRow: ResolverTypeWrapper<DashboardRowWire>;
   DataPoint: ResolverTypeWrapper<DashboardPointWire>;
   DateRangeInput: DateRangeInput;
@@ -403,11 +473,13 @@ export type ResolversParentTypes = ResolversObject<{
   Article: ArticleRef;
   ID: Scalars['ID']['output'];
   String: Scalars['String']['output'];
+  ArticleAnalytics: ArticleAnalyticsParent;
+  Float: Scalars['Float']['output'];
+  ArticleRanking: ArticleRankingParent;
   DashboardFilterInput: DashboardFilterInput;
   DashboardOrderInput: DashboardOrderInput;
   DashboardQueryInput: DashboardQueryInput;
   DashboardResult: DashboardResultParent;
-  Float: Scalars['Float']['output'];
   DashboardRow: DashboardRowWire;
   DataPoint: DashboardPointWire;
   DateRangeInput: DateRangeInput;
@@ -432,8 +504,27 @@ export type CacheControlDirectiveResolver<Result, Parent, ContextType = Context,
 
 export type ArticleResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Article'] = ResolversParentTypes['Article'], FederationReferenceType extends FederationReferenceTypes['Article'] = FederationReferenceTypes['Article']> = ResolversObject<{
   __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Article']> | FederationReferenceType, FederationReferenceType, ContextType>;
+  analytics?: Resolver<Maybe<ResolversTypes['ArticleAnalytics']>, ParentType, ContextType, RequireFields<ArticleAnalyticsArgs, 'window'>>;
   related?: Resolver<Maybe<Array<ResolversTypes['Recommendation']>>, ParentType, ContextType, RequireFields<ArticleRelatedArgs, 'experienceId'>>;
   url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+}>;
+
+export type ArticleAnalyticsResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ArticleAnalytics'] = ResolversParentTypes['ArticleAnalytics']> = ResolversObject<{
+  averageDurationPerPage?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  averageScroll?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  fetchedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  from?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  metric?: Resolver<ResolversTypes['Float'], ParentType, ContextType, RequireFields<ArticleAnalyticsMetricArgs, 'metric'>>;
+  pageViews?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  revenue?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  to?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  uniqueUsers?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+}>;
+
+export type ArticleRankingResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ArticleRanking'] = ResolversParentTypes['ArticleRanking']> = ResolversObject<{
+  article?: Resolver<ResolversTypes['Article'], ParentType, ContextType>;
+  rank?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  value?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
 }>;
 
 export type DashboardResultResolvers<ContextType = Context, ParentType extends ResolversParentTypes['DashboardResult'] = ResolversParentTypes['DashboardResult']> = ResolversObject<{
@@ -479,6 +570,7 @@ export type MetricResolvers = EnumResolverSignature<{ ADS_IMPRESSIONS?: any, ADS
 export type QueryResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query']> = ResolversObject<{
   dashboard?: Resolver<Maybe<Array<ResolversTypes['DashboardResult']>>, ParentType, ContextType, RequireFields<QueryDashboardArgs, 'query'>>;
   recommendations?: Resolver<Maybe<Array<ResolversTypes['Recommendation']>>, ParentType, ContextType, RequireFields<QueryRecommendationsArgs, 'experienceId'>>;
+  topArticles?: Resolver<Maybe<Array<ResolversTypes['ArticleRanking']>>, ParentType, ContextType, RequireFields<QueryTopArticlesArgs, 'limit' | 'metric' | 'window'>>;
 }>;
 
 export type ReaderResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Reader'] = ResolversParentTypes['Reader'], FederationReferenceType extends FederationReferenceTypes['Reader'] = FederationReferenceTypes['Reader']> = ResolversObject<{
@@ -506,6 +598,8 @@ export type TimeUnitResolvers = EnumResolverSignature<{ DAY?: any, HOUR?: any, M
 
 export type Resolvers<ContextType = Context> = ResolversObject<{
   Article?: ArticleResolvers<ContextType>;
+  ArticleAnalytics?: ArticleAnalyticsResolvers<ContextType>;
+  ArticleRanking?: ArticleRankingResolvers<ContextType>;
   DashboardResult?: DashboardResultResolvers<ContextType>;
   DashboardRow?: DashboardRowResolvers<ContextType>;
   DataPoint?: DataPointResolvers<ContextType>;

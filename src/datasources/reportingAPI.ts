@@ -7,7 +7,7 @@ import { upstreamTimeToIso } from '../scalars/instants';
 import type { Fetched } from './fetched';
 import { GRANULARITY_NAMES, type DashboardMetricResultWire, type DashboardQueryBody, type GranularityName } from './wire';
 
-const DASHBOARD_QUERY_PATH = '/api/dashboard/query';
+export const DASHBOARD_QUERY_PATH = '/api/dashboard/query';
 
 export interface ReportingAPIOptions {
   baseUrl: string;

@@ -1,4 +1,5 @@
 import type { ArticleResolvers } from '../__generated__/resolvers-types';
+import { resolveArticleAnalytics } from '../analytics/articleAnalytics';
 import { rejectInvalid } from '../errors';
 import { rankRecommendations } from './mappers';
 import { hintRenderAnswer, recommendationScope } from './cacheHints';
@@ -18,4 +19,6 @@ export const Article: ArticleResolvers = {
     hintRenderAnswer(info, context.cacheTtls, answer.fetchedAt, recommendationScope(params.clientId));
     return rankRecommendations(answer);
   },
+
+  analytics: (article, { window }, context, info) => resolveArticleAnalytics(article.url, window, context, info),
 };

@@ -9,6 +9,8 @@ import type {
 } from '../__generated__/resolvers-types';
 import { DateTimeScalar } from '../scalars/dateTime';
 import { Article } from './article';
+import { ArticleAnalytics } from './articleAnalytics';
+import { ArticleRanking } from './articleRanking';
 import { DashboardResult } from './dashboardResult';
 import { DashboardRow } from './dashboardRow';
 import { DataPoint } from './dataPoint';
@@ -22,6 +24,8 @@ import { Recommendation } from './recommendation';
 export const resolvers: Resolvers = {
   Query,
   Article,
+  ArticleAnalytics,
+  ArticleRanking,
   Reader,
   Recommendation,
   DashboardResult,

@@ -1,5 +1,6 @@
 import type { Fetched } from '../datasources/fetched';
-import type { DashboardMetricResultWire, RecommendationWire } from '../datasources/wire';
+import type { ResolvedWindow } from '../analytics/window';
+import type { DashboardMetricResultWire, MetricName, RecommendationWire } from '../datasources/wire';
 
 /**
  * Resolver parents that are not plain wire payloads (codegen `mappers`).
@@ -10,6 +11,23 @@ export type RankedRecommendation = RecommendationWire & { position: number; fetc
 
 /** One metric's result, with when the whole answer arrived from the reporting API. */
 export type DashboardResultParent = DashboardMetricResultWire & { fetchedAt: number };
+
+/**
+ * One article's analytics: its window pinned to instants and the metrics its
+ * selection asked for, already loaded (a metric missing here is loaded by its field).
+ */
+export interface ArticleAnalyticsParent {
+  url: string;
+  window: ResolvedWindow;
+  values: ReadonlyMap<MetricName, Fetched<number>>;
+}
+
+/** One row of a `topArticles` ranking. */
+export interface ArticleRankingParent {
+  rank: number;
+  value: number;
+  url: string;
+}
 
 /** An Article reference: all this subgraph knows of an article is its key. */
 export interface ArticleRef {

@@ -1,4 +1,6 @@
 import type { QueryResolvers } from '../__generated__/resolvers-types';
+import { rankArticles, toTopArticlesRequest, topArticlesQuery, validateTopArticles } from '../analytics/topArticles';
+import { resolveWindow } from '../analytics/window';
 import { toDashboardQueryBody } from '../dashboard/toQueryBody';
 import { validateDashboardQuery } from '../dashboard/validate';
 import { rejectInvalid } from '../errors';
@@ -20,5 +22,14 @@ export const Query: QueryResolvers = {
     const answer = await context.reporting.query(toDashboardQueryBody(query));
     hintDashboardAnswer(info, context.cacheTtls, query.dates, answer.fetchedAt);
     return stampDashboardResults(answer);
+  },
+
+  topArticles: async (_root, args, context, info) => {
+    const request = toTopArticlesRequest(args);
+    rejectInvalid(validateTopArticles(request));
+    const answer = await context.reporting.query(topArticlesQuery(request, resolveWindow(request.window, context.operationInstant)));
+    // The caller's window, not the pinned one: "the last day" keeps moving, so it gets the short TTL.
+    hintDashboardAnswer(info, context.cacheTtls, request.window, answer.fetchedAt);
+    return rankArticles(answer);
   },
 };

@@ -65,7 +65,14 @@ describe('static cache hints in the schema', () => {
         if (cacheControlOf(field.astNode)?.maxAge === 0) fallbacks.push(`${typeName}.${field.name}`);
       }
     }
-    expect(fallbacks.sort()).toEqual(['Article.related', 'Query.dashboard', 'Query.recommendations', 'Reader.recommendations']);
+    expect(fallbacks.sort()).toEqual([
+      'Article.analytics',
+      'Article.related',
+      'Query.dashboard',
+      'Query.recommendations',
+      'Query.topArticles',
+      'Reader.recommendations',
+    ]);
     const reader = schema.getType('Reader');
     expect(isObjectType(reader) && cacheControlOf(reader.getFields().recommendations.astNode)).toEqual({ maxAge: 0, scope: 'PRIVATE' });
   });
@@ -79,11 +86,19 @@ describe('static cache hints in the schema', () => {
   });
 
   it('let the parts of an answer inherit the freshness of the field that fetched it', () => {
-    const inheriting = ['Recommendation', 'DashboardResult', 'DashboardRow', 'DimensionValue', 'DataPoint'].map((name) => {
+    const inheriting = [
+      'Recommendation',
+      'DashboardResult',
+      'DashboardRow',
+      'DimensionValue',
+      'DataPoint',
+      'ArticleAnalytics',
+      'ArticleRanking',
+    ].map((name) => {
       const type = schema.getType(name);
       return type && typeHint(type);
     });
-    expect(inheriting).toEqual(Array(5).fill({ inheritMaxAge: true }));
+    expect(inheriting).toEqual(Array(7).fill({ inheritMaxAge: true }));
   });
 });
 

@@ -31,7 +31,19 @@ describe('loadConfig', () => {
       upstreamTimeoutMs: 10_000,
       renderMaxConcurrency: 8,
       cache: { renderTtlSeconds: 60, dashboardTtlSeconds: 60, staleIfErrorSeconds: 600 },
+      analytics: { chunkSize: 500, windowAlignSeconds: 60 },
     });
+  });
+
+  test('reads the analytics variables and refuses chunks the upstream cannot page', () => {
+    expect(loadConfig({ ANALYTICS_CHUNK_SIZE: '200', ANALYTICS_WINDOW_ALIGN_SECONDS: '0' }).analytics).toEqual({
+      chunkSize: 200,
+      windowAlignSeconds: 0,
+    });
+    expect(configError({ ANALYTICS_CHUNK_SIZE: '1001', ANALYTICS_WINDOW_ALIGN_SECONDS: '-1' }).problems).toEqual([
+      'ANALYTICS_CHUNK_SIZE must be an integer from 1 to 1000 (got "1001")',
+      'ANALYTICS_WINDOW_ALIGN_SECONDS must be an integer from 0 to 3600 (got "-1")',
+    ]);
   });
 
   test('reads every variable', () => {

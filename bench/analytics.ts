@@ -1,0 +1,32 @@
+import { analyticsReport, benchAnalytics } from './analyticsBench';
+import { UNLIMITED_RATES } from './emulatorBench';
+import { spawnEmulator, spawnSubgraph } from './processes';
+import { DEMO_EMAIL, DEMO_PASSWORD } from './upstreamClient';
+
+/* `npm run bench:analytics`: only the article-analytics part of `npm run bench`, same processes and data. */
+
+async function main(): Promise<void> {
+  const emulator = await spawnEmulator({ EMULATOR_SEED: '42', ...UNLIMITED_RATES });
+  try {
+    const subgraph = await spawnSubgraph({
+      NODE_ENV: 'production',
+      LOG_LEVEL: 'warn',
+      REPORTING_BASE_URL: emulator.url,
+      RECOMMENDER_URL: emulator.url,
+      REPORTING_EMAIL: DEMO_EMAIL,
+      REPORTING_PASSWORD: DEMO_PASSWORD,
+    });
+    try {
+      process.stdout.write(`${analyticsReport(await benchAnalytics(emulator, subgraph)).join('\n')}\n`);
+    } finally {
+      await subgraph.stop();
+    }
+  } finally {
+    await emulator.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`bench: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

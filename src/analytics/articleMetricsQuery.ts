@@ -1,0 +1,57 @@
+import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../datasources/wire';
+import { Dimension, FilterOperator, Granularity, Metric, SortDirection } from '../enums';
+import type { ResolvedWindow } from './window';
+
+const METRIC_ORDER: readonly MetricName[] = Object.values(Metric);
+
+/** Metrics in the schema's order, so the same set always makes the same body (and the same cache key). */
+export function canonicalMetrics(metrics: Iterable<MetricName>): MetricName[] {
+  const wanted = new Set(metrics);
+  return METRIC_ORDER.filter((metric) => wanted.has(metric));
+}
+
+/**
+ * Sorted, then cut into chunks of at most `chunkSize`: the same set of URLs
+ * always makes the same queries, whatever order the articles came in.
+ */
+export function chunkUrls(urls: Iterable<string>, chunkSize: number): string[][] {
+  if (!Number.isInteger(chunkSize) || chunkSize < 1) throw new RangeError(`chunkUrls: chunkSize must be an integer >= 1, got ${chunkSize}`);
+  const sorted = [...new Set(urls)].sort();
+  const chunks: string[][] = [];
+  for (let start = 0; start < sorted.length; start += chunkSize) chunks.push(sorted.slice(start, start + chunkSize));
+  return chunks;
+}
+
+/**
+ * One dashboard query for many articles: every metric, one row per URL. The
+ * limit is the URL count, so every article that had traffic fits in one page;
+ * the daily series is the shortest one the upstream offers for any window.
+ */
+export function articleMetricsQuery(window: ResolvedWindow, urls: readonly string[], metrics: readonly MetricName[]): DashboardQueryBody {
+  if (urls.length === 0 || metrics.length === 0) throw new Error('articleMetricsQuery: needs at least one url and one metric');
+  return {
+    dates: window.dates,
+    filters: [{ dimension: Dimension.URL, operator: FilterOperator.EQ, values: [...urls] }],
+    groupBy: [Dimension.URL],
+    metrics: [...metrics],
+    order: { metric: metrics[0], sort: SortDirection.DESC },
+    granularity: Granularity.DAILY,
+    limit: urls.length,
+  };
+}
+
+/** metric → url → the URL's row total. A URL without a row had no traffic in the window. */
+export type ArticleMetricTable = Map<MetricName, Map<string, number>>;
+
+export function tabulateByUrl(results: readonly DashboardMetricResultWire[]): ArticleMetricTable {
+  const table: ArticleMetricTable = new Map();
+  for (const result of results) {
+    const byUrl = new Map<string, number>();
+    for (const row of result.actualData.values) {
+      const url = row.items.find((item) => item.type === Dimension.URL)?.value;
+      if (url !== undefined) byUrl.set(url, row.total);
+    }
+    table.set(result.metric, byUrl);
+  }
+  return table;
+}
