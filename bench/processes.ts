@@ -68,9 +68,9 @@ export async function spawnEmulator(env: Record<string, string>): Promise<Emulat
 }
 
 /** Starts `dist/src/index.js` against the given upstream and waits until it reports ready. */
-export async function spawnSubgraph(env: Record<string, string>): Promise<SubgraphProcess> {
+export async function spawnSubgraph(env: Record<string, string>, nodeArgs: string[] = []): Promise<SubgraphProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, 'dist/src/index.js')], {
+  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist/src/index.js')], {
     env: { ...process.env, PORT: String(port), ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
