@@ -10,6 +10,7 @@ import { loadGraphQL, startOverheadTargets } from './scenario';
  */
 
 const REQUESTS = 20_000;
+const TOP_FUNCTIONS = 15;
 
 interface CpuProfile {
   nodes: { id: number; callFrame: { functionName: string; url: string } }[];
@@ -67,6 +68,18 @@ function split(profile: CpuProfile, requests: number, throughput: number): strin
     const category = categoryOf.get(id)!;
     micros.set(category, micros.get(category)! + (profile.timeDeltas[index] ?? 0));
   });
+  const byFunction = new Map<string, number>();
+  const nodeById = new Map(profile.nodes.map((node) => [node.id, node]));
+  profile.samples.forEach((id, index) => {
+    const { functionName, url } = nodeById.get(id)!.callFrame;
+    if (functionName === '(idle)') return;
+    const name = `${functionName || '(anonymous)'} ${url.replace(/^.*node_modules\//, '').replace(/^.*\/dist\//, 'dist/')}`;
+    byFunction.set(name, (byFunction.get(name) ?? 0) + (profile.timeDeltas[index] ?? 0));
+  });
+  const top = [...byFunction]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, TOP_FUNCTIONS)
+    .map(([name, value]) => `| \`${name.trim()}\` | ${(value / requests).toFixed(1)} µs |`);
   const busy = [...micros].filter(([name]) => name !== 'idle').reduce((sum, [, value]) => sum + value, 0);
   const rows = [...micros]
     .filter(([name]) => name !== 'idle')
@@ -78,6 +91,12 @@ function split(profile: CpuProfile, requests: number, throughput: number): strin
     '|---|---|---|',
     ...rows,
     `| total busy | ${(busy / requests).toFixed(0)} µs | 100% |`,
+    '',
+    `Top ${TOP_FUNCTIONS} functions by self time:`,
+    '',
+    '| function | self time per request |',
+    '|---|---|',
+    ...top,
     '',
   ].join('\n');
 }
