@@ -29,7 +29,7 @@ async function main(): Promise<void> {
 }
 
 async function printOverhead(): Promise<void> {
-  const targets = await startOverheadTargets();
+  const targets = await startOverheadTargets([], process.env.BENCH_PREVIOUS_BUILD);
   try {
     process.stdout.write(`\n### Overhead: this subgraph vs a minimal Apollo Server 5 subgraph, same trivial upstream\n\n`);
     process.stdout.write(overheadReport(await benchOverhead(targets)));

@@ -55,7 +55,11 @@ function searchOf(url: string | undefined): string {
 
 async function send(response: ServerResponse, result: HTTPGraphQLResponse): Promise<void> {
   response.statusCode = result.status ?? 200;
-  for (const [name, value] of result.headers) response.setHeader(name, value);
+  for (const [name, value] of result.headers) {
+    // CORS may already have said `Vary: Origin`; Apollo's own Vary must add to it, not replace it.
+    const earlier = name === 'vary' ? response.getHeader('vary') : undefined;
+    response.setHeader(name, earlier === undefined ? value : `${String(earlier)}, ${value}`);
+  }
   if (result.body.kind === 'complete') {
     response.setHeader('content-length', Buffer.byteLength(result.body.string));
     response.end(result.body.string);
