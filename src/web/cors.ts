@@ -8,6 +8,8 @@ export const APOLLO_SANDBOX_ORIGIN = 'https://studio.apollographql.com';
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 export interface CorsPolicy {
+  /** Only browser requests (an `Origin` header) and preflights concern CORS; routers and servers skip it. */
+  concerns(request: IncomingMessage): boolean;
   /**
    * Adds the CORS headers a browser request needs; answers a preflight
    * itself. Resolves false when the response is already sent.
@@ -29,8 +31,8 @@ export function allowedOrigins(production: boolean, configured: readonly string[
 export function createCorsPolicy(origins: readonly string[]): CorsPolicy {
   const middleware = cors({ origin: [...origins], methods: ['GET', 'POST'], maxAge: PREFLIGHT_MAX_AGE_SECONDS });
   return {
+    concerns: (request) => request.headers.origin !== undefined || request.method === 'OPTIONS',
     apply(request, response) {
-      if (request.headers.origin === undefined && request.method !== 'OPTIONS') return Promise.resolve(true);
       return new Promise((resolve, reject) => {
         // A preflight ends the response without calling next.
         const answered = () => resolve(false);

@@ -24,7 +24,8 @@ export interface GraphQLHandlerOptions<TContext extends BaseContext> {
 export function createGraphQLHandler<TContext extends BaseContext>(options: GraphQLHandlerOptions<TContext>): RouteHandler {
   return async (request, response) => {
     try {
-      if (!(await options.cors.apply(request, response))) return;
+      // Checked first so that the usual request (a router's, without Origin) awaits nothing for CORS.
+      if (options.cors.concerns(request) && !(await options.cors.apply(request, response))) return;
       const body = request.method === 'POST' ? await readJsonBody(request, options.bodyLimitBytes) : undefined;
       const result = await options.apollo.executeHTTPGraphQLRequest({
         httpGraphQLRequest: { method: request.method ?? 'GET', headers: headerMap(request), search: searchOf(request.url), body },

@@ -73,6 +73,13 @@ describe('CORS in development', () => {
     expect(((await response.json()) as { data: { recommendations: unknown[] } }).data.recommendations).toHaveLength(3);
   });
 
+  it('adds no CORS headers to a request without Origin (a router, a server)', async () => {
+    const response = await post(dev.graphqlUrl, JSON.stringify({ query: QUERY }));
+
+    expect(response.status).toBe(200);
+    expect([...response.headers.keys()].filter((name) => name.startsWith('access-control-') || name === 'vary')).toEqual([]);
+  });
+
   it('gives any other origin no Access-Control-Allow-Origin', async () => {
     const response = await preflight(dev.graphqlUrl, 'https://evil.example');
 
