@@ -9,6 +9,8 @@ export interface LoadOptions {
   warmup: number;
   /** Builds request i; the body, if any, is sent as JSON. */
   build: (i: number) => { url: string; method: 'GET' | 'POST'; body?: unknown };
+  /** Extra request headers, the same on every request. */
+  headers?: Record<string, string>;
 }
 
 export interface LoadResult extends LatencySummary {
@@ -44,11 +46,12 @@ async function drive(agent: Agent, options: LoadOptions, total: number, record: 
     while (next < total) {
       const i = next++;
       const { url, method, body } = options.build(i);
+      const headers = body === undefined ? { ...options.headers } : { 'content-type': 'application/json', ...options.headers };
       const t0 = performance.now();
       const response = await request(url, {
         dispatcher: agent,
         method,
-        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        headers,
         body: body === undefined ? undefined : JSON.stringify(body),
       });
       const text = await response.body.text();

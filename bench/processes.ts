@@ -67,10 +67,14 @@ export async function spawnEmulator(env: Record<string, string>): Promise<Emulat
   return { url, pid: child.pid!, startupMs, experiences, stop: () => stop(child) };
 }
 
-/** Starts `dist/src/index.js` against the given upstream and waits until it reports ready. */
-export async function spawnSubgraph(env: Record<string, string>): Promise<SubgraphProcess> {
+/** Starts `dist/src/index.js` (or another build's entry) against the given upstream and waits until it reports ready. */
+export async function spawnSubgraph(
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+  entry = join(ROOT, 'dist/src/index.js'),
+): Promise<SubgraphProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, 'dist/src/index.js')], {
+  const child = spawn(process.execPath, [...nodeArgs, entry], {
     env: { ...process.env, PORT: String(port), ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -2,6 +2,9 @@ import { cpus } from 'node:os';
 import { analyticsReport, benchAnalytics, type AnalyticsScenario } from './analyticsBench';
 import { busiestReaders } from './demoReaders';
 import { benchEmulator, paramsPool, startBenchEmulator, type EmulatorFigures } from './emulatorBench';
+import { profileSubgraph } from './overhead/profile';
+import { overheadReport } from './overhead/report';
+import { benchOverhead, startOverheadTargets } from './overhead/scenario';
 import { spawnSubgraph } from './processes';
 import { fmt } from './stats';
 import { benchSubgraph, type SubgraphFigures } from './subgraphBench';
@@ -11,11 +14,32 @@ import { DEMO_EMAIL, DEMO_PASSWORD } from './upstreamClient';
  * `npm run bench`: builds, then measures the emulator and the subgraph as
  * separate processes over loopback HTTP, with the default demo data (scale 1),
  * and prints a Markdown report for bench/README.md.
+ * `npm run bench -- overhead` runs only the side-by-side overhead scenario,
+ * `npm run bench -- profile` only the CPU profile split.
  */
 
 const SEED = 42;
+const SCENARIOS = ['all', 'overhead', 'profile'] as const;
 
 async function main(): Promise<void> {
+  const scenario = process.argv[2] ?? 'all';
+  if (!(SCENARIOS as readonly string[]).includes(scenario)) throw new Error(`unknown scenario ${scenario}; one of ${SCENARIOS.join(', ')}`);
+  if (scenario === 'all') await benchEmulatorAndSubgraph();
+  if (scenario !== 'profile') await printOverhead();
+  if (scenario !== 'overhead') process.stdout.write(`\n${await profileSubgraph()}`);
+}
+
+async function printOverhead(): Promise<void> {
+  const targets = await startOverheadTargets([], process.env.BENCH_PREVIOUS_BUILD);
+  try {
+    process.stdout.write(`\n### Overhead: this subgraph vs a minimal Apollo Server 5 subgraph, same trivial upstream\n\n`);
+    process.stdout.write(overheadReport(await benchOverhead(targets)));
+  } finally {
+    await targets.stop();
+  }
+}
+
+async function benchEmulatorAndSubgraph(): Promise<void> {
   const clients = busiestReaders(SEED, 1, 40);
   const emulator = await startBenchEmulator(SEED);
   try {

@@ -15,6 +15,8 @@ export interface Config {
   upstream: UpstreamConfig;
   upstreamTimeoutMs: number;
   renderMaxConcurrency: number;
+  /** Browser origins allowed to call /graphql (CORS); development adds the hosted Apollo Sandbox. */
+  corsOrigins: string[];
   /** The answer cache (0 turns one off); see the call path in src/upstream/. */
   cache: {
     renderTtlSeconds: number;
@@ -69,6 +71,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     upstream: readUpstream(reader, env),
     upstreamTimeoutMs: reader.integer('UPSTREAM_TIMEOUT_MS', 10_000, 1, 600_000),
     renderMaxConcurrency: reader.integer('RENDER_MAX_CONCURRENCY', 8, 1, 1_000),
+    corsOrigins: reader.origins('CORS_ORIGINS'),
     cache: {
       renderTtlSeconds: reader.integer('RENDER_CACHE_TTL_SECONDS', 60, 0, 86_400),
       dashboardTtlSeconds: reader.integer('DASHBOARD_CACHE_TTL_SECONDS', 60, 0, 86_400),
@@ -165,6 +168,30 @@ class EnvReader {
       return '';
     }
     return raw;
+  }
+
+  /** A comma-separated list of exact origins (`https://host[:port]`), as browsers send them in `Origin`. */
+  origins(name: string): string[] {
+    if (!this.isSet(name)) return [];
+    const origins: string[] = [];
+    for (const raw of String(this.env[name]).split(',')) {
+      const value = raw.trim();
+      if (value === '') continue;
+      let origin: string | undefined;
+      try {
+        const url = new URL(value);
+        origin =
+          (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value.replace(/\/$/, '') ? url.origin : undefined;
+      } catch {
+        origin = undefined;
+      }
+      if (origin === undefined)
+        this.problems.push(
+          `${name} must list origins like https://app.example.com (scheme, host, optional port; no path), comma-separated (got ${JSON.stringify(value)})`,
+        );
+      else origins.push(origin);
+    }
+    return origins;
   }
 
   email(name: string): string {

@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { isRead, sendJson, type RouteHandler } from './web/respond';
 
 /** Where the server is in its life: only `ready` takes traffic. */
 export type Lifecycle = 'starting' | 'ready' | 'stopping';
@@ -8,14 +8,15 @@ export type Lifecycle = 'starting' | 'ready' | 'stopping';
  * `/health/ready`: send traffic here (Apollo started, upstreams configured,
  * not shutting down); 503 otherwise, so a load balancer drains us first.
  */
-export function createHealthRouter(lifecycle: () => Lifecycle): Router {
-  const router = Router();
-  router.get('/health/live', (_request, response) => {
-    response.status(200).json({ status: 'live' });
-  });
-  router.get('/health/ready', (_request, response) => {
-    const state = lifecycle();
-    response.status(state === 'ready' ? 200 : 503).json({ status: state });
-  });
-  return router;
+export function createHealthRoutes(lifecycle: () => Lifecycle): Record<string, RouteHandler> {
+  return {
+    '/health/live': (request, response) => {
+      if (isRead(request, response)) sendJson(response, 200, { status: 'live' });
+    },
+    '/health/ready': (request, response) => {
+      if (!isRead(request, response)) return;
+      const state = lifecycle();
+      sendJson(response, state === 'ready' ? 200 : 503, { status: state });
+    },
+  };
 }

@@ -6,6 +6,7 @@ import { createLogger, type Logger } from './logger';
 import { Secret } from './secret';
 import { buildServer } from './server';
 import { installShutdown, type ShutdownStep } from './shutdown';
+import { allowedOrigins } from './web/cors';
 import { createUpstreams, type UpstreamsOptions } from './upstreams';
 
 /** Longer than the HTTP drain grace period, so a normal drain always completes first. */
@@ -32,7 +33,8 @@ async function main(): Promise<void> {
 
   await server.start();
   const port = await listen(server.httpServer, config.port);
-  logger.info({ url: `http://localhost:${port}/graphql`, production: config.production }, 'subgraph listening');
+  const corsOrigins = allowedOrigins(config.production, config.corsOrigins);
+  logger.info({ url: `http://localhost:${port}/graphql`, production: config.production, corsOrigins }, 'subgraph listening');
 }
 
 function loadConfigOrExit(): Config {

@@ -5,19 +5,25 @@ import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHt
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { buildSubgraphSchema } from '@apollo/subgraph';
-import { expressMiddleware } from '@as-integrations/express5';
-import express, { type ErrorRequestHandler, type Express } from 'express';
 import { DEFAULT_ANALYTICS_CONFIG, type Config } from './config';
 import { createContext, type CacheTtls, type Context, type SharedDependencies } from './context';
 import { formatError } from './errors';
-import { createHealthRouter, type Lifecycle } from './health';
+import { createHealthRoutes, type Lifecycle } from './health';
 import type { Logger } from './logger';
 import { operationLogPlugin } from './operationLog';
 import { resolvers } from './resolvers';
 import { loadTypeDefs } from './schema';
+import { allowedOrigins, createCorsPolicy } from './web/cors';
+import { createGraphQLHandler } from './web/graphqlHandler';
+import type { RouteHandler } from './web/respond';
+import { createRouter } from './web/router';
 
-/** `analytics` is optional so callers that do not care (tests) get the defaults. */
-export type ServerConfig = Pick<Config, 'production' | 'renderMaxConcurrency'> & { cache: CacheTtls } & Partial<Pick<Config, 'analytics'>>;
+export type { RouteHandler } from './web/respond';
+
+/** `analytics` and `corsOrigins` are optional so callers that do not care (tests) get the defaults. */
+export type ServerConfig = Pick<Config, 'production' | 'renderMaxConcurrency'> & { cache: CacheTtls } & Partial<
+    Pick<Config, 'analytics' | 'corsOrigins'>
+  >;
 
 export interface ServerDependencies {
   reporting: SharedDependencies['reporting'];
@@ -25,33 +31,77 @@ export interface ServerDependencies {
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
 }
 
+export interface ServerOptions {
+  /**
+   * More routes, path → handler (e.g. `/metrics`), served beside `/graphql`
+   * and the health checks. A path already taken is a start-up error.
+   */
+  extraRoutes?: Record<string, RouteHandler>;
+}
+
 export interface BuiltServer {
-  app: Express;
-  /** Wraps `app`; not listening. The caller listens, so tests can pick port 0 and a host. */
+  /** Not listening. The caller listens, so tests can pick port 0 and a host. */
   httpServer: Server;
   apollo: ApolloServer<Context>;
   lifecycle(): Lifecycle;
   /** A fresh per-request context, as the /graphql route builds for each request (for executeOperation). */
   createContext(): Context;
-  /** Starts Apollo and mounts /graphql; readiness turns 200 afterwards. */
+  /** Starts Apollo and opens /graphql; readiness turns 200 afterwards. */
   start(): Promise<void>;
   /** Readiness turns 503, then Apollo stops: the HTTP server stops accepting and in-flight requests finish. */
   stop(): Promise<void>;
 }
 
 /** Room for a router's large `_entities` batches; far more than any hand-written operation needs. */
-const BODY_LIMIT = '1mb';
+const BODY_LIMIT_BYTES = 1024 * 1024;
 /** How long stop() lets in-flight operations finish before cutting connections. */
 const DRAIN_GRACE_MS = 10_000;
+const GRAPHQL_PATH = '/graphql';
 
-/** The HTTP app around the subgraph. It never listens itself and holds no per-caller state. */
-export function buildServer(config: ServerConfig, deps: ServerDependencies): BuiltServer {
+/** The HTTP server around the subgraph: node:http and Apollo, no web framework. It holds no per-caller state. */
+export function buildServer(config: ServerConfig, deps: ServerDependencies, options: ServerOptions = {}): BuiltServer {
   let state: Lifecycle = 'starting';
-  const app = express();
-  app.disable('x-powered-by');
-  const httpServer = createServer(app);
+  const routes = new Map<string, RouteHandler>(Object.entries(createHealthRoutes(() => state)));
+  const onError = (error: unknown) => deps.logger.error({ err: error }, 'unexpected error outside GraphQL execution');
+  const httpServer = createServer(createRouter(routes, onError));
+  const apollo = createApollo(config, deps, httpServer);
+  const { renderTtlSeconds, dashboardTtlSeconds } = config.cache;
+  const shared: SharedDependencies = {
+    ...deps,
+    renderMaxConcurrency: config.renderMaxConcurrency,
+    cacheTtls: { renderTtlSeconds, dashboardTtlSeconds },
+    analytics: config.analytics ?? DEFAULT_ANALYTICS_CONFIG,
+  };
+  const context = async () => createContext(shared);
+  const graphql = createGraphQLHandler({
+    apollo,
+    context,
+    cors: createCorsPolicy(allowedOrigins(config.production, config.corsOrigins ?? [])),
+    bodyLimitBytes: BODY_LIMIT_BYTES,
+    onError,
+  });
+  addRoutes(routes, options.extraRoutes ?? {});
 
-  const apollo = new ApolloServer<Context>({
+  return {
+    httpServer,
+    apollo,
+    lifecycle: () => state,
+    createContext: () => createContext(shared),
+    async start() {
+      await apollo.start();
+      // Only now: before Apollo runs, /graphql is an unknown path (404) like any other.
+      routes.set(GRAPHQL_PATH, graphql);
+      state = 'ready';
+    },
+    async stop() {
+      state = 'stopping';
+      await apollo.stop();
+    },
+  };
+}
+
+function createApollo(config: ServerConfig, deps: ServerDependencies, httpServer: Server): ApolloServer<Context> {
+  return new ApolloServer<Context>({
     schema: buildSubgraphSchema({ typeDefs: loadTypeDefs(), resolvers }),
     logger: deps.logger,
     formatError: (formatted, error) => formatError(formatted, error, { production: config.production }),
@@ -66,63 +116,12 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies): Bui
       ApolloServerPluginCacheControl({ defaultMaxAge: 0, calculateHttpHeaders: true }),
     ],
   });
-
-  // Mounted now, filled by start(): routes keep their order and /graphql answers 404 until Apollo runs.
-  const graphqlRouter = express.Router();
-  app.use(createHealthRouter(() => state));
-  app.use('/graphql', graphqlRouter);
-  app.use((_request, response) => {
-    response.status(404).json({ error: 'Not found: GraphQL is served at /graphql' });
-  });
-  app.use(jsonErrorHandler(config.production, deps.logger));
-
-  const { renderTtlSeconds, dashboardTtlSeconds } = config.cache;
-  const shared: SharedDependencies = {
-    ...deps,
-    renderMaxConcurrency: config.renderMaxConcurrency,
-    cacheTtls: { renderTtlSeconds, dashboardTtlSeconds },
-    analytics: config.analytics ?? DEFAULT_ANALYTICS_CONFIG,
-  };
-  return {
-    app,
-    httpServer,
-    apollo,
-    lifecycle: () => state,
-    createContext: () => createContext(shared),
-    async start() {
-      await apollo.start();
-      graphqlRouter.use(express.json({ limit: BODY_LIMIT }), expressMiddleware(apollo, { context: async () => createContext(shared) }));
-      state = 'ready';
-    },
-    async stop() {
-      state = 'stopping';
-      await apollo.stop();
-    },
-  };
 }
 
-/**
- * Errors outside GraphQL execution (a malformed JSON body, a body over the
- * limit) as JSON in the GraphQL error shape, instead of Express's HTML page.
- */
-function jsonErrorHandler(production: boolean, logger: Pick<Logger, 'error'>): ErrorRequestHandler {
-  return (error: unknown, _request, response, next) => {
-    if (response.headersSent) {
-      next(error);
-      return;
-    }
-    const status = httpStatusOf(error);
-    if (status >= 500) logger.error({ err: error }, 'unexpected error outside GraphQL execution');
-    const message = status < 500 && error instanceof Error ? error.message : 'Internal server error';
-    const extensions: Record<string, unknown> = { code: status < 500 ? 'BAD_REQUEST' : 'INTERNAL_SERVER_ERROR' };
-    if (!production && status >= 500 && error instanceof Error) extensions.stacktrace = error.stack?.split('\n');
-    response.status(status).json({ errors: [{ message, extensions }] });
-  };
-}
-
-function httpStatusOf(error: unknown): number {
-  if (typeof error === 'object' && error !== null && 'status' in error && typeof error.status === 'number') {
-    return error.status >= 400 && error.status < 600 ? error.status : 500;
+function addRoutes(routes: Map<string, RouteHandler>, extra: Record<string, RouteHandler>): void {
+  for (const [path, handler] of Object.entries(extra)) {
+    if (routes.has(path) || path === GRAPHQL_PATH) throw new Error(`route ${path} is already served`);
+    if (!path.startsWith('/')) throw new Error(`route ${path} must start with /`);
+    routes.set(path, handler);
   }
-  return 500;
 }

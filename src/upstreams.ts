@@ -14,7 +14,7 @@ export interface UpstreamsOptions {
   password: Secret;
   timeoutMs: number;
   logger: Pick<Logger, 'info' | 'warn'>;
-  /** Sockets per upstream origin. Default 32. */
+  /** Sockets per upstream origin. Default DEFAULT_CONNECTIONS_PER_ORIGIN (agent.ts). */
   maxConnectionsPerOrigin?: number;
 }
 
@@ -32,7 +32,7 @@ export interface Upstreams {
  * is what makes sharing it safe; per-request loaders are built elsewhere.
  */
 export function createUpstreams(options: UpstreamsOptions): Upstreams {
-  const agent = createAgent({ connections: options.maxConnectionsPerOrigin ?? 32 });
+  const agent = createAgent({ connections: options.maxConnectionsPerOrigin });
   const http = createHttpClient({ dispatcher: agent, timeoutMs: options.timeoutMs, logger: options.logger });
   const signIn = createSignIn({ baseUrl: options.reportingBaseUrl, email: options.email, password: options.password, http });
   const tokens = new TokenProvider({ signIn: withSignInLogging(signIn, options.logger) });

@@ -1,4 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { request, type Dispatcher } from 'undici';
+import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff';
+import { DeadlineSlots } from './deadlines';
 import { parseRetryAfter } from './retryAfter';
 import { isRecord } from './typeGuards';
 import { UpstreamError, type UpstreamFieldError, type UpstreamService } from './upstreamError';
@@ -27,12 +30,18 @@ export interface HttpLogger {
 
 export interface HttpClientOptions {
   dispatcher: Dispatcher;
-  /** Budget for the whole call, the one retry included. */
+  /** Budget for the whole call, retries and their backoff included. */
   timeoutMs: number;
   logger?: HttpLogger;
   /** Clock for HTTP-date `Retry-After` values. */
   now?: () => number;
+  /** How often and how long to wait before retrying; DEFAULT_BACKOFF unless given. */
+  backoff?: BackoffOptions;
+  /** Shared call deadlines; one per client unless given. */
+  deadlines?: DeadlineSlots;
 }
+
+type ResolvedOptions = HttpClientOptions & { backoff: BackoffOptions; deadlines: DeadlineSlots };
 
 /**
  * Statuses where a second attempt can plausibly succeed: a proxy or load
@@ -53,32 +62,47 @@ const RETRYABLE_NETWORK_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET'
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 
 export function createHttpClient(options: HttpClientOptions): HttpClient {
-  return { requestJson: (jsonRequest) => requestJson(jsonRequest, options) };
+  const resolved: ResolvedOptions = {
+    ...options,
+    backoff: options.backoff ?? DEFAULT_BACKOFF,
+    deadlines: options.deadlines ?? new DeadlineSlots(),
+  };
+  return { requestJson: (jsonRequest) => requestJson(jsonRequest, resolved) };
 }
 
 /**
- * Retries at most once, and only requests that are safe to repeat (GET, or a
- * POST marked idempotent) after a failure that a second attempt can fix (see
- * RETRYABLE_STATUSES and RETRYABLE_NETWORK_CODES). Timeouts are never retried:
+ * Retries only requests that are safe to repeat (GET, or a POST marked
+ * idempotent) after a failure that another attempt can fix (see
+ * RETRYABLE_STATUSES and RETRYABLE_NETWORK_CODES), at most
+ * `backoff.retries` times, after a jittered exponential pause, and only when
+ * that pause ends before the call's deadline. Timeouts are never retried:
  * the caller has already waited the whole budget, and a slow upstream is made
- * slower by doubling its load.
+ * slower by doubling its load. A 429 is not retried here (the caller's rate
+ * governor owns the budget).
  */
-async function requestJson(jsonRequest: JsonRequest, options: HttpClientOptions): Promise<unknown> {
-  const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
-  try {
+async function requestJson(jsonRequest: JsonRequest, options: ResolvedOptions): Promise<unknown> {
+  const signal = options.deadlines.signalFor(options.timeoutMs);
+  const deadlineAt = performance.now() + options.timeoutMs;
+  for (let retry = 0; ; retry++) {
     try {
-      return await attempt(jsonRequest, options, deadline.signal);
+      return await attempt(jsonRequest, options, signal);
     } catch (error) {
-      if (!(error instanceof UpstreamError) || !isRetryable(jsonRequest, error)) throw error;
+      if (!(error instanceof UpstreamError) || !isRetryable(jsonRequest, error) || retry >= options.backoff.retries) throw error;
+      const delayMs = backoffDelayMs(retry, options.backoff);
+      if (performance.now() + delayMs >= deadlineAt) throw error;
       options.logger?.warn(
-        { service: error.service, endpoint: error.endpoint, status: error.status, reason: error.reason },
-        'upstream request failed; retrying once',
+        {
+          service: error.service,
+          endpoint: error.endpoint,
+          status: error.status,
+          reason: error.reason,
+          retry: retry + 1,
+          delayMs: Math.round(delayMs),
+        },
+        'upstream request failed; retrying after a pause',
       );
-      return await attempt(jsonRequest, options, deadline.signal);
+      await sleep(delayMs);
     }
-  } finally {
-    clearTimeout(timer);
   }
 }
 
@@ -133,12 +157,27 @@ async function send(
  */
 function beforeDeadline<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
     const onAbort = () => reject(signal.reason);
-    if (signal.aborted) onAbort();
-    else signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    signal.addEventListener('abort', onAbort, ONCE);
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
   });
 }
+
+/** Hoisted: listener options are otherwise a fresh object per call. */
+const ONCE = { once: true } as const;
 
 function buildHeaders(jsonRequest: JsonRequest): Record<string, string> {
   const headers: Record<string, string> = { accept: 'application/json', ...jsonRequest.headers };

@@ -35,8 +35,19 @@ export function upstreamTimeToIso(text: string): string | undefined {
   const match = UPSTREAM_TIME.exec(text);
   if (match === null) return undefined;
   const [, year, month, day, hour, minute, second] = match;
-  const millis = utcMillis(year, month, day, hour, minute, second);
-  return millis === undefined ? undefined : new Date(millis).toISOString();
+  // Assembled as text: once valid, the fields are already ISO's (4-digit year, 2-digit rest),
+  // and this runs for every recommendation, where a Date per item showed in the profile.
+  if (!isValidUtc(Number(year), Number(month), Number(day), Number(hour), Number(minute), Number(second))) return undefined;
+  return `${year}-${month}-${day}T${hour}:${minute}:${second}.000Z`;
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** The proleptic Gregorian calendar, as Date uses it. */
+function isValidUtc(year: number, month: number, day: number, hour: number, minute: number, second: number): boolean {
+  if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) return false;
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return day <= (month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]);
 }
 
 /**

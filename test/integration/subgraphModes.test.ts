@@ -4,8 +4,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import express from 'express';
-import { createHealthRouter } from '../../src/health';
+import { createHealthRoutes } from '../../src/health';
 import { buildServer, type BuiltServer, type ServerConfig } from '../../src/server';
 import { postGraphQL } from '../support/federationGateway';
 import { DEFAULT_CACHE_TTLS, fakeReporting, fakeRecommender, silentLogger } from '../support/subgraph';
@@ -102,10 +101,9 @@ describe('readiness', () => {
     }
   });
 
-  it('answers 503 "stopping" from the health router once shutdown began', async () => {
-    const app = express();
-    app.use(createHealthRouter(() => 'stopping'));
-    const httpServer = createServer(app);
+  it('answers 503 "stopping" from the health routes once shutdown began', async () => {
+    const ready = createHealthRoutes(() => 'stopping')['/health/ready'];
+    const httpServer = createServer((request, response) => void ready(request, response));
     await new Promise<void>((resolve) => httpServer.listen(0, '127.0.0.1', resolve));
     try {
       const response = await fetch(`http://127.0.0.1:${(httpServer.address() as AddressInfo).port}/health/ready`);

@@ -188,7 +188,7 @@ describe('against the emulator', () => {
     expect(await counts()).toEqual({ signin: 1, dashboard: 3, render: 0 });
   });
 
-  test('a dashboard 503 is retried once, then UPSTREAM_UNAVAILABLE', async () => {
+  test('a dashboard 503 is retried twice (with backoff), then UPSTREAM_UNAVAILABLE', async () => {
     const upstreams = upstreamsFor(DEMO_API_USER);
     await upstreams.tokens.getToken();
     await hook('POST', '/__emulator/faults', { target: 'dashboard', status: 503 });
@@ -196,10 +196,10 @@ describe('against the emulator', () => {
     const error = await rejection(upstreams.reporting.query(QUERY));
 
     expect(shown(error).extensions).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', upstream: { status: 503 } });
-    expect((await counts()).dashboard).toBe(2);
+    expect((await counts()).dashboard).toBe(3);
   });
 
-  test('a reset render connection is retried once, then UPSTREAM_UNAVAILABLE', async () => {
+  test('a reset render connection is retried twice (with backoff), then UPSTREAM_UNAVAILABLE', async () => {
     const upstreams = upstreamsFor(DEMO_API_USER);
     const experience = firstExperience();
     await hook('POST', '/__emulator/faults', { target: 'render', reset: true });
@@ -208,7 +208,7 @@ describe('against the emulator', () => {
 
     expect(error.kind).toBe('network');
     expect(shown(error).extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
-    expect((await counts()).render).toBe(2);
+    expect((await counts()).render).toBe(3);
   });
 
   test('an answer slower than the timeout is UPSTREAM_TIMEOUT, without a retry', async () => {

@@ -30,6 +30,7 @@ describe('loadConfig', () => {
       upstream: { mode: 'embedded', emulator: {} },
       upstreamTimeoutMs: 10_000,
       renderMaxConcurrency: 8,
+      corsOrigins: [],
       cache: { renderTtlSeconds: 60, dashboardTtlSeconds: 60, staleIfErrorSeconds: 600 },
       analytics: { chunkSize: 500, windowAlignSeconds: 60 },
     });
@@ -71,6 +72,20 @@ describe('loadConfig', () => {
         rates: { reportingPerMinute: 100, signinPerMinute: 5, renderPerMinute: 100_000 },
       },
     });
+  });
+
+  test('CORS_ORIGINS is a comma-separated list of exact origins', () => {
+    const config = loadConfig({ CORS_ORIGINS: ' https://app.example.com, http://localhost:3000 ,' });
+
+    expect(config.corsOrigins).toEqual(['https://app.example.com', 'http://localhost:3000']);
+  });
+
+  test('a CORS_ORIGINS entry that is not an origin is an error naming it', () => {
+    const error = configError({ CORS_ORIGINS: 'https://app.example.com/path,*,ftp://files.example.com' });
+
+    expect(error.problems).toHaveLength(3);
+    expect(error.problems[0]).toContain('CORS_ORIGINS must list origins');
+    expect(error.problems.join('\n')).toContain('"https://app.example.com/path"');
   });
 
   test('all four upstream variables select the remote upstream, with the password kept secret and untrimmed', () => {

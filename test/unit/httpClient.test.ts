@@ -1,5 +1,7 @@
 import { Agent } from 'undici';
 import { createAgent } from '../../src/http/agent';
+import { backoffDelayMs, type BackoffOptions } from '../../src/http/backoff';
+import { DeadlineSlots } from '../../src/http/deadlines';
 import { createHttpClient, type HttpClient, type JsonRequest } from '../../src/http/httpClient';
 import { buildUrl } from '../../src/http/url';
 import { UpstreamError } from '../../src/http/upstreamError';
@@ -10,6 +12,9 @@ let agent: Agent;
 let http: HttpClient;
 let warnings: { details: object; message: string }[];
 
+/** Short pauses so the suite stays fast; the top of each step, so delays are known exactly. */
+const QUICK_BACKOFF: BackoffOptions = { retries: 2, baseDelayMs: 20, maxDelayMs: 1_000, random: () => 1 };
+
 beforeEach(() => {
   warnings = [];
   agent = createAgent({ connections: 4 });
@@ -18,6 +23,7 @@ beforeEach(() => {
     timeoutMs: 2_000,
     logger: { warn: (details, message) => warnings.push({ details, message }) },
     now: () => Date.parse('2026-11-21T10:00:00Z'),
+    backoff: QUICK_BACKOFF,
   });
 });
 
@@ -166,13 +172,43 @@ describe('retries', () => {
     expect(warnings[0].details).toMatchObject({ service: 'recommender', endpoint: '/thing', status });
   });
 
-  test('a GET answered 503 twice fails with the second answer after exactly two requests', async () => {
+  test('a GET answered 503 every time fails with the last answer after 1 + retries requests', async () => {
     upstream.handle((_request, response) => sendJson(response, 503, { msg: 'down' }));
 
     const error = await failure(get());
 
     expect(error).toMatchObject({ kind: 'http', status: 503, upstreamMessage: 'down' });
-    expect(upstream.requests).toHaveLength(2);
+    expect(upstream.requests).toHaveLength(3);
+    expect(warnings.map((warning) => warning.details)).toMatchObject([
+      { retry: 1, delayMs: 20 },
+      { retry: 2, delayMs: 40 },
+    ]);
+  });
+
+  test('retries wait an exponential pause: at least 20 ms, then at least 40 ms', async () => {
+    const arrivals: number[] = [];
+    upstream.handle((_request, response) => {
+      arrivals.push(performance.now());
+      if (arrivals.length < 3) sendJson(response, 503, {});
+      else sendJson(response, 200, { ok: true });
+    });
+
+    await expect(http.requestJson(get())).resolves.toEqual({ ok: true });
+
+    // Timers never fire early by more than rounding (1 ms).
+    expect(arrivals[1] - arrivals[0]).toBeGreaterThanOrEqual(19);
+    expect(arrivals[2] - arrivals[1]).toBeGreaterThanOrEqual(39);
+  });
+
+  test('a pause that would end after the deadline is not taken: the 503 is returned at once', async () => {
+    const patientBackoff = { ...QUICK_BACKOFF, baseDelayMs: 1_000 };
+    const client = createHttpClient({ dispatcher: agent, timeoutMs: 300, backoff: patientBackoff });
+    upstream.handle((_request, response) => sendJson(response, 503, { msg: 'down' }));
+
+    const error = await failure(get(), client);
+
+    expect(error).toMatchObject({ kind: 'http', status: 503 });
+    expect(upstream.requests).toHaveLength(1);
   });
 
   test.each([400, 401, 403, 404, 429, 500])('a GET answered %i is not retried', async (status) => {
@@ -216,14 +252,14 @@ describe('retries', () => {
     expect(upstream.requests).toHaveLength(2);
   });
 
-  test('a connection reset twice gives a network error after two requests', async () => {
+  test('a connection reset every time gives a network error after 1 + retries requests', async () => {
     upstream.handle((_request, response) => resetConnection(response));
 
     const error = await failure(get());
 
     expect(error.kind).toBe('network');
     expect(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE']).toContain(error.reason);
-    expect(upstream.requests).toHaveLength(2);
+    expect(upstream.requests).toHaveLength(3);
   });
 
   test('a reset POST that is not idempotent is not retried', async () => {
@@ -244,6 +280,72 @@ describe('retries', () => {
 
     expect(error).toMatchObject({ kind: 'network', reason: 'ECONNREFUSED' });
     expect(warnings).toHaveLength(0);
+  });
+});
+
+describe('backoff', () => {
+  const options: BackoffOptions = { retries: 5, baseDelayMs: 100, maxDelayMs: 1_000 };
+
+  test.each([
+    [0, 0, 50],
+    [0, 0.999999, 100],
+    [1, 0, 100],
+    [2, 0.5, 300],
+    [6, 0, 500],
+    [6, 0.999999, 1_000],
+  ])('retry %i with random %f waits %i ms (half fixed, half jitter, doubling up to the cap)', (retry, random, expected) => {
+    expect(backoffDelayMs(retry, { ...options, random: () => random })).toBeCloseTo(expected, 2);
+  });
+
+  test('jitter spreads the pauses of many callers', () => {
+    const delays = new Set(Array.from({ length: 50 }, () => Math.round(backoffDelayMs(1, options))));
+
+    expect(delays.size).toBeGreaterThan(10);
+    for (const delay of delays) expect(delay).toBeGreaterThanOrEqual(100);
+  });
+});
+
+describe('shared deadlines', () => {
+  test('calls whose deadlines fall in the same slot share one signal; a later slot gets its own', () => {
+    // Slots of 10 ms: deadlines 1101 and 1104 share the slot ending at 1110; 1114 does not.
+    let now = 1_001;
+    const slots = new DeadlineSlots(10, () => now);
+
+    const first = slots.signalFor(100);
+    now += 3;
+    const sameSlot = slots.signalFor(100);
+    now += 10;
+    const nextSlot = slots.signalFor(100);
+
+    expect(sameSlot).toBe(first);
+    expect(nextSlot).not.toBe(first);
+  });
+
+  test('a slot aborts no earlier than the deadline of every call in it', async () => {
+    const slots = new DeadlineSlots(20);
+    const started = performance.now();
+    const signal = slots.signalFor(60);
+
+    await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+
+    expect(signal.aborted).toBe(true);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(59);
+  });
+
+  test('many concurrent calls of one client share the deadline without listener warnings', async () => {
+    const emitted: string[] = [];
+    const onWarning = (warning: Error) => emitted.push(warning.name);
+    process.on('warning', onWarning);
+    upstream.handle((_request, response) => sendJson(response, 200, { ok: true }));
+    try {
+      await Promise.all(Array.from({ length: 40 }, () => http.requestJson(get())));
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+
+    expect(upstream.requests).toHaveLength(40);
+    expect(emitted).not.toContain('MaxListenersExceededWarning');
   });
 });
 

@@ -253,16 +253,30 @@ describe('time formats', () => {
     expect(upstreamTimeToIso('2024-02-29 23:59:59')).toBe('2024-02-29T23:59:59.000Z');
   });
 
-  it.each(['2026-02-29 00:00:00', '2026-11-20T08:15:00', '2026-11-20 24:00:00', '2026-13-01 00:00:00', '2026-11-20', '', 'soon'])(
-    'rejects the upstream time %j',
+  it.each(['2000-02-29 00:00:00', '0004-02-29 12:00:00', '0099-12-31 23:59:59', '9999-01-31 00:00:00', '2026-04-30 06:07:08'])(
+    'gives what Date#toISOString gives for the valid upstream time %j',
     (text) => {
-      expect(upstreamTimeToIso(text)).toBeUndefined();
+      expect(upstreamTimeToIso(text)).toBe(new Date(`${text.replace(' ', 'T')}Z`).toISOString());
     },
   );
 
   it('treats an unchecked upstream time reaching a resolver as a bug, not a value', () => {
     expect(checkedUpstreamTimeToIso('2026-11-20 08:15:00')).toBe('2026-11-20T08:15:00.000Z');
     expect(() => checkedUpstreamTimeToIso('yesterday')).toThrow('"yesterday" was not checked at the boundary');
+  });
+
+  it.each([
+    '2026-02-29 00:00:00',
+    '1900-02-29 00:00:00',
+    '2026-04-31 00:00:00',
+    '2026-11-20T08:15:00',
+    '2026-11-20 24:00:00',
+    '2026-13-01 00:00:00',
+    '2026-11-20',
+    '',
+    'soon',
+  ])('rejects the upstream time %j', (text) => {
+    expect(upstreamTimeToIso(text)).toBeUndefined();
   });
 
   it('reads ISO-8601 with a zone, or a date, and nothing ambiguous', () => {
