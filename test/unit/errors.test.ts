@@ -273,7 +273,7 @@ describe('refusals of the call path', () => {
       retryAfter: 42,
       upstream: { service: 'reporting', endpoint: '/api/dashboard/query' },
     });
-    expect(formatted.message).toMatch(/did not send the request; retry after 42 s/);
+    expect(formatted.message).toBe('The reporting API request budget is spent (the subgraph did not send the request); retry after 42 s');
   });
 
   test('an open circuit is UPSTREAM_UNAVAILABLE and says so', () => {
