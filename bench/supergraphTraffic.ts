@@ -183,8 +183,10 @@ async function outage(
   const figures: OutageFigures = {
     warm: { operations: 0, failed: 0 },
     cold: { operations: 0, failed: 0, latency: summarize([]) },
+    coldProbe: { operations: 0, failed: 0, latency: summarize([]) },
     recoveryMs: undefined,
   };
+  const probeSamples: number[] = [];
   const coldSamples: number[] = [];
   let clearedAt: number | undefined;
   const isCold = (i: number) => i % 10 === 0;
