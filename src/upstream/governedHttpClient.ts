@@ -25,7 +25,7 @@ export function createGovernedHttpClient(options: GovernedHttpClientOptions): Ht
       const budget = options.budgetOf(request);
       if (budget === undefined) return options.http.requestJson(request);
       const deadline = options.now() + options.deadlineMs;
-      await options.governor.acquire(budget, request);
+      await options.governor.acquire(budget, whereOf(request));
       try {
         return await options.http.requestJson(request);
       } catch (error) {
@@ -61,8 +61,13 @@ async function retryAfterPause(
   const safe = request.method === 'GET' || request.idempotent === true;
   const leftMs = deadline - options.now();
   if (!safe || retryAfterSeconds * 1000 > leftMs) throw error;
-  await options.governor.acquire(budget, request, leftMs);
+  await options.governor.acquire(budget, whereOf(request), leftMs);
   return options.http.requestJson(request);
+}
+
+/** Only the names: the request itself carries the bearer token and, for sign-in, the password. */
+function whereOf(request: JsonRequest): Pick<JsonRequest, 'service' | 'endpoint'> {
+  return { service: request.service, endpoint: request.endpoint };
 }
 
 function isTooManyRequests(error: unknown): error is UpstreamError {
