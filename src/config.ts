@@ -1,23 +1,8 @@
-import { resolveOptions as resolveEmulatorOptions } from '../emulator/config';
+import { readEmulatorEnv, resolveOptions as resolveEmulatorOptions, type EmulatorBehaviour } from '../emulator/config';
 import { Secret } from './secret';
 
-/** The embedded emulator's options; the same `EMULATOR_*` variables as `npm run emulator`. */
-export interface EmulatorOptions {
-  seed?: number;
-  scale?: number;
-  tokenTtlSeconds?: number;
-  rates?: { reportingPerMinute?: number; signinPerMinute?: number; renderPerMinute?: number };
-}
-
-/** The demo-data generator refuses larger scales (emulator/config.ts). */
-const MAX_EMULATOR_SCALE = 10;
-
-/** Rate-limit variables of the embedded emulator and the option each sets. */
-const EMULATOR_RATE_VARIABLES = [
-  ['EMULATOR_REPORTING_RATE_PER_MINUTE', 'reportingPerMinute'],
-  ['EMULATOR_SIGNIN_RATE_PER_MINUTE', 'signinPerMinute'],
-  ['EMULATOR_RENDER_RATE_PER_MINUTE', 'renderPerMinute'],
-] as const;
+/** The embedded emulator's options: the `EMULATOR_*` variables of `npm run emulator` except where it listens. */
+export type EmulatorOptions = EmulatorBehaviour;
 
 export type UpstreamConfig =
   | { mode: 'embedded'; emulator: EmulatorOptions }
@@ -85,7 +70,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
   // Read in this order so that problems are listed in the order of the README.
   const port = reader.integer('PORT', 4001, 0, 65_535);
   const logLevel = reader.oneOf('LOG_LEVEL', 'info', LOG_LEVELS);
-  const upstream = readUpstream(reader);
+  const upstream = readUpstream(reader, env);
   const config: Config = {
     port,
     production: env.NODE_ENV === 'production',
@@ -99,27 +84,20 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       staleIfErrorSeconds: reader.integer('STALE_IF_ERROR_SECONDS', 600, 0, 7 * 86_400),
     },
     governor: readGovernor(reader, upstream),
-    breaker: { cooldownSeconds: reader.optionalPositiveNumber('BREAKER_COOLDOWN_SECONDS', 3_600) ?? 10 },
+    breaker: { cooldownSeconds: reader.positiveNumber('BREAKER_COOLDOWN_SECONDS', 10, 3_600) },
   };
   if (reader.problems.length > 0) throw new ConfigError(reader.problems);
   return deepFreeze(config);
 }
 
-function readUpstream(reader: EnvReader): UpstreamConfig {
+function readUpstream(reader: EnvReader, env: NodeJS.ProcessEnv): UpstreamConfig {
   const present = REMOTE_VARIABLES.filter((name) => reader.isSet(name));
   if (present.length === 0) {
-    const emulator: EmulatorOptions = {};
-    const seed = reader.optionalInteger('EMULATOR_SEED', 0, 4_294_967_295);
-    const scale = reader.optionalPositiveNumber('EMULATOR_SCALE', MAX_EMULATOR_SCALE);
-    const tokenTtlSeconds = reader.optionalInteger('EMULATOR_TOKEN_TTL_SECONDS', 1, 365 * 24 * 3600);
-    if (seed !== undefined) emulator.seed = seed;
-    if (scale !== undefined) emulator.scale = scale;
-    if (tokenTtlSeconds !== undefined) emulator.tokenTtlSeconds = tokenTtlSeconds;
-    for (const [name, option] of EMULATOR_RATE_VARIABLES) {
-      const perMinute = reader.optionalInteger(name, 1, 1_000_000_000);
-      if (perMinute !== undefined) emulator.rates = { ...emulator.rates, [option]: perMinute };
-    }
-    return { mode: 'embedded', emulator };
+    // The emulator's own parser, so each EMULATOR_* variable has one definition
+    // and one set of limits; its problems join ours as configuration errors.
+    const { options, problems } = readEmulatorEnv(env);
+    reader.problems.push(...problems);
+    return { mode: 'embedded', emulator: options };
   }
   const missing = REMOTE_VARIABLES.filter((name) => !reader.isSet(name));
   if (missing.length > 0) {
@@ -175,13 +153,14 @@ class EnvReader {
     return value;
   }
 
-  optionalPositiveNumber(name: string, max: number): number | undefined {
-    if (!this.isSet(name)) return undefined;
+  /** Decimals allowed (e.g. a cool-down of 0.5 s in tests). */
+  positiveNumber(name: string, fallback: number, max: number): number {
+    if (!this.isSet(name)) return fallback;
     const raw = String(this.env[name]).trim();
-    const value = /^\d*\.?\d+(e[+-]?\d+)?$/i.test(raw) ? Number(raw) : Number.NaN;
+    const value = /^\d*\.?\d+$/.test(raw) ? Number(raw) : Number.NaN;
     if (!Number.isFinite(value) || value <= 0 || value > max) {
       this.problems.push(`${name} must be a number > 0 and <= ${max} (got ${JSON.stringify(this.env[name])})`);
-      return undefined;
+      return fallback;
     }
     return value;
   }

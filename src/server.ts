@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginCacheControl } from '@apollo/server/plugin/cacheControl';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
@@ -7,7 +8,7 @@ import { buildSubgraphSchema } from '@apollo/subgraph';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import type { Config } from './config';
-import { createContext, type Context, type SharedDependencies } from './context';
+import { createContext, type CacheTtls, type Context, type SharedDependencies } from './context';
 import { formatError } from './errors';
 import { createHealthRouter, type Lifecycle } from './health';
 import type { Logger } from './logger';
@@ -15,7 +16,7 @@ import { operationLogPlugin } from './operationLog';
 import { resolvers } from './resolvers';
 import { loadTypeDefs } from './schema';
 
-export type ServerConfig = Pick<Config, 'production' | 'renderMaxConcurrency'>;
+export type ServerConfig = Pick<Config, 'production' | 'renderMaxConcurrency'> & { cache: CacheTtls };
 
 export interface ServerDependencies {
   reporting: SharedDependencies['reporting'];
@@ -59,6 +60,9 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies): Bui
       ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: DRAIN_GRACE_MS }),
       config.production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ footer: false }),
       operationLogPlugin(deps.logger),
+      // Every root field and every object field without a hint counts as maxAge 0 (uncacheable): each
+      // cacheable field says so in the schema (@cacheControl) or its resolver (TTLs from config).
+      ApolloServerPluginCacheControl({ defaultMaxAge: 0, calculateHttpHeaders: true }),
     ],
   });
 
@@ -71,7 +75,12 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies): Bui
   });
   app.use(jsonErrorHandler(config.production, deps.logger));
 
-  const shared: SharedDependencies = { ...deps, renderMaxConcurrency: config.renderMaxConcurrency };
+  const { renderTtlSeconds, dashboardTtlSeconds } = config.cache;
+  const shared: SharedDependencies = {
+    ...deps,
+    renderMaxConcurrency: config.renderMaxConcurrency,
+    cacheTtls: { renderTtlSeconds, dashboardTtlSeconds },
+  };
   return {
     app,
     httpServer,

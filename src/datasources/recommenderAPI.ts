@@ -1,5 +1,5 @@
 import type { HttpClient } from '../http/httpClient';
-import { isRecord, isStringArray } from '../http/shape';
+import { isRecord, isStringArray } from '../http/typeGuards';
 import { buildUrl } from '../http/url';
 import { UpstreamError } from '../http/upstreamError';
 import type { Fetched } from './fetched';

@@ -6,6 +6,7 @@
 import type { GraphQLFormattedError } from 'graphql';
 import type { Fetched } from '../../src/datasources/fetched';
 import type { DashboardMetricResultWire, DashboardQueryBody, RecommendationWire, RenderParams } from '../../src/datasources/wire';
+import { loadConfig } from '../../src/config';
 import { buildServer, type BuiltServer, type ServerConfig } from '../../src/server';
 
 export interface FakeRecommender {
@@ -92,6 +93,9 @@ export function fakeReporting(
 
 export const silentLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
+/** The configuration's default answer TTLs (from the real loader, so tests follow its defaults). */
+export const DEFAULT_CACHE_TTLS: ServerConfig['cache'] = loadConfig({}).cache;
+
 export interface TestServerOptions {
   recommender?: FakeRecommender;
   reporting?: FakeReporting;
@@ -105,7 +109,7 @@ export async function startTestServer(
   const recommender = options.recommender ?? fakeRecommender();
   const reporting = options.reporting ?? fakeReporting();
   const server = buildServer(
-    { production: false, renderMaxConcurrency: 4, ...options.config },
+    { production: false, renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, ...options.config },
     { recommender, reporting, logger: silentLogger },
   );
   await server.start();
