@@ -47,7 +47,7 @@ export interface Config {
  * the emulator's 20 per email; render.json has no observed limit, so a
  * moderate one.
  */
-export const REMOTE_DEFAULT_RATES = { reportingPerMinute: 1, signinPerMinute: 10, renderPerMinute: 600 } as const;
+const REMOTE_DEFAULT_RATES = { reportingPerMinute: 1, signinPerMinute: 10, renderPerMinute: 600 } as const;
 
 export class ConfigError extends Error {
   constructor(readonly problems: readonly string[]) {
