@@ -315,7 +315,7 @@ describe('token expiry', () => {
 
   beforeAll(async () => {
     emulator = await startSmallEmulator();
-    subgraph = await startSubgraph(emulator, { timeoutMs: 1_500 });
+    subgraph = await startSubgraph(emulator, { timeoutMs: 1_500, protection: PASS_THROUGH });
   });
 
   afterAll(async () => {

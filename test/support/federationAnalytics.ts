@@ -18,10 +18,7 @@ export interface RunningAnalyticsSubgraph {
   close(): Promise<void>;
 }
 
-/**
- * The federation tests count the upstream calls each router request causes,
- * so the shared answer cache is off unless `env` turns it on.
- */
+/** `env` adds to (or overrides) the configuration below. */
 export async function startAnalyticsSubgraph(upstreamUrl: string, env: NodeJS.ProcessEnv = {}): Promise<RunningAnalyticsSubgraph> {
   // Through loadConfig, so the test runs the configuration path production uses.
   const config = loadConfig({
@@ -35,8 +32,6 @@ export async function startAnalyticsSubgraph(upstreamUrl: string, env: NodeJS.Pr
     REPORTING_RATE_PER_MINUTE: '600',
     SIGNIN_RATE_PER_MINUTE: '20',
     RENDER_RATE_PER_MINUTE: '6000',
-    RENDER_CACHE_TTL_SECONDS: '0',
-    DASHBOARD_CACHE_TTL_SECONDS: '0',
     ...env,
   });
   if (config.upstream.mode !== 'remote') throw new Error('expected a remote upstream configuration');
