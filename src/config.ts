@@ -1,4 +1,4 @@
-import { readEmulatorEnv, type EmulatorBehaviour } from '../emulator/config';
+import { readEmulatorEnv, resolveOptions as resolveEmulatorOptions, type EmulatorBehaviour } from '../emulator/config';
 import { Secret } from './secret';
 
 /** The embedded emulator's options: the `EMULATOR_*` variables of `npm run emulator` except where it listens. */
@@ -26,6 +26,21 @@ export interface Config {
     staleIfErrorSeconds: number;
   };
   analytics: AnalyticsConfig;
+  /** The rate governor's budgets (token buckets: a burst of the per-minute budget, refilling evenly). */
+  governor: {
+    /** Dashboard queries per account. */
+    reportingPerMinute: number;
+    /** Sign-ins per email. */
+    signinPerMinute: number;
+    /** render.json calls per recommender host. */
+    renderPerMinute: number;
+    /** Longest a call waits for its budget before UPSTREAM_RATE_LIMITED. */
+    queueTimeoutMs: number;
+  };
+  breaker: {
+    /** How long an upstream's circuit stays open before one probe call. */
+    cooldownSeconds: number;
+  };
 }
 
 /** Article analytics (`Article.analytics`, `topArticles`). */
@@ -46,6 +61,15 @@ export const DEFAULT_ANALYTICS_CONFIG: AnalyticsConfig = Object.freeze({ chunkSi
 /** The upstream's own maximum `limit` (contract §2): one chunk's rows must fit in one page. */
 const MAX_ANALYTICS_CHUNK_SIZE = 1000;
 
+/**
+ * Budgets against real hosts, where the plan's limits are not published:
+ * public clients of the reporting API observe about one dashboard query per
+ * minute per account (README, "Upstream budget"); sign-in stays well under
+ * the emulator's 20 per email; render.json has no observed limit, so a
+ * moderate one.
+ */
+const REMOTE_DEFAULT_RATES = { reportingPerMinute: 1, signinPerMinute: 10, renderPerMinute: 600 } as const;
+
 export class ConfigError extends Error {
   constructor(readonly problems: readonly string[]) {
     super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join('\n')}`);
@@ -64,11 +88,15 @@ const REMOTE_VARIABLES = ['REPORTING_BASE_URL', 'RECOMMENDER_URL', 'REPORTING_EM
  */
 export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const reader = new EnvReader(env);
+  // Read in this order so that problems are listed in the order of the README.
+  const port = reader.integer('PORT', 4001, 0, 65_535);
+  const logLevel = reader.oneOf('LOG_LEVEL', 'info', LOG_LEVELS);
+  const upstream = readUpstream(reader, env);
   const config: Config = {
-    port: reader.integer('PORT', 4001, 0, 65_535),
+    port,
     production: env.NODE_ENV === 'production',
-    logLevel: reader.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
-    upstream: readUpstream(reader, env),
+    logLevel,
+    upstream,
     upstreamTimeoutMs: reader.integer('UPSTREAM_TIMEOUT_MS', 10_000, 1, 600_000),
     renderMaxConcurrency: reader.integer('RENDER_MAX_CONCURRENCY', 8, 1, 1_000),
     corsOrigins: reader.origins('CORS_ORIGINS'),
@@ -81,6 +109,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       chunkSize: reader.integer('ANALYTICS_CHUNK_SIZE', DEFAULT_ANALYTICS_CONFIG.chunkSize, 1, MAX_ANALYTICS_CHUNK_SIZE),
       windowAlignSeconds: reader.integer('ANALYTICS_WINDOW_ALIGN_SECONDS', DEFAULT_ANALYTICS_CONFIG.windowAlignSeconds, 0, 3_600),
     },
+    governor: readGovernor(reader, upstream),
+    breaker: { cooldownSeconds: reader.positiveNumber('BREAKER_COOLDOWN_SECONDS', 10, 3_600) },
   };
   if (reader.problems.length > 0) throw new ConfigError(reader.problems);
   return deepFreeze(config);
@@ -111,6 +141,17 @@ function readUpstream(reader: EnvReader, env: NodeJS.ProcessEnv): UpstreamConfig
   };
 }
 
+/** Embedded, the governor spends exactly the emulator's budgets; remote, conservative defaults. */
+function readGovernor(reader: EnvReader, upstream: UpstreamConfig): Config['governor'] {
+  const defaults = upstream.mode === 'embedded' ? resolveEmulatorOptions({ rates: upstream.emulator.rates }).rates : REMOTE_DEFAULT_RATES;
+  return {
+    reportingPerMinute: reader.integer('REPORTING_RATE_PER_MINUTE', defaults.reportingPerMinute, 1, 1_000_000_000),
+    signinPerMinute: reader.integer('SIGNIN_RATE_PER_MINUTE', defaults.signinPerMinute, 1, 1_000_000_000),
+    renderPerMinute: reader.integer('RENDER_RATE_PER_MINUTE', defaults.renderPerMinute, 1, 1_000_000_000),
+    queueTimeoutMs: reader.integer('UPSTREAM_QUEUE_TIMEOUT_MS', 2_000, 0, 600_000),
+  };
+}
+
 /** Collects problems instead of throwing; the returned placeholder values are discarded when any problem exists. */
 class EnvReader {
   readonly problems: string[] = [];
@@ -134,6 +175,18 @@ class EnvReader {
     if (!Number.isSafeInteger(value) || value < min || value > max) {
       this.problems.push(`${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(this.env[name])})`);
       return undefined;
+    }
+    return value;
+  }
+
+  /** Decimals allowed (e.g. a cool-down of 0.5 s in tests). */
+  positiveNumber(name: string, fallback: number, max: number): number {
+    if (!this.isSet(name)) return fallback;
+    const raw = String(this.env[name]).trim();
+    const value = /^\d*\.?\d+$/.test(raw) ? Number(raw) : Number.NaN;
+    if (!Number.isFinite(value) || value <= 0 || value > max) {
+      this.problems.push(`${name} must be a number > 0 and <= ${max} (got ${JSON.stringify(this.env[name])})`);
+      return fallback;
     }
     return value;
   }

@@ -5,7 +5,7 @@ import { UpstreamError } from '../http/upstreamError';
 import type { Fetched } from './fetched';
 import type { RecommendationWire, RenderParams, RenderResponseWire } from './wire';
 
-const RENDER_PATH = '/recommenderexperience/render.json';
+export const RENDER_PATH = '/recommenderexperience/render.json';
 
 export interface RecommenderAPIOptions {
   baseUrl: string;
