@@ -1,4 +1,5 @@
 import { TokenProvider } from './auth/tokenProvider';
+import { dashboardTtlSeconds } from './dashboard/cacheTtl';
 import type { Fetched } from './datasources/fetched';
 import { RecommenderAPI, RENDER_PATH, findRenderShapeProblem } from './datasources/recommenderAPI';
 import { DASHBOARD_QUERY_PATH, ReportingAPI, findDashboardShapeProblem } from './datasources/reportingAPI';
@@ -11,7 +12,6 @@ import type { Secret } from './secret';
 import { createBreaker } from './upstream/breaker';
 import { MemoryBudgetStore } from './upstream/budgetStore';
 import { protectEndpoint } from './upstream/callPath';
-import { dashboardTtlMs } from './upstream/dashboardTtl';
 import { emitter } from './upstream/events';
 import { createGovernedHttpClient } from './upstream/governedHttpClient';
 import { Governor, type Budget } from './upstream/governor';
@@ -87,7 +87,10 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
     service: 'reporting',
     endpoint: DASHBOARD_QUERY_PATH,
     keyOf: (body) => dashboardAnswerKey(options.email, body),
-    policyOf: (body, nowMs) => ({ ttlMs: dashboardTtlMs(body, protection.cache.dashboardTtlSeconds, nowMs), staleIfErrorMs }),
+    policyOf: (body, nowMs) => ({
+      ttlMs: dashboardTtlSeconds(body.dates, nowMs, protection.cache.dashboardTtlSeconds) * 1000,
+      staleIfErrorMs,
+    }),
     isAnswer: (value, body): value is DashboardMetricResultWire[] => findDashboardShapeProblem(value, body) === undefined,
     store: answers,
     breaker: breaker('reporting', DASHBOARD_QUERY_PATH),
