@@ -37,6 +37,17 @@ export interface Config {
     /** How old an answer may be and still be served when the upstream fails. */
     staleIfErrorSeconds: number;
   };
+  /** Shared state for several replicas; undefined keeps everything in process. */
+  redis: RedisConfig | undefined;
+}
+
+export interface RedisConfig {
+  /** May carry a password, hence a Secret: never logged. */
+  url: Secret;
+  /** Prepended to every key, so several deployments can share one Redis. */
+  keyPrefix: string;
+  /** A Redis command slower than this counts as a failure and the replica falls back to local state. */
+  timeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -69,6 +80,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       dashboardTtlSeconds: reader.integer('DASHBOARD_CACHE_TTL_SECONDS', 60, 0, 86_400),
       staleIfErrorSeconds: reader.integer('STALE_IF_ERROR_SECONDS', 600, 0, 7 * 86_400),
     },
+    redis: readRedis(reader),
   };
   if (reader.problems.length > 0) throw new ConfigError(reader.problems);
   return deepFreeze(config);
@@ -104,6 +116,13 @@ function readUpstream(reader: EnvReader): UpstreamConfig {
     email: reader.email('REPORTING_EMAIL'),
     password: reader.secret('REPORTING_PASSWORD'),
   };
+}
+
+function readRedis(reader: EnvReader): RedisConfig | undefined {
+  const keyPrefix = reader.keyPrefix('REDIS_KEY_PREFIX', 'analytics-subgraph:');
+  const timeoutMs = reader.integer('REDIS_TIMEOUT_MS', 250, 1, 60_000);
+  const url = reader.redisUrl('REDIS_URL');
+  return url === undefined ? undefined : { url, keyPrefix, timeoutMs };
 }
 
 /** Collects problems instead of throwing; the returned placeholder values are discarded when any problem exists. */
@@ -174,6 +193,33 @@ class EnvReader {
       return '';
     }
     return raw;
+  }
+
+  /** `redis://` or `rediss://` (TLS), optionally with `user:password@`; the value is never echoed, it may hold a password. */
+  redisUrl(name: string): Secret | undefined {
+    if (!this.isSet(name)) return undefined;
+    const raw = String(this.env[name]);
+    let url: URL | undefined;
+    try {
+      url = new URL(raw);
+    } catch {
+      url = undefined;
+    }
+    if (url === undefined || (url.protocol !== 'redis:' && url.protocol !== 'rediss:') || url.hostname === '') {
+      this.problems.push(`${name} must be a redis:// or rediss:// URL with a host (e.g. rediss://:password@redis.internal:6379/0)`);
+      return undefined;
+    }
+    return new Secret(raw);
+  }
+
+  keyPrefix(name: string, fallback: string): string {
+    if (!this.isSet(name)) return fallback;
+    const value = String(this.env[name]);
+    if (!/^[\w.:{}-]{1,100}$/.test(value)) {
+      this.problems.push(`${name} must be 1 to 100 letters, digits or _ . : - { } (got ${JSON.stringify(value)})`);
+      return fallback;
+    }
+    return value;
   }
 
   email(name: string): string {

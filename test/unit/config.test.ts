@@ -30,6 +30,7 @@ describe('loadConfig', () => {
       upstreamTimeoutMs: 10_000,
       renderMaxConcurrency: 8,
       cache: { renderTtlSeconds: 60, dashboardTtlSeconds: 60, staleIfErrorSeconds: 600 },
+      redis: undefined,
     });
   });
 

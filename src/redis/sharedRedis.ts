@@ -1,0 +1,102 @@
+import type { Redis } from 'ioredis';
+
+/** `shared`: state lives in Redis. `degraded`: Redis is away or slow and each replica uses its own in-process state. */
+export type SharingMode = 'shared' | 'degraded';
+
+/** What SharedRedis logs through (a pino logger fits). */
+export interface RedisLogger {
+  info(fields: Record<string, unknown>, msg: string): void;
+  warn(fields: Record<string, unknown>, msg: string): void;
+}
+
+export type Attempt<T> = { ok: true; value: T } | { ok: false };
+
+export interface SharedRedisOptions {
+  client: Redis;
+  logger: RedisLogger;
+  now?: () => number;
+  /** At most one warning per this interval while degraded. Default 30 s. */
+  warnIntervalMs?: number;
+  /** After a failure, Redis is not asked again for this long (unless it reconnects), so a slow Redis costs one timeout, not one per call. Default 1 s. */
+  retryAfterMs?: number;
+}
+
+/**
+ * The one gate to Redis for the token, the answer cache, the budget and
+ * Apollo's cache. Every command goes through `attempt`, which never rejects:
+ * a failure (down, timeout, refused) reports `{ ok: false }` and the caller
+ * uses its local fallback. Keeps the sharing mode, logs the change both ways
+ * and rate-limits the warnings so a Redis outage is not one line per request.
+ */
+export class SharedRedis {
+  readonly client: Redis;
+  private readonly logger: RedisLogger;
+  private readonly now: () => number;
+  private readonly warnIntervalMs: number;
+  private readonly retryAfterMs: number;
+  private current: SharingMode = 'shared';
+  private skipUntilMs = 0;
+  private lastWarnMs = Number.NEGATIVE_INFINITY;
+  private failuresSinceWarn = 0;
+  private readonly recoveryListeners: (() => void)[] = [];
+
+  constructor(options: SharedRedisOptions) {
+    this.client = options.client;
+    this.logger = options.logger;
+    this.now = options.now ?? Date.now;
+    this.warnIntervalMs = options.warnIntervalMs ?? 30_000;
+    this.retryAfterMs = options.retryAfterMs ?? 1_000;
+    // Without a listener ioredis prints every connection error itself; here they count as failures.
+    this.client.on('error', (error: Error) => this.recordFailure(error.message));
+    this.client.on('ready', () => {
+      this.skipUntilMs = 0;
+    });
+  }
+
+  mode(): SharingMode {
+    return this.current;
+  }
+
+  /** Called each time Redis answers again after a degraded period. */
+  onRecovered(listener: () => void): void {
+    this.recoveryListeners.push(listener);
+  }
+
+  async attempt<T>(command: (client: Redis) => Promise<T>): Promise<Attempt<T>> {
+    if (this.client.status !== 'ready' || this.now() < this.skipUntilMs) {
+      this.recordFailure(`connection ${this.client.status}`);
+      return { ok: false };
+    }
+    try {
+      const value = await command(this.client);
+      this.recordSuccess();
+      return { ok: true, value };
+    } catch (error) {
+      this.skipUntilMs = this.now() + this.retryAfterMs;
+      this.recordFailure(error instanceof Error ? error.message : String(error));
+      return { ok: false };
+    }
+  }
+
+  private recordSuccess(): void {
+    if (this.current === 'shared') return;
+    this.current = 'shared';
+    this.failuresSinceWarn = 0;
+    this.lastWarnMs = Number.NEGATIVE_INFINITY;
+    this.logger.info({ redis: 'shared' }, 'Redis reachable again: token, answer cache and budget are shared again');
+    for (const listener of this.recoveryListeners) listener();
+  }
+
+  private recordFailure(reason: string): void {
+    this.current = 'degraded';
+    this.failuresSinceWarn += 1;
+    const now = this.now();
+    if (now - this.lastWarnMs < this.warnIntervalMs) return;
+    this.logger.warn(
+      { redis: 'degraded', reason, failures: this.failuresSinceWarn },
+      'Redis unavailable: using in-process token, answer cache and budget until it answers again',
+    );
+    this.lastWarnMs = now;
+    this.failuresSinceWarn = 0;
+  }
+}
