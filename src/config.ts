@@ -1,3 +1,4 @@
+import { resolveOptions as resolveEmulatorOptions } from '../emulator/config';
 import { Secret } from './secret';
 
 /** The embedded emulator's options; the same `EMULATOR_*` variables as `npm run emulator`. */
@@ -37,6 +38,21 @@ export interface Config {
     /** How old an answer may be and still be served when the upstream fails. */
     staleIfErrorSeconds: number;
   };
+  /** The rate governor's budgets (token buckets: a burst of the per-minute budget, refilling evenly). */
+  governor: {
+    /** Dashboard queries per account. */
+    reportingPerMinute: number;
+    /** Sign-ins per email. */
+    signinPerMinute: number;
+    /** render.json calls per recommender host. */
+    renderPerMinute: number;
+    /** Longest a call waits for its budget before UPSTREAM_RATE_LIMITED. */
+    queueTimeoutMs: number;
+  };
+  breaker: {
+    /** How long an upstream's circuit stays open before one probe call. */
+    cooldownSeconds: number;
+  };
   /** Shared state for several replicas; undefined keeps everything in process. */
   redis: RedisConfig | undefined;
 }
@@ -49,6 +65,15 @@ export interface RedisConfig {
   /** A Redis command slower than this counts as a failure and the replica falls back to local state. */
   timeoutMs: number;
 }
+
+/**
+ * Budgets against real hosts, where the plan's limits are not published:
+ * public clients of the reporting API observe about one dashboard query per
+ * minute per account (README, "Upstream budget"); sign-in stays well under
+ * the emulator's 20 per email; render.json has no observed limit, so a
+ * moderate one.
+ */
+export const REMOTE_DEFAULT_RATES = { reportingPerMinute: 1, signinPerMinute: 10, renderPerMinute: 600 } as const;
 
 export class ConfigError extends Error {
   constructor(readonly problems: readonly string[]) {
@@ -68,11 +93,15 @@ const REMOTE_VARIABLES = ['REPORTING_BASE_URL', 'RECOMMENDER_URL', 'REPORTING_EM
  */
 export function loadConfig(env: NodeJS.ProcessEnv): Config {
   const reader = new EnvReader(env);
+  // Read in this order so that problems are listed in the order of the README.
+  const port = reader.integer('PORT', 4001, 0, 65_535);
+  const logLevel = reader.oneOf('LOG_LEVEL', 'info', LOG_LEVELS);
+  const upstream = readUpstream(reader);
   const config: Config = {
-    port: reader.integer('PORT', 4001, 0, 65_535),
+    port,
     production: env.NODE_ENV === 'production',
-    logLevel: reader.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
-    upstream: readUpstream(reader),
+    logLevel,
+    upstream,
     upstreamTimeoutMs: reader.integer('UPSTREAM_TIMEOUT_MS', 10_000, 1, 600_000),
     renderMaxConcurrency: reader.integer('RENDER_MAX_CONCURRENCY', 8, 1, 1_000),
     cache: {
@@ -80,6 +109,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       dashboardTtlSeconds: reader.integer('DASHBOARD_CACHE_TTL_SECONDS', 60, 0, 86_400),
       staleIfErrorSeconds: reader.integer('STALE_IF_ERROR_SECONDS', 600, 0, 7 * 86_400),
     },
+    governor: readGovernor(reader, upstream),
+    breaker: { cooldownSeconds: reader.optionalPositiveNumber('BREAKER_COOLDOWN_SECONDS', 3_600) ?? 10 },
     redis: readRedis(reader),
   };
   if (reader.problems.length > 0) throw new ConfigError(reader.problems);
@@ -123,6 +154,17 @@ function readRedis(reader: EnvReader): RedisConfig | undefined {
   const timeoutMs = reader.integer('REDIS_TIMEOUT_MS', 250, 1, 60_000);
   const url = reader.redisUrl('REDIS_URL');
   return url === undefined ? undefined : { url, keyPrefix, timeoutMs };
+}
+
+/** Embedded, the governor spends exactly the emulator's budgets; remote, conservative defaults. */
+function readGovernor(reader: EnvReader, upstream: UpstreamConfig): Config['governor'] {
+  const defaults = upstream.mode === 'embedded' ? resolveEmulatorOptions({ rates: upstream.emulator.rates }).rates : REMOTE_DEFAULT_RATES;
+  return {
+    reportingPerMinute: reader.integer('REPORTING_RATE_PER_MINUTE', defaults.reportingPerMinute, 1, 1_000_000_000),
+    signinPerMinute: reader.integer('SIGNIN_RATE_PER_MINUTE', defaults.signinPerMinute, 1, 1_000_000_000),
+    renderPerMinute: reader.integer('RENDER_RATE_PER_MINUTE', defaults.renderPerMinute, 1, 1_000_000_000),
+    queueTimeoutMs: reader.integer('UPSTREAM_QUEUE_TIMEOUT_MS', 2_000, 0, 600_000),
+  };
 }
 
 /** Collects problems instead of throwing; the returned placeholder values are discarded when any problem exists. */

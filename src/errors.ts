@@ -74,6 +74,10 @@ export function upstreamErrorCode(error: UpstreamError): ErrorCode {
       return ErrorCode.UPSTREAM_UNAVAILABLE;
     case 'bad_response':
       return ErrorCode.UPSTREAM_BAD_RESPONSE;
+    case 'budget_exhausted':
+      return ErrorCode.UPSTREAM_RATE_LIMITED;
+    case 'circuit_open':
+      return ErrorCode.UPSTREAM_UNAVAILABLE;
     case 'http':
       return httpStatusCode(error);
   }
@@ -110,12 +114,16 @@ export function upstreamErrorMessage(error: UpstreamError, code: ErrorCode = ups
     case ErrorCode.UPSTREAM_FORBIDDEN:
       return `${who} refused access for the configured account${said}`;
     case ErrorCode.UPSTREAM_RATE_LIMITED:
+      if (error.kind === 'budget_exhausted') {
+        return `${who} request budget is spent (the subgraph did not send the request); retry after ${error.retryAfterSeconds ?? 1} s`;
+      }
       return error.retryAfterSeconds === undefined
         ? `${who} rate limit was exceeded${said}`
         : `${who} rate limit was exceeded; retry after ${error.retryAfterSeconds} s${said}`;
     case ErrorCode.UPSTREAM_TIMEOUT:
       return error.timeoutMs === undefined ? `${who} did not answer in time` : `${who} did not answer within ${error.timeoutMs} ms`;
     case ErrorCode.UPSTREAM_UNAVAILABLE:
+      if (error.kind === 'circuit_open') return `${who} is failing repeatedly; calls are suspended for a short cool-down`;
       return error.kind === 'network'
         ? `${who} could not be reached (${error.reason ?? 'connection failed'})`
         : `${who} is unavailable (HTTP ${error.status ?? 'error'})${said}`;

@@ -19,7 +19,12 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger(config);
   const target = await resolveUpstream(config, logger);
-  const upstreams = createUpstreams({ ...target, timeoutMs: config.upstreamTimeoutMs, logger });
+  const upstreams = createUpstreams({
+    ...target,
+    timeoutMs: config.upstreamTimeoutMs,
+    logger,
+    protection: { cache: config.cache, governor: config.governor, breaker: config.breaker },
+  });
   const server = buildServer(config, { reporting: upstreams.reporting, recommender: upstreams.recommender, logger });
 
   const steps: ShutdownStep[] = [

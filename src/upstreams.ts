@@ -1,11 +1,23 @@
 import { TokenProvider } from './auth/tokenProvider';
-import { RecommenderAPI } from './datasources/recommenderAPI';
-import { ReportingAPI } from './datasources/reportingAPI';
-import { createSignIn } from './datasources/signIn';
+import type { Fetched } from './datasources/fetched';
+import { RecommenderAPI, RENDER_PATH, findRenderShapeProblem } from './datasources/recommenderAPI';
+import { DASHBOARD_QUERY_PATH, ReportingAPI, findDashboardShapeProblem } from './datasources/reportingAPI';
+import { SIGN_IN_PATH, createSignIn } from './datasources/signIn';
+import type { DashboardMetricResultWire, DashboardQueryBody, RecommendationWire, RenderParams } from './datasources/wire';
 import { createAgent } from './http/agent';
-import { createHttpClient } from './http/httpClient';
+import { createHttpClient, type JsonRequest } from './http/httpClient';
 import type { Logger } from './logger';
 import type { Secret } from './secret';
+import { createBreaker } from './upstream/breaker';
+import { MemoryBudgetStore } from './upstream/budgetStore';
+import { protectEndpoint } from './upstream/callPath';
+import { dashboardTtlMs } from './upstream/dashboardTtl';
+import { emitter } from './upstream/events';
+import { createGovernedHttpClient } from './upstream/governedHttpClient';
+import { Governor, type Budget } from './upstream/governor';
+import { dashboardAnswerKey, renderAnswerKey } from './upstream/keys';
+import { MemoryAnswerStore } from './upstream/memoryAnswerStore';
+import { DEFAULT_BREAKER_FAILURE_THRESHOLD, DEFAULT_PROTECTION, type ProtectionOptions } from './upstream/protection';
 
 export interface UpstreamsOptions {
   reportingBaseUrl: string;
@@ -16,31 +28,104 @@ export interface UpstreamsOptions {
   logger: Pick<Logger, 'info' | 'warn'>;
   /** Sockets per upstream origin. Default 32. */
   maxConnectionsPerOrigin?: number;
+  /** Cache, governor and breaker settings. Default: DEFAULT_PROTECTION (the embedded emulator's budgets). */
+  protection?: Partial<ProtectionOptions>;
 }
 
 export interface Upstreams {
-  reporting: ReportingAPI;
-  recommender: RecommenderAPI;
+  /** The dashboard query, protected: cached, coalesced, governed, behind a circuit breaker. */
+  reporting: Pick<ReportingAPI, 'query'>;
+  /** render.json, protected the same way. */
+  recommender: Pick<RecommenderAPI, 'render'>;
   tokens: TokenProvider;
   /** Closes the connection pool; in-flight requests finish first. */
   close(): Promise<void>;
 }
 
 /**
- * The process-wide half of the upstream access: one connection pool and one
- * token for every GraphQL request. Nothing here holds per-caller data, which
- * is what makes sharing it safe; per-request loaders are built elsewhere.
+ * The process-wide half of the upstream access: one connection pool, one
+ * token, one answer cache and one budget for every GraphQL request. Shared
+ * state is keyed by everything that changes an answer (upstream/keys.ts),
+ * which is what makes sharing it safe; per-request loaders are built elsewhere.
  */
 export function createUpstreams(options: UpstreamsOptions): Upstreams {
+  const protection: ProtectionOptions = { ...DEFAULT_PROTECTION, ...options.protection };
+  const now = protection.now ?? Date.now;
+  const onEvent = emitter(protection.onEvent);
   const agent = createAgent({ connections: options.maxConnectionsPerOrigin ?? 32 });
-  const http = createHttpClient({ dispatcher: agent, timeoutMs: options.timeoutMs, logger: options.logger });
+  const governor = new Governor({
+    store: protection.budgets ?? new MemoryBudgetStore(),
+    queueTimeoutMs: protection.governor.queueTimeoutMs,
+    now,
+    sleep: protection.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+    onEvent,
+  });
+  const http = createGovernedHttpClient({
+    http: createHttpClient({ dispatcher: agent, timeoutMs: options.timeoutMs, logger: options.logger }),
+    governor,
+    budgetOf: budgetsFor(options, protection.governor),
+    deadlineMs: options.timeoutMs,
+    now,
+    onEvent,
+  });
   const signIn = createSignIn({ baseUrl: options.reportingBaseUrl, email: options.email, password: options.password, http });
   const tokens = new TokenProvider({ signIn: withSignInLogging(signIn, options.logger) });
+  const reporting = new ReportingAPI({ baseUrl: options.reportingBaseUrl, tokens, http, now });
+  const recommender = new RecommenderAPI({ baseUrl: options.recommenderUrl, http, now });
+  const answers = protection.answers ?? new MemoryAnswerStore(protection.now === undefined ? {} : { now });
+  const staleIfErrorMs = protection.cache.staleIfErrorSeconds * 1000;
+  const breaker = (service: 'reporting' | 'recommender', endpoint: string) =>
+    createBreaker({
+      service,
+      endpoint,
+      cooldownMs: protection.breaker.cooldownSeconds * 1000,
+      failureThreshold: protection.breaker.failureThreshold ?? DEFAULT_BREAKER_FAILURE_THRESHOLD,
+      onEvent,
+    });
+
+  const query = protectEndpoint<DashboardQueryBody, DashboardMetricResultWire[]>({
+    service: 'reporting',
+    endpoint: DASHBOARD_QUERY_PATH,
+    keyOf: (body) => dashboardAnswerKey(options.email, body),
+    policyOf: (body, nowMs) => ({ ttlMs: dashboardTtlMs(body, protection.cache.dashboardTtlSeconds, nowMs), staleIfErrorMs }),
+    isAnswer: (value, body): value is DashboardMetricResultWire[] => findDashboardShapeProblem(value, body) === undefined,
+    store: answers,
+    breaker: breaker('reporting', DASHBOARD_QUERY_PATH),
+    fetch: (body) => reporting.query(body),
+    now,
+    onEvent,
+  });
+  const render = protectEndpoint<RenderParams, RecommendationWire[]>({
+    service: 'recommender',
+    endpoint: RENDER_PATH,
+    keyOf: renderAnswerKey,
+    policyOf: () => ({ ttlMs: protection.cache.renderTtlSeconds * 1000, staleIfErrorMs }),
+    isAnswer: (value): value is RecommendationWire[] =>
+      findRenderShapeProblem({ type: 'RecommenderExperienceResponse', recommendation: value }) === undefined,
+    store: answers,
+    breaker: breaker('recommender', RENDER_PATH),
+    fetch: (params) => recommender.render(params),
+    now,
+    onEvent,
+  });
   return {
-    reporting: new ReportingAPI({ baseUrl: options.reportingBaseUrl, tokens, http }),
-    recommender: new RecommenderAPI({ baseUrl: options.recommenderUrl, http }),
+    reporting: { query: (body): Promise<Fetched<DashboardMetricResultWire[]>> => query(body) },
+    recommender: { render: (params): Promise<Fetched<RecommendationWire[]>> => render(params) },
     tokens,
     close: () => agent.close(),
+  };
+}
+
+/**
+ * The budgets the upstream counts: the reporting API per account (the API
+ * user), sign-in per email, render.json per client address — ours, so one
+ * bucket per recommender host.
+ */
+function budgetsFor(options: UpstreamsOptions, rates: ProtectionOptions['governor']): (request: JsonRequest) => Budget | undefined {
+  return (request) => {
+    if (request.endpoint === SIGN_IN_PATH) return { name: 'signin', key: options.email, perMinute: rates.signinPerMinute };
+    if (request.service === 'reporting') return { name: 'reporting', key: options.email, perMinute: rates.reportingPerMinute };
+    return { name: 'render', key: request.url.host, perMinute: rates.renderPerMinute };
   };
 }
 

@@ -7,8 +7,10 @@ export type UpstreamService = 'reporting' | 'recommender';
  * - `timeout`: no complete answer within the time budget
  * - `network`: the connection failed (refused, reset, DNS, ...)
  * - `bad_response`: a 2xx whose body is not the JSON shape the contract promises
+ * - `budget_exhausted`: refused locally by the rate governor, never sent (the budget would answer 429)
+ * - `circuit_open`: refused locally because the upstream's circuit breaker is open
  */
-export type UpstreamErrorKind = 'http' | 'timeout' | 'network' | 'bad_response';
+export type UpstreamErrorKind = 'http' | 'timeout' | 'network' | 'bad_response' | 'budget_exhausted' | 'circuit_open';
 
 export interface UpstreamFieldError {
   path?: string;
@@ -109,5 +111,9 @@ function describeUpstreamFailure(details: UpstreamErrorDetails): string {
       return `${where} could not be reached (${details.reason ?? 'connection failed'})`;
     case 'bad_response':
       return `${where} sent a malformed response${details.reason === undefined ? '' : `: ${details.reason}`}`;
+    case 'budget_exhausted':
+      return `${where} was not called: its request budget is spent${details.retryAfterSeconds === undefined ? '' : ` for ${details.retryAfterSeconds} s`}`;
+    case 'circuit_open':
+      return `${where} was not called: it failed repeatedly and its circuit breaker is open`;
   }
 }

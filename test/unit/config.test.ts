@@ -30,8 +30,38 @@ describe('loadConfig', () => {
       upstreamTimeoutMs: 10_000,
       renderMaxConcurrency: 8,
       cache: { renderTtlSeconds: 60, dashboardTtlSeconds: 60, staleIfErrorSeconds: 600 },
+      governor: { reportingPerMinute: 600, signinPerMinute: 20, renderPerMinute: 6_000, queueTimeoutMs: 2_000 },
+      breaker: { cooldownSeconds: 10 },
       redis: undefined,
     });
+  });
+
+  test('the governor spends the embedded emulator budgets, or conservative ones against real hosts', () => {
+    const embedded = loadConfig({ EMULATOR_REPORTING_RATE_PER_MINUTE: '1', EMULATOR_RENDER_RATE_PER_MINUTE: '50' });
+    const remote = loadConfig(REMOTE);
+
+    expect(embedded.governor).toEqual({ reportingPerMinute: 1, signinPerMinute: 20, renderPerMinute: 50, queueTimeoutMs: 2_000 });
+    expect(remote.governor).toEqual({ reportingPerMinute: 1, signinPerMinute: 10, renderPerMinute: 600, queueTimeoutMs: 2_000 });
+  });
+
+  test('reads the governor and breaker variables, and names each bad one', () => {
+    const config = loadConfig({
+      ...REMOTE,
+      REPORTING_RATE_PER_MINUTE: '30',
+      SIGNIN_RATE_PER_MINUTE: '3',
+      RENDER_RATE_PER_MINUTE: '1200',
+      UPSTREAM_QUEUE_TIMEOUT_MS: '500',
+      BREAKER_COOLDOWN_SECONDS: '0.5',
+    });
+    const error = configError({ REPORTING_RATE_PER_MINUTE: '0', UPSTREAM_QUEUE_TIMEOUT_MS: 'soon', BREAKER_COOLDOWN_SECONDS: '-1' });
+
+    expect(config.governor).toEqual({ reportingPerMinute: 30, signinPerMinute: 3, renderPerMinute: 1200, queueTimeoutMs: 500 });
+    expect(config.breaker).toEqual({ cooldownSeconds: 0.5 });
+    expect(error.problems).toEqual([
+      expect.stringContaining('REPORTING_RATE_PER_MINUTE'),
+      expect.stringContaining('UPSTREAM_QUEUE_TIMEOUT_MS'),
+      expect.stringContaining('BREAKER_COOLDOWN_SECONDS'),
+    ]);
   });
 
   test('reads every variable', () => {

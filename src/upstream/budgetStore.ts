@@ -1,0 +1,47 @@
+/** A reservation in a budget: granted after `waitMs`, or refused because it would wait longer than allowed. */
+export type Reservation = { granted: true; waitMs: number } | { granted: false; retryAfterMs: number };
+
+/**
+ * Where the governor's token buckets live: in this process by default; a
+ * shared store (Redis) lets replicas spend one account's budget together.
+ * Each method is one atomic step on one bucket, so a Redis implementation
+ * is a short script per method.
+ */
+export interface BudgetStore {
+  /**
+   * Takes one request from the bucket `key` (a burst of `perMinute`, refilling
+   * evenly) at `nowMs`. When the request could only be sent more than
+   * `maxWaitMs` from now, nothing is taken and the reservation is refused.
+   */
+  reserve(key: string, perMinute: number, nowMs: number, maxWaitMs: number): Promise<Reservation>;
+  /** Empties the bucket `key` until `untilMs` (the upstream said 429), then lets it refill evenly. */
+  pause(key: string, perMinute: number, untilMs: number): Promise<void>;
+}
+
+/**
+ * The in-process BudgetStore. A token bucket kept as one number per key, its
+ * "theoretical arrival time" (GCRA): the instant the bucket would be full
+ * again. Reserving moves it one interval on; a request may go once it is at
+ * most a full burst ahead of now. Hand-written because it is a dozen lines
+ * and must run on an injected clock with a wait known before queueing (so a
+ * caller that would wait too long is refused at once); see the README.
+ */
+export class MemoryBudgetStore implements BudgetStore {
+  private readonly fullAt = new Map<string, number>();
+
+  async reserve(key: string, perMinute: number, nowMs: number, maxWaitMs: number): Promise<Reservation> {
+    const intervalMs = 60_000 / perMinute;
+    const next = Math.max(this.fullAt.get(key) ?? nowMs, nowMs) + intervalMs;
+    const waitMs = Math.max(0, next - perMinute * intervalMs - nowMs);
+    if (waitMs > maxWaitMs) return { granted: false, retryAfterMs: waitMs };
+    this.fullAt.set(key, next);
+    return { granted: true, waitMs };
+  }
+
+  async pause(key: string, perMinute: number, untilMs: number): Promise<void> {
+    const intervalMs = 60_000 / perMinute;
+    // Empty at `untilMs`: the first request goes then, the next ones one interval apart.
+    const emptyUntil = untilMs + (perMinute - 1) * intervalMs;
+    this.fullAt.set(key, Math.max(this.fullAt.get(key) ?? 0, emptyUntil));
+  }
+}

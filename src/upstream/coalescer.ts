@@ -1,0 +1,27 @@
+/**
+ * Identical calls that overlap in time share one: the first starts the work,
+ * the others join its promise until it settles. Process-wide, so it
+ * de-duplicates across operations (the per-request DataLoaders only see one
+ * operation). Nothing is remembered after settling: that is the cache's job.
+ * One coalescer per endpoint, so one key always means one kind of answer.
+ */
+export class Coalescer<T> {
+  private readonly inFlight = new Map<string, Promise<T>>();
+
+  /** Whether a call under `key` is in flight now. */
+  has(key: string): boolean {
+    return this.inFlight.has(key);
+  }
+
+  /** The in-flight call under `key`, or a new one from `start`. */
+  run(key: string, start: () => Promise<T>): Promise<T> {
+    const current = this.inFlight.get(key);
+    if (current !== undefined) return current;
+    // Started on a later tick, so a synchronous throw in `start` still rejects every joiner alike.
+    const call = Promise.resolve()
+      .then(start)
+      .finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, call);
+    return call;
+  }
+}

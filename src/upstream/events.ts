@@ -1,0 +1,37 @@
+import type { UpstreamService } from '../http/upstreamError';
+
+/** The rate budgets the governor keeps (one bucket per account, email or host within each). */
+export type BudgetName = 'reporting' | 'signin' | 'render';
+
+/**
+ * What the upstream call path reports for metrics. Labels are deliberately
+ * coarse (service, endpoint, budget name): never an email, a reader id or a
+ * cache key, which would leak caller data into metrics and explode their
+ * cardinality.
+ */
+export type UpstreamEvent =
+  | {
+      type: 'cache';
+      /** fresh hit, miss, stale answer served while refreshing, joined an identical call in flight, stale answer served because the upstream failed */
+      outcome: 'hit' | 'miss' | 'stale' | 'coalesced' | 'stale_if_error';
+      service: UpstreamService;
+      endpoint: string;
+    }
+  | { type: 'governor'; outcome: 'queued' | 'refused' | 'paused'; budget: BudgetName; waitMs: number }
+  | { type: 'breaker'; service: UpstreamService; state: 'open' | 'half_open' | 'closed' }
+  | { type: 'rate_limited'; service: UpstreamService; endpoint: string; retryAfterSeconds?: number };
+
+/** The one optional hook of the call path; it must not throw (it is called in the middle of upstream calls). */
+export type UpstreamEventSink = (event: UpstreamEvent) => void;
+
+/** Calls the sink, and keeps a faulty sink from failing the upstream call it reports on. */
+export function emitter(sink: UpstreamEventSink | undefined): UpstreamEventSink {
+  if (sink === undefined) return () => {};
+  return (event) => {
+    try {
+      sink(event);
+    } catch {
+      // Metrics are best effort: an upstream answer is worth more than its counter.
+    }
+  };
+}

@@ -1,0 +1,50 @@
+import { LRUCache } from 'lru-cache';
+import type { Fetched } from '../datasources/fetched';
+import type { AnswerStore } from './answerStore';
+
+export interface MemoryAnswerStoreOptions {
+  /** Most entries kept. Default 10,000. */
+  maxEntries?: number;
+  /** Most bytes kept (approximated as JSON characters × 2, UTF-16). Default 64 MiB. */
+  maxBytes?: number;
+  /** Clock of the entries' time to live (injected by tests). */
+  now?: () => number;
+}
+
+const DEFAULT_MAX_ENTRIES = 10_000;
+const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The default AnswerStore: this process's memory, bounded both by entries and
+ * by bytes so that a few huge dashboards or many small answers cannot grow it
+ * without limit; the least recently used entries go first.
+ */
+export class MemoryAnswerStore implements AnswerStore {
+  private readonly cache: LRUCache<string, Fetched<unknown>>;
+
+  constructor(options: MemoryAnswerStoreOptions = {}) {
+    this.cache = new LRUCache<string, Fetched<unknown>>({
+      max: options.maxEntries ?? DEFAULT_MAX_ENTRIES,
+      maxSize: options.maxBytes ?? DEFAULT_MAX_BYTES,
+      sizeCalculation: (entry, key) => Math.max(1, (key.length + JSON.stringify(entry.value).length) * 2),
+      // Entries over the byte bound are not kept rather than evicting everything else.
+      maxEntrySize: options.maxBytes ?? DEFAULT_MAX_BYTES,
+      // Only tests move the clock; production keeps lru-cache's own monotonic timer.
+      ...(options.now === undefined ? {} : { perf: { now: options.now } }),
+    });
+  }
+
+  async get(key: string): Promise<Fetched<unknown> | undefined> {
+    return this.cache.get(key);
+  }
+
+  async set(key: string, entry: Fetched<unknown>, keepMs: number): Promise<void> {
+    if (keepMs <= 0) return;
+    this.cache.set(key, entry, { ttl: keepMs });
+  }
+
+  /** Entries currently kept (for tests and diagnostics). */
+  get size(): number {
+    return this.cache.size;
+  }
+}
