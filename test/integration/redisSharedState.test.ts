@@ -9,6 +9,8 @@ import type { Fetched } from '../../src/datasources/fetched';
 import { createApolloCache } from '../../src/redis/apolloCache';
 import { createRedisClient, waitUntilReady } from '../../src/redis/client';
 import { RedisAnswerStore } from '../../src/redis/redisAnswerStore';
+import { RedisBudgetStore } from '../../src/redis/redisBudgetStore';
+import { MemoryBudgetStore, type Reservation } from '../../src/upstream/budgetStore';
 import { SharedRedis } from '../../src/redis/sharedRedis';
 import { Secret } from '../../src/secret';
 import type { AnswerStore } from '../../src/upstream/answerStore';
@@ -59,9 +61,10 @@ describeWithRedis('shared state in a real Redis', () => {
       timeoutMs: options.timeoutMs ?? 200,
     });
     clients.push(client);
-    await waitUntilReady(client, 5_000);
     const logger = recordingLogger();
-    return { client, logger, redis: new SharedRedis({ client, logger, retryAfterMs: 0 }) };
+    const redis = new SharedRedis({ client, logger, retryAfterMs: 0 });
+    await waitUntilReady(client, 5_000);
+    return { client, logger, redis };
   }
 
   beforeEach(async () => {
@@ -172,6 +175,63 @@ describeWithRedis('shared state in a real Redis', () => {
       await store.set('k', entry, 60_000);
       await expect(store.get('k')).resolves.toEqual(entry);
       expect(redis.mode()).toBe('shared');
+    });
+  });
+
+  describe('the upstream budget', () => {
+    const T0 = 1_763_640_000_000;
+
+    test('three replicas reserving at once spend one budget: a burst of perMinute, then one per interval', async () => {
+      const stores = (await Promise.all([replica(), replica(), replica()])).map(
+        ({ redis }) => new RedisBudgetStore(redis, new MemoryBudgetStore()),
+      );
+
+      const burst = await Promise.all(Array.from({ length: 30 }, (_, index) => stores[index % 3].reserve('reporting:acct', 10, T0, 0)));
+
+      expect(burst.filter((reservation) => reservation.granted)).toHaveLength(10);
+      expect(burst.filter((reservation) => !reservation.granted)).toEqual(
+        Array.from({ length: 20 }, () => ({ granted: false, retryAfterMs: 6_000 })),
+      );
+      await expect(stores[1].reserve('reporting:acct', 10, T0, 6_000)).resolves.toEqual({ granted: true, waitMs: 6_000 });
+      await expect(stores[2].reserve('reporting:acct', 10, T0 + 12_000, 0)).resolves.toEqual({ granted: true, waitMs: 0 });
+      await expect(stores[0].reserve('reporting:other', 10, T0, 0)).resolves.toEqual({ granted: true, waitMs: 0 });
+    });
+
+    test('answers exactly as the in-process bucket does, pause included', async () => {
+      const shared = new RedisBudgetStore((await replica()).redis, new MemoryBudgetStore());
+      const memory = new MemoryBudgetStore();
+      const steps: [string, number, number][] = [
+        ['reserve', T0, 1_000],
+        ['reserve', T0 + 100, 1_000],
+        ['reserve', T0 + 200, 1_000],
+        ['pause', T0 + 5_000, 0],
+        ['reserve', T0 + 300, 10_000],
+        ['reserve', T0 + 5_000, 10_000],
+        ['reserve', T0 + 5_000, 100],
+      ];
+      const run = async (store: RedisBudgetStore | MemoryBudgetStore) => {
+        const results: (Reservation | undefined)[] = [];
+        for (const [step, at, maxWaitMs] of steps) {
+          if (step === 'pause') results.push(await store.pause('b', 3, at).then(() => undefined));
+          else results.push(await store.reserve('b', 3, at, maxWaitMs));
+        }
+        return results;
+      };
+      const expected = await run(memory);
+      expect(expected.filter((result) => result?.granted === false)).not.toHaveLength(0);
+      await expect(run(shared)).resolves.toEqual(expected);
+    });
+
+    test('without Redis, each replica spends from its own bucket', async () => {
+      const { redis } = await replica();
+      const store = new RedisBudgetStore(redis, new MemoryBudgetStore());
+      await server.stop();
+      try {
+        const reservations = await Promise.all(Array.from({ length: 4 }, () => store.reserve('k', 2, T0, 0)));
+        expect(reservations.map((reservation) => reservation.granted)).toEqual([true, true, false, false]);
+      } finally {
+        await server.start();
+      }
     });
   });
 
