@@ -4,6 +4,7 @@ import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHt
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { buildSubgraphSchema } from '@apollo/subgraph';
+import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import type { Config } from './config';
@@ -21,6 +22,10 @@ export interface ServerDependencies {
   reporting: SharedDependencies['reporting'];
   recommender: SharedDependencies['recommender'];
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
+  /** Apollo's cache (persisted queries) shared through Redis; default: Apollo's in-process LRU. */
+  apolloCache?: KeyValueCache<string>;
+  /** Where shared state lives now (`shared` or `degraded`), shown by /health/ready; unset when Redis is not configured. */
+  redisMode?: () => string;
 }
 
 export interface BuiltServer {
@@ -52,6 +57,7 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies): Bui
   const apollo = new ApolloServer<Context>({
     schema: buildSubgraphSchema({ typeDefs: loadTypeDefs(), resolvers }),
     logger: deps.logger,
+    ...(deps.apolloCache === undefined ? {} : { cache: deps.apolloCache }),
     formatError: (formatted, error) => formatError(formatted, error, { production: config.production }),
     includeStacktraceInErrorResponses: !config.production,
     introspection: !config.production,
@@ -64,7 +70,7 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies): Bui
 
   // Mounted now, filled by start(): routes keep their order and /graphql answers 404 until Apollo runs.
   const graphqlRouter = express.Router();
-  app.use(createHealthRouter(() => state));
+  app.use(createHealthRouter(() => state, deps.redisMode));
   app.use('/graphql', graphqlRouter);
   app.use((_request, response) => {
     response.status(404).json({ error: 'Not found: GraphQL is served at /graphql' });

@@ -19,6 +19,8 @@ export interface SharedTokenProviderOptions {
 interface StoredToken {
   token: string;
   renewAtMs: number;
+  /** When the sign-in that produced it started: tells a newer token from an older one. */
+  issuedAtMs: number;
 }
 
 /** Keys under the configured REDIS_KEY_PREFIX. Only the token is stored, never the password. */
@@ -70,35 +72,45 @@ export class SharedTokenProvider {
   renew(rejectedToken: string): Promise<string> {
     if (this.pending !== undefined) return this.pending;
     if (this.current !== undefined && this.current.token !== rejectedToken) return this.getToken();
+    // Only a token signed in after the refused one can replace it: Redis may still hold an older one.
+    const notBeforeMs = this.current?.issuedAtMs ?? Number.NEGATIVE_INFINITY;
     this.current = undefined;
-    return this.refresh(rejectedToken);
+    return this.refresh(rejectedToken, notBeforeMs);
   }
 
-  private refresh(rejectedToken: string | undefined): Promise<string> {
-    this.pending ??= this.obtain(rejectedToken).finally(() => {
+  private refresh(rejectedToken: string | undefined, notBeforeMs = Number.NEGATIVE_INFINITY): Promise<string> {
+    this.pending ??= this.obtain(rejectedToken, notBeforeMs).finally(() => {
       this.pending = undefined;
     });
     return this.pending;
   }
 
   /** Reads the shared token; if it is unusable, takes the lock and signs in, or waits for whoever holds it. */
-  private async obtain(rejectedToken: string | undefined): Promise<string> {
+  private async obtain(rejectedToken: string | undefined, notBeforeMs: number): Promise<string> {
     // Past this, the lock holder has had its whole lock time and produced nothing: stop waiting on it.
     const giveUpAtMs = this.now() + 2 * this.lockMs;
     while (this.now() < giveUpAtMs) {
       const stored = await this.redis.attempt((client) => client.get(TOKEN_KEY));
-      if (!stored.ok) return this.signInLocally();
+      if (!stored.ok) return this.signInWithoutLock();
       const shared = parseStoredToken(stored.value);
-      if (shared !== undefined && shared.token !== rejectedToken && this.now() < shared.renewAtMs) {
+      const usable = shared !== undefined && shared.token !== rejectedToken && shared.issuedAtMs > notBeforeMs;
+      if (usable && this.now() < shared.renewAtMs) {
         this.current = shared;
         return shared.token;
       }
       const lock = await this.redis.attempt((client) => client.set(LOCK_KEY, this.owner, 'PX', this.lockMs, 'NX'));
-      if (!lock.ok) return this.signInLocally();
+      if (!lock.ok) return this.signInWithoutLock();
       if (lock.value === 'OK') return this.signInAndShare();
       await delay(this.pollMs);
     }
-    return this.signInLocally();
+    return this.signInWithoutLock();
+  }
+
+  /** Redis failed us mid-way: sign in like a lone replica, then offer the token to the others (best effort). */
+  private async signInWithoutLock(): Promise<string> {
+    const token = await this.signInLocally();
+    await this.publish('always');
+    return token;
   }
 
   private async signInAndShare(): Promise<string> {
@@ -117,6 +129,7 @@ export class SharedTokenProvider {
     this.current = {
       token,
       renewAtMs: renewalTimeMs(token, startedAtMs, { safetyMarginMs: this.safetyMarginMs, fallbackTtlMs: this.fallbackTtlMs }),
+      issuedAtMs: startedAtMs,
     };
     return token;
   }
@@ -143,8 +156,9 @@ function parseStoredToken(raw: string | null): StoredToken | undefined {
   try {
     const parsed: unknown = JSON.parse(raw);
     if (typeof parsed !== 'object' || parsed === null) return undefined;
-    const { token, renewAtMs } = parsed as Record<string, unknown>;
-    return typeof token === 'string' && token !== '' && typeof renewAtMs === 'number' ? { token, renewAtMs } : undefined;
+    const { token, renewAtMs, issuedAtMs } = parsed as Record<string, unknown>;
+    if (typeof token !== 'string' || token === '' || typeof renewAtMs !== 'number' || typeof issuedAtMs !== 'number') return undefined;
+    return { token, renewAtMs, issuedAtMs };
   } catch {
     return undefined;
   }

@@ -36,6 +36,7 @@ export class SharedRedis {
   private readonly retryAfterMs: number;
   private current: SharingMode = 'shared';
   private skipUntilMs = 0;
+  private failedAtMs = Number.NEGATIVE_INFINITY;
   private lastWarnMs = Number.NEGATIVE_INFINITY;
   private failuresSinceWarn = 0;
   private readonly recoveryListeners: (() => void)[] = [];
@@ -63,16 +64,21 @@ export class SharedRedis {
   }
 
   async attempt<T>(command: (client: Redis) => Promise<T>): Promise<Attempt<T>> {
-    if (this.client.status !== 'ready' || this.now() < this.skipUntilMs) {
+    if (this.client.status !== 'ready') {
       this.recordFailure(`connection ${this.client.status}`);
       return { ok: false };
     }
+    // Right after a failure, Redis is left alone for a moment: a slow Redis costs one timeout, not one per call.
+    if (this.now() < this.skipUntilMs) return { ok: false };
+    const startedAtMs = this.now();
     try {
       const value = await command(this.client);
-      this.recordSuccess();
+      // A slow answer to a command sent before the last failure does not prove Redis is well again.
+      if (startedAtMs >= this.failedAtMs) this.recordSuccess();
       return { ok: true, value };
     } catch (error) {
-      this.skipUntilMs = this.now() + this.retryAfterMs;
+      this.failedAtMs = this.now();
+      this.skipUntilMs = this.failedAtMs + this.retryAfterMs;
       this.recordFailure(error instanceof Error ? error.message : String(error));
       return { ok: false };
     }
@@ -81,12 +87,11 @@ export class SharedRedis {
   private recordSuccess(): void {
     if (this.current === 'shared') return;
     this.current = 'shared';
-    this.failuresSinceWarn = 0;
-    this.lastWarnMs = Number.NEGATIVE_INFINITY;
     this.logger.info({ redis: 'shared' }, 'Redis reachable again: token, answer cache and budget are shared again');
     for (const listener of this.recoveryListeners) listener();
   }
 
+  /** The warning is rate-limited across outages too: a flapping Redis still logs at most one warning per interval. */
   private recordFailure(reason: string): void {
     this.current = 'degraded';
     this.failuresSinceWarn += 1;
