@@ -4,6 +4,8 @@ import { benchEmulator, paramsPool, startBenchEmulator, type EmulatorFigures } f
 import { spawnSubgraph } from './processes';
 import { fmt } from './stats';
 import { benchSubgraph, type SubgraphFigures } from './subgraphBench';
+import { supergraphSeconds } from './supergraph';
+import { benchSupergraphTraffic, supergraphReport } from './supergraphTraffic';
 import { DEMO_EMAIL, DEMO_PASSWORD } from './upstreamClient';
 
 /*
@@ -28,6 +30,13 @@ async function main(): Promise<void> {
       RECOMMENDER_URL: emulator.url,
       REPORTING_EMAIL: DEMO_EMAIL,
       REPORTING_PASSWORD: DEMO_PASSWORD,
+      // These scenarios measure one operation's calls and the per-call overhead: every call reaches the
+      // (unlimited) emulator. The shared cache and the budgets are measured by the supergraph traffic scenario.
+      RENDER_CACHE_TTL_SECONDS: '0',
+      DASHBOARD_CACHE_TTL_SECONDS: '0',
+      REPORTING_RATE_PER_MINUTE: '1000000000',
+      SIGNIN_RATE_PER_MINUTE: '1000000000',
+      RENDER_RATE_PER_MINUTE: '1000000000',
     });
     try {
       const subgraphFigures = await benchSubgraph(emulator, subgraph, pool);
@@ -38,6 +47,8 @@ async function main(): Promise<void> {
   } finally {
     await emulator.stop();
   }
+  const seconds = supergraphSeconds();
+  process.stdout.write(supergraphReport(seconds, await benchSupergraphTraffic(seconds)));
 }
 
 function report(e: EmulatorFigures, s: SubgraphFigures): string {

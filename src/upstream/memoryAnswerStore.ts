@@ -30,7 +30,7 @@ export class MemoryAnswerStore implements AnswerStore {
       // Entries over the byte bound are not kept rather than evicting everything else.
       maxEntrySize: options.maxBytes ?? DEFAULT_MAX_BYTES,
       // Only tests move the clock; production keeps lru-cache's own monotonic timer.
-      ...(options.now === undefined ? {} : { perf: { now: options.now } }),
+      ...(options.now === undefined ? {} : { perf: { now: options.now }, ttlResolution: 0 }),
     });
   }
 

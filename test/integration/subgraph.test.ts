@@ -13,6 +13,7 @@ import {
   resetStats,
   startSmallEmulator,
   startSubgraph,
+  PASS_THROUGH,
   type RunningSubgraph,
 } from '../support/subgraphHttp';
 
@@ -21,7 +22,8 @@ let subgraph: RunningSubgraph;
 
 beforeAll(async () => {
   emulator = await startSmallEmulator();
-  subgraph = await startSubgraph(emulator, { timeoutMs: 1_500 });
+  // These tests are about the datasources and error mapping; test/integration/protection.test.ts covers the cache and breaker.
+  subgraph = await startSubgraph(emulator, { timeoutMs: 1_500, protection: PASS_THROUGH });
 });
 
 afterAll(async () => {

@@ -7,7 +7,9 @@ import { createHttpClient } from '../../src/http/httpClient';
 import { UpstreamError } from '../../src/http/upstreamError';
 import { createLogger } from '../../src/logger';
 import { Secret } from '../../src/secret';
+import type { ProtectionOptions } from '../../src/upstream/protection';
 import { createUpstreams, type Upstreams } from '../../src/upstreams';
+import { PASS_THROUGH } from '../support/subgraphHttp';
 
 interface TargetStats {
   count: number;
@@ -42,8 +44,14 @@ beforeEach(async () => {
   await hook('DELETE', '/__emulator/stats');
 });
 
-function upstreamsFor(credentials: { email: string; password: string }, timeoutMs = 5_000): Upstreams {
+/** Pass-through by default: these tests are about each HTTP call; the protection has its own tests. */
+function upstreamsFor(
+  credentials: { email: string; password: string },
+  timeoutMs = 5_000,
+  protection: Partial<ProtectionOptions> = PASS_THROUGH,
+): Upstreams {
   const upstreams = createUpstreams({
+    protection,
     reportingBaseUrl: emulator.url,
     recommenderUrl: emulator.url,
     email: credentials.email,
@@ -94,12 +102,12 @@ function firstExperience() {
 }
 
 describe('against the emulator', () => {
-  test('signs in with the demo user once and gets dashboard data', async () => {
-    const upstreams = upstreamsFor(DEMO_API_USER);
+  test('signs in with the demo user once and gets dashboard data, the second time from the cache', async () => {
+    const upstreams = upstreamsFor(DEMO_API_USER, 5_000, {});
 
     const before = Date.now();
     const { value: results, fetchedAt } = await upstreams.reporting.query(QUERY);
-    await upstreams.reporting.query(QUERY);
+    const again = await upstreams.reporting.query(QUERY);
 
     expect(fetchedAt).toBeGreaterThanOrEqual(before);
     expect(fetchedAt).toBeLessThanOrEqual(Date.now());
@@ -108,7 +116,8 @@ describe('against the emulator', () => {
     expect(results[0].actualData.values.length).toBeGreaterThan(0);
     expect(results[0].actualData.values.length).toBeLessThanOrEqual(5);
     expect(results[0].actualData.values[0].items[0].type).toBe('section');
-    expect(await counts()).toEqual({ signin: 1, dashboard: 2, render: 0 });
+    expect(again).toEqual({ value: results, fetchedAt });
+    expect(await counts()).toEqual({ signin: 1, dashboard: 1, render: 0 });
   });
 
   test('renders recommendations of a demo experience with no sign-in', async () => {

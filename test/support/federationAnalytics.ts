@@ -18,7 +18,11 @@ export interface RunningAnalyticsSubgraph {
   close(): Promise<void>;
 }
 
-export async function startAnalyticsSubgraph(upstreamUrl: string): Promise<RunningAnalyticsSubgraph> {
+/**
+ * The federation tests count the upstream calls each router request causes,
+ * so the shared answer cache is off unless `env` turns it on.
+ */
+export async function startAnalyticsSubgraph(upstreamUrl: string, env: NodeJS.ProcessEnv = {}): Promise<RunningAnalyticsSubgraph> {
   // Through loadConfig, so the test runs the configuration path production uses.
   const config = loadConfig({
     PORT: '0',
@@ -27,11 +31,26 @@ export async function startAnalyticsSubgraph(upstreamUrl: string): Promise<Runni
     RECOMMENDER_URL: upstreamUrl,
     REPORTING_EMAIL: DEMO_API_USER.email,
     REPORTING_PASSWORD: DEMO_API_USER.password,
+    // Remote mode assumes the real hosts' budgets; the test's emulator has its (far larger) defaults.
+    REPORTING_RATE_PER_MINUTE: '600',
+    SIGNIN_RATE_PER_MINUTE: '20',
+    RENDER_RATE_PER_MINUTE: '6000',
+    RENDER_CACHE_TTL_SECONDS: '0',
+    DASHBOARD_CACHE_TTL_SECONDS: '0',
+    ...env,
   });
   if (config.upstream.mode !== 'remote') throw new Error('expected a remote upstream configuration');
   const logger = createLogger(config);
   const { reportingBaseUrl, recommenderUrl, email, password } = config.upstream;
-  const upstreams = createUpstreams({ reportingBaseUrl, recommenderUrl, email, password, timeoutMs: config.upstreamTimeoutMs, logger });
+  const upstreams = createUpstreams({
+    reportingBaseUrl,
+    recommenderUrl,
+    email,
+    password,
+    timeoutMs: config.upstreamTimeoutMs,
+    logger,
+    protection: { cache: config.cache, governor: config.governor, breaker: config.breaker },
+  });
   const server = buildServer(config, { reporting: upstreams.reporting, recommender: upstreams.recommender, logger });
   await server.start();
   const port = await listenOnFreePort(server.httpServer);

@@ -7,6 +7,7 @@ import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import type { EmulatorOptions } from '../../emulator';
 import { Secret } from '../../src/secret';
 import { buildServer, type BuiltServer, type ServerConfig } from '../../src/server';
+import type { ProtectionOptions } from '../../src/upstream/protection';
 import { createUpstreams, type Upstreams } from '../../src/upstreams';
 import { call, startTestEmulator } from './emulator';
 import { silentLogger } from './subgraph';
@@ -23,7 +24,20 @@ export interface RunningSubgraph {
 export interface SubgraphOverEmulatorOptions {
   config?: Partial<ServerConfig>;
   timeoutMs?: number;
+  /** Default: DEFAULT_PROTECTION (cache on, the emulator's default budgets). */
+  protection?: Partial<ProtectionOptions>;
 }
+
+/**
+ * For tests about something other than the protection (error mapping, token
+ * renewal, batching): no answer cache and a breaker that never opens, so every
+ * call reaches the upstream and the emulator's counts are the datasource's.
+ * Identical calls in flight at the same time are still coalesced.
+ */
+export const PASS_THROUGH: Partial<ProtectionOptions> = {
+  cache: { renderTtlSeconds: 0, dashboardTtlSeconds: 0, staleIfErrorSeconds: 0 },
+  breaker: { cooldownSeconds: 10, failureThreshold: Number.MAX_SAFE_INTEGER },
+};
 
 export async function startSubgraph(emulator: RunningEmulator, options: SubgraphOverEmulatorOptions = {}): Promise<RunningSubgraph> {
   const upstreams = createUpstreams({
@@ -33,6 +47,7 @@ export async function startSubgraph(emulator: RunningEmulator, options: Subgraph
     password: new Secret(DEMO_API_USER.password),
     timeoutMs: options.timeoutMs ?? 5_000,
     logger: silentLogger,
+    ...(options.protection === undefined ? {} : { protection: options.protection }),
   });
   const server = buildServer(
     { production: false, renderMaxConcurrency: 4, ...options.config },

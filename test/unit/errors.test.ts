@@ -264,3 +264,21 @@ describe('as the formatError hook of a real ApolloServer', () => {
     }
   });
 });
+
+describe('refusals of the call path', () => {
+  test('a budget refused locally is UPSTREAM_RATE_LIMITED with retryAfter and no upstream status', () => {
+    const formatted = format({ ...DASHBOARD, kind: 'budget_exhausted', retryAfterSeconds: 42 });
+    expect(formatted.extensions).toEqual({
+      code: 'UPSTREAM_RATE_LIMITED',
+      retryAfter: 42,
+      upstream: { service: 'reporting', endpoint: '/api/dashboard/query' },
+    });
+    expect(formatted.message).toBe('The reporting API request budget is spent (the subgraph did not send the request); retry after 42 s');
+  });
+
+  test('an open circuit is UPSTREAM_UNAVAILABLE and says so', () => {
+    const formatted = format({ ...RENDER, kind: 'circuit_open' });
+    expect(formatted.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+    expect(formatted.message).toBe('The recommender is failing repeatedly; calls are suspended for a short cool-down');
+  });
+});

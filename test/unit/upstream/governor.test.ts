@@ -1,0 +1,102 @@
+import { UpstreamError } from '../../../src/http/upstreamError';
+import { MemoryBudgetStore } from '../../../src/upstream/budgetStore';
+import type { UpstreamEvent } from '../../../src/upstream/events';
+import { Governor, type Budget } from '../../../src/upstream/governor';
+
+const WHERE = { service: 'reporting', endpoint: '/api/dashboard/query' } as const;
+const START = Date.UTC(2026, 10, 23, 12);
+
+/** A governor on a fake clock: sleeping moves the clock, so nothing waits for real. */
+function governorAt(options: { queueTimeoutMs?: number } = {}) {
+  let now = START;
+  const slept: number[] = [];
+  const events: UpstreamEvent[] = [];
+  const governor = new Governor({
+    store: new MemoryBudgetStore(),
+    queueTimeoutMs: options.queueTimeoutMs ?? 2_000,
+    now: () => now,
+    sleep: async (ms) => {
+      slept.push(ms);
+      now += ms;
+    },
+    onEvent: (event) => events.push(event),
+  });
+  return { governor, slept, events, advance: (ms: number) => (now += ms), elapsed: () => now - START };
+}
+
+async function refusal(work: Promise<unknown>): Promise<UpstreamError> {
+  const error = await work.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  if (!(error instanceof UpstreamError)) throw new Error(`expected an UpstreamError, got ${String(error)}`);
+  return error;
+}
+
+const perMinute = (n: number, key = 'api@demo.example'): Budget => ({ name: 'reporting', key, perMinute: n });
+
+describe('Governor', () => {
+  test('a full bucket lets a burst of the per-minute budget through at once', async () => {
+    const { governor, slept } = governorAt();
+    for (let call = 0; call < 60; call += 1) await governor.acquire(perMinute(60), WHERE);
+    expect(slept).toEqual([]);
+  });
+
+  test('beyond the burst, calls queue one refill interval apart', async () => {
+    const { governor, slept, events } = governorAt();
+    for (let call = 0; call < 60; call += 1) await governor.acquire(perMinute(60), WHERE);
+
+    await governor.acquire(perMinute(60), WHERE);
+    await governor.acquire(perMinute(60), WHERE);
+
+    expect(slept).toEqual([1_000, 1_000]);
+    expect(events).toEqual([
+      { type: 'governor', outcome: 'queued', budget: 'reporting', waitMs: 1_000 },
+      { type: 'governor', outcome: 'queued', budget: 'reporting', waitMs: 1_000 },
+    ]);
+  });
+
+  test('a call that would wait longer than the queue timeout is refused at once with retryAfter, spending nothing', async () => {
+    const { governor, slept, events, advance } = governorAt({ queueTimeoutMs: 2_000 });
+    await governor.acquire(perMinute(1), WHERE);
+
+    const error = await refusal(governor.acquire(perMinute(1), WHERE));
+
+    expect(error).toMatchObject({ kind: 'budget_exhausted', retryAfterSeconds: 60, service: 'reporting' });
+    expect(slept).toEqual([]);
+    expect(events).toEqual([{ type: 'governor', outcome: 'refused', budget: 'reporting', waitMs: 60_000 }]);
+    // The refusal took nothing: a minute later the next call goes at once.
+    advance(60_000);
+    await governor.acquire(perMinute(1), WHERE);
+    expect(slept).toEqual([]);
+  });
+
+  test('budgets are separate per key and per budget name', async () => {
+    const { governor, slept } = governorAt();
+    await governor.acquire(perMinute(1, 'one@demo.example'), WHERE);
+    await governor.acquire(perMinute(1, 'two@demo.example'), WHERE);
+    await governor.acquire({ name: 'signin', key: 'one@demo.example', perMinute: 1 }, WHERE);
+    expect(slept).toEqual([]);
+  });
+
+  test('a pause (upstream 429 + Retry-After) holds back every caller until it ends, then refills evenly', async () => {
+    const { governor, slept, events, elapsed } = governorAt({ queueTimeoutMs: 5_000 });
+    await governor.pause(perMinute(600), 3);
+
+    await governor.acquire(perMinute(600), WHERE);
+    await governor.acquire(perMinute(600), WHERE);
+    const refused = await refusal(governor.acquire(perMinute(600), WHERE, 0));
+
+    expect(slept).toEqual([3_000, 100]);
+    expect(elapsed()).toBe(3_100);
+    expect(refused.retryAfterSeconds).toBe(1);
+    expect(events[0]).toEqual({ type: 'governor', outcome: 'paused', budget: 'reporting', waitMs: 3_000 });
+  });
+
+  test('a pause longer than the queue timeout refuses at once with the pause as retryAfter', async () => {
+    const { governor } = governorAt({ queueTimeoutMs: 2_000 });
+    await governor.pause(perMinute(600), 30);
+    const error = await refusal(governor.acquire(perMinute(600), WHERE));
+    expect(error).toMatchObject({ kind: 'budget_exhausted', retryAfterSeconds: 30 });
+  });
+});
