@@ -3,6 +3,7 @@
  * share one reporting token, one answer cache and one upstream budget, and a
  * Redis outage costs no operation.
  */
+import { createHash } from 'node:crypto';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import { call, startTestEmulator } from '../support/emulator';
 import { postGraphQL, type GraphQLResponse } from '../support/federationGateway';
@@ -85,6 +86,28 @@ describeWithRedis('three replicas sharing one Redis', () => {
     const others = await Promise.all([top(replicas[1], 1_000), top(replicas[2], 1_000)]);
     expect((await stats()).dashboard.count).toBe(1);
     expect(others.map((result) => result.data)).toEqual([first.data, first.data]);
+  });
+
+  test('a persisted query registered on one replica is known to the others', async () => {
+    const query = '{ __typename }';
+    const persistedQuery = { version: 1, sha256Hash: createHash('sha256').update(query).digest('hex') };
+    const send = async (replica: Replica, body: Record<string, unknown>) => {
+      const response = await fetch(replica.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return (await response.json()) as { data?: unknown; errors?: { extensions?: { code?: string } }[] };
+    };
+    const unknown = await send(replicas[1], { extensions: { persistedQuery } });
+    expect(unknown.errors?.map((error) => error.extensions?.code)).toEqual(['PERSISTED_QUERY_NOT_FOUND']);
+    await expect(send(replicas[0], { query, extensions: { persistedQuery } })).resolves.toEqual({ data: { __typename: 'Query' } });
+    // Apollo registers the query in the background after answering: the other replicas see it once Redis has it.
+    let answer = await send(replicas[1], { extensions: { persistedQuery } });
+    for (let attempt = 0; answer.errors !== undefined && attempt < 50; attempt += 1)
+      answer = await send(replicas[1], { extensions: { persistedQuery } });
+    expect(answer).toEqual({ data: { __typename: 'Query' } });
+    await expect(send(replicas[2], { extensions: { persistedQuery } })).resolves.toEqual({ data: { __typename: 'Query' } });
   });
 
   test('after the token expires upstream, 60 concurrent operations over the replicas make exactly one sign-in and all succeed', async () => {
