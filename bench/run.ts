@@ -4,7 +4,7 @@ import { benchEmulator, paramsPool, startBenchEmulator, type EmulatorFigures } f
 import { spawnSubgraph } from './processes';
 import { fmt } from './stats';
 import { benchSubgraph, type SubgraphFigures } from './subgraphBench';
-import { supergraphSeconds } from './supergraph';
+import { supergraphRepetitions, supergraphSeconds } from './supergraph';
 import { benchSupergraphTraffic, supergraphReport } from './supergraphTraffic';
 import { DEMO_EMAIL, DEMO_PASSWORD } from './upstreamClient';
 
@@ -48,7 +48,8 @@ async function main(): Promise<void> {
     await emulator.stop();
   }
   const seconds = supergraphSeconds();
-  process.stdout.write(supergraphReport(seconds, await benchSupergraphTraffic(seconds)));
+  const repetitions = supergraphRepetitions();
+  process.stdout.write(supergraphReport(seconds, repetitions, await benchSupergraphTraffic(seconds, repetitions)));
 }
 
 function report(e: EmulatorFigures, s: SubgraphFigures): string {

@@ -183,8 +183,10 @@ async function outage(
   const figures: OutageFigures = {
     warm: { operations: 0, failed: 0 },
     cold: { operations: 0, failed: 0, latency: summarize([]) },
+    coldProbe: { operations: 0, failed: 0, latency: summarize([]) },
     recoveryMs: undefined,
   };
+  const probeSamples: number[] = [];
   const coldSamples: number[] = [];
   let clearedAt: number | undefined;
   const isCold = (i: number) => i % 10 === 0;
@@ -289,15 +291,85 @@ async function runConfiguration(
   }
 }
 
-export async function benchSupergraphTraffic(seconds: number): Promise<ConfigurationFigures[]> {
+/**
+ * `repetitions` runs of each configuration, interleaved (off, on, off, on, …)
+ * so that the machine's changing load falls on both alike; each figure of the
+ * report is the median over the repetitions.
+ */
+export async function benchSupergraphTraffic(seconds: number, repetitions: number): Promise<ConfigurationFigures[]> {
   const downSeconds = Math.min(30, seconds);
-  return [
-    await runConfiguration('protection off (TTL 0, no budgets, breaker ~off)', UNPROTECTED, seconds, downSeconds),
-    await runConfiguration('protection on (defaults)', PROTECTED, seconds, downSeconds),
+  const configurations = [
+    { name: 'protection off (TTL 0, no budgets, breaker ~off)', env: UNPROTECTED },
+    { name: 'protection on (defaults)', env: PROTECTED },
   ];
+  const runs: ConfigurationFigures[][] = configurations.map(() => []);
+  for (let repetition = 0; repetition < repetitions; repetition++) {
+    for (const [index, { name, env }] of configurations.entries()) {
+      runs[index].push(await runConfiguration(name, env, seconds, downSeconds));
+    }
+  }
+  return runs.map(medianConfiguration);
 }
 
-export function supergraphReport(seconds: number, configurations: ConfigurationFigures[]): string {
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+/** Every figure replaced by its median over the runs. */
+function medianConfiguration(runs: ConfigurationFigures[]): ConfigurationFigures {
+  return {
+    name: runs[0].name,
+    normal: medianTraffic(runs.map((run) => run.normal)),
+    faulty: medianTraffic(runs.map((run) => run.faulty)),
+    outage: medianOutage(runs.map((run) => run.outage)),
+  };
+}
+
+function medianOf<T>(items: T[], pick: (item: T) => number): number {
+  return median(items.map(pick));
+}
+
+function medianLatency(items: LatencySummary[]): LatencySummary {
+  return {
+    count: medianOf(items, (x) => x.count),
+    p50: medianOf(items, (x) => x.p50),
+    p99: medianOf(items, (x) => x.p99),
+    mean: medianOf(items, (x) => x.mean),
+    max: medianOf(items, (x) => x.max),
+  };
+}
+
+function medianTraffic(items: TrafficFigures[]): TrafficFigures {
+  return {
+    operations: medianOf(items, (x) => x.operations),
+    perSecond: medianOf(items, (x) => x.perSecond),
+    failed: medianOf(items, (x) => x.failed),
+    latency: medianLatency(items.map((x) => x.latency)),
+    upstream429: medianOf(items, (x) => x.upstream429),
+    dashboard: { calls: medianOf(items, (x) => x.dashboard.calls), keys: medianOf(items, (x) => x.dashboard.keys) },
+    render: { calls: medianOf(items, (x) => x.render.calls), keys: medianOf(items, (x) => x.render.keys) },
+  };
+}
+
+const medianCount = (items: { operations: number; failed: number }[]) => ({
+  operations: medianOf(items, (x) => x.operations),
+  failed: medianOf(items, (x) => x.failed),
+});
+
+function medianOutage(items: OutageFigures[]): OutageFigures {
+  // A run that never recovered counts as the longest.
+  const recovery = medianOf(items, (x) => x.recoveryMs ?? Number.POSITIVE_INFINITY);
+  return {
+    warm: medianCount(items.map((x) => x.warm)),
+    cold: { ...medianCount(items.map((x) => x.cold)), latency: medianLatency(items.map((x) => x.cold.latency)) },
+    coldProbe: { ...medianCount(items.map((x) => x.coldProbe)), latency: medianLatency(items.map((x) => x.coldProbe.latency)) },
+    recoveryMs: Number.isFinite(recovery) ? recovery : undefined,
+  };
+}
+
+export function supergraphReport(seconds: number, repetitions: number, configurations: ConfigurationFigures[]): string {
   const row = (label: string, cell: (c: ConfigurationFigures) => string) => `| ${label} | ${configurations.map(cell).join(' | ')} |`;
   const t = (f: TrafficFigures) =>
     `${f.operations.toLocaleString('en')} ops, ${f.perSecond.toFixed(0)}/s; failed ${f.failed} (${((100 * f.failed) / Math.max(1, f.operations)).toFixed(1)}%); ` +
@@ -308,7 +380,7 @@ export function supergraphReport(seconds: number, configurations: ConfigurationF
     `cold probe (one at a time): ${f.coldProbe.failed} of ${f.coldProbe.operations} failed, p50 ${fmt(f.coldProbe.latency.p50)}, p99 ${fmt(f.coldProbe.latency.p99)}; ` +
     `recovered ${f.recoveryMs === undefined ? 'never' : `${(f.recoveryMs / 1000).toFixed(1)} s`} after the fault cleared`;
   return [
-    `### Supergraph traffic (${CLIENTS} clients, ${seconds} s per phase, emulator default limits)`,
+    `### Supergraph traffic (${CLIENTS} clients, ${seconds} s per phase, emulator default limits; medians of ${repetitions} interleaved runs)`,
     '',
     `| phase | ${configurations.map((c) => c.name).join(' | ')} |`,
     `|---|${configurations.map(() => '---').join('|')}|`,
