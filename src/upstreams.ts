@@ -38,6 +38,9 @@ export interface UpstreamsOptions {
   redis?: SharedRedis;
 }
 
+/** Longest a replica waits for another replica fetching the same answer before it fetches itself. */
+const FILL_WAIT_CAP_MS = 3_000;
+
 /** What the reporting datasource needs from a token holder: in process, or shared through Redis. */
 export type TokenSource = Pick<TokenProvider, 'getToken' | 'renew'>;
 
@@ -89,7 +92,12 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
   const reporting = new ReportingAPI({ baseUrl: options.reportingBaseUrl, tokens, http, now });
   const recommender = new RecommenderAPI({ baseUrl: options.recommenderUrl, http, now });
   const localAnswers = new MemoryAnswerStore(protection.now === undefined ? {} : { now });
-  const answers = protection.answers ?? (redis === undefined ? localAnswers : new RedisAnswerStore(redis, localAnswers));
+  const answers =
+    protection.answers ??
+    (redis === undefined
+      ? localAnswers
+      : // Waiting for another replica's fetch is bounded well below an operation's patience.
+        new RedisAnswerStore(redis, localAnswers, { fillWaitMs: Math.min(options.timeoutMs, FILL_WAIT_CAP_MS) }));
   const staleIfErrorMs = protection.cache.staleIfErrorSeconds * 1000;
   const breaker = (service: 'reporting' | 'recommender', endpoint: string) =>
     createBreaker({

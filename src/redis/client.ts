@@ -13,7 +13,8 @@ const MAX_RECONNECT_DELAY_MS = 2_000;
 export function createRedisClient(config: RedisConfig): Redis {
   return new Redis(config.url.reveal(), {
     keyPrefix: config.keyPrefix,
-    commandTimeout: config.timeoutMs,
+    // A backstop only: SharedRedis applies REDIS_TIMEOUT_MS itself (see withinTimeout); this frees commands a dead socket would hold.
+    commandTimeout: Math.max(10_000, config.timeoutMs * 10),
     connectTimeout: Math.max(1_000, config.timeoutMs * 4),
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,

@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { setImmediate as afterPendingIo } from 'node:timers/promises';
 
 /** `shared`: state lives in Redis. `degraded`: Redis is away or slow and each replica uses its own in-process state. */
 export type SharingMode = 'shared' | 'degraded';
@@ -15,6 +16,8 @@ export interface SharedRedisOptions {
   client: Redis;
   logger: RedisLogger;
   now?: () => number;
+  /** A command not answered within this is a failure (REDIS_TIMEOUT_MS). */
+  timeoutMs: number;
   /** At most one warning per this interval while degraded. Default 30 s. */
   warnIntervalMs?: number;
   /** After a failure, Redis is not asked again for this long (unless it reconnects), so a slow Redis costs one timeout, not one per call. Default 1 s. */
@@ -34,6 +37,8 @@ export class SharedRedis {
   private readonly now: () => number;
   private readonly warnIntervalMs: number;
   private readonly retryAfterMs: number;
+  private readonly timeoutMs: number;
+  private warnedThisOutage = false;
   private current: SharingMode = 'shared';
   private skipUntilMs = 0;
   private failedAtMs = Number.NEGATIVE_INFINITY;
@@ -47,6 +52,7 @@ export class SharedRedis {
     this.now = options.now ?? Date.now;
     this.warnIntervalMs = options.warnIntervalMs ?? 30_000;
     this.retryAfterMs = options.retryAfterMs ?? 1_000;
+    this.timeoutMs = options.timeoutMs;
     // Without a listener ioredis prints every connection error itself; here they count as failures.
     this.client.on('error', (error: Error) => this.recordFailure(error.message));
     this.client.on('ready', () => {
@@ -72,7 +78,7 @@ export class SharedRedis {
     if (this.now() < this.skipUntilMs) return { ok: false };
     const startedAtMs = this.now();
     try {
-      const value = await command(this.client);
+      const value = await this.withinTimeout(command(this.client));
       // A slow answer to a command sent before the last failure does not prove Redis is well again.
       if (startedAtMs >= this.failedAtMs) this.recordSuccess();
       return { ok: true, value };
@@ -84,9 +90,29 @@ export class SharedRedis {
     }
   }
 
+  /**
+   * Not ioredis's `commandTimeout`: its timer fires when the event loop gets
+   * to it, and a busy loop (a CPU-bound burst of operations) then blames Redis
+   * for a reply already waiting in the socket. Here the timer first lets
+   * pending I/O run once (timers, then I/O, then `setImmediate`), so only an
+   * answer that really has not arrived counts as a timeout.
+   */
+  private withinTimeout<T>(pending: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_resolve, reject) => {
+      timer = setTimeout(() => {
+        void afterPendingIo().then(() => reject(new Error(`no answer within ${this.timeoutMs} ms`)));
+      }, this.timeoutMs);
+    });
+    return Promise.race([pending, timeout]).finally(() => clearTimeout(timer));
+  }
+
   private recordSuccess(): void {
     if (this.current === 'shared') return;
     this.current = 'shared';
+    // Only an outage that was announced gets its end announced: suppressed blips stay quiet both ways.
+    if (!this.warnedThisOutage) return;
+    this.warnedThisOutage = false;
     this.logger.info({ redis: 'shared' }, 'Redis reachable again: token, answer cache and budget are shared again');
     for (const listener of this.recoveryListeners) listener();
   }
@@ -103,5 +129,6 @@ export class SharedRedis {
     );
     this.lastWarnMs = now;
     this.failuresSinceWarn = 0;
+    this.warnedThisOutage = true;
   }
 }

@@ -18,7 +18,7 @@ export interface SharedState {
 export async function connectSharedState(config: RedisConfig, logger: RedisLogger): Promise<SharedState> {
   const client = createRedisClient(config);
   // Built before waiting, so connection errors already have their (rate-limited) listener.
-  const redis = new SharedRedis({ client, logger });
+  const redis = new SharedRedis({ client, logger, timeoutMs: config.timeoutMs });
   const ready = await waitUntilReady(client, STARTUP_WAIT_MS);
   if (ready) logger.info({ redis: 'shared', keyPrefix: config.keyPrefix }, 'Redis connected: token, answer cache and budget are shared');
   return {

@@ -62,7 +62,7 @@ describeWithRedis('shared state in a real Redis', () => {
     });
     clients.push(client);
     const logger = recordingLogger();
-    const redis = new SharedRedis({ client, logger, retryAfterMs: 0 });
+    const redis = new SharedRedis({ client, logger, retryAfterMs: 0, timeoutMs: options.timeoutMs ?? 200 });
     await waitUntilReady(client, 5_000);
     return { client, logger, redis };
   }
@@ -152,6 +152,21 @@ describeWithRedis('shared state in a real Redis', () => {
       expect(await one.client.pttl('answer:dashboard:acct:{"q":1}')).toBeGreaterThan(59_000);
       const raw = await replica({ prefix: '' });
       expect(await raw.client.exists('test:answer:dashboard:acct:{"q":1}')).toBe(1);
+    });
+
+    test('a miss while another replica fetches the same answer waits for that answer instead of fetching too', async () => {
+      const [one, two, three] = await Promise.all([replica(), replica(), replica()]);
+      const fetching = new RedisAnswerStore(one.redis, mapStore(), { fillWaitMs: 5_000, pollMs: 5 });
+      const waiting = new RedisAnswerStore(two.redis, mapStore(), { fillWaitMs: 5_000, pollMs: 5 });
+      const other = new RedisAnswerStore(three.redis, mapStore(), { fillWaitMs: 5_000, pollMs: 5 });
+
+      await expect(fetching.get('k')).resolves.toBeUndefined(); // claims 'k': this replica fetches
+      const waited = waiting.get('k');
+      await expect(other.get('other-key')).resolves.toBeUndefined(); // a different key is not held up
+      await fetching.set('k', entry, 60_000);
+
+      await expect(waited).resolves.toEqual(entry);
+      expect(await one.client.exists('filling:k')).toBe(0);
     });
 
     test('down, slow or flushed Redis: the local store answers, nothing rejects', async () => {
