@@ -38,6 +38,7 @@ async function main(): Promise<void> {
     await upstreamCallsOfMixedTraffic(emulator, redis);
     await signInsAcrossExpiry(emulator, redis);
     await cacheHitCost(redis);
+    await cachedOperationCost(emulator, redis);
   } finally {
     await Promise.all([emulator.stop(), redis.close()]);
   }
@@ -79,7 +80,7 @@ async function signInsAcrossExpiry(emulator: EmulatorProcess, redis: RedisServer
           concurrency: 24,
           requests: 5_000,
           warmup: 0,
-          build: (i) => ({ url: replicas[(i + offset) % 3].url, method: 'POST', body: { query: DASHBOARDS[i % 3] } }),
+          build: (i) => ({ url: replicas[(Math.floor(i / 3) + offset) % 3].url, method: 'POST', body: { query: DASHBOARDS[i % 3] } }),
         });
       await resetStats(emulator.url);
       const before = await half(0);
@@ -125,7 +126,8 @@ async function upstreamCallsOfMixedTraffic(emulator: EmulatorProcess, redis: Red
         concurrency: 40,
         requests: 4_000,
         warmup: 0,
-        build: (i) => ({ url: replicas[i % replicas.length].url, method: 'POST', body: { query: operation(i) } }),
+        // Replica by groups of 3, so no replica always gets the same dashboard (i % 3) or the same articles (i % 30).
+        build: (i) => ({ url: replicas[Math.floor(i / 3) % replicas.length].url, method: 'POST', body: { query: operation(i) } }),
       });
       const stats = await readStats(emulator.url);
       rows.push(
@@ -182,6 +184,39 @@ async function cacheHitCost(redisServer: RedisServer): Promise<void> {
   console.log(`| Redis (loopback) | ${r.p50.toFixed(1)} µs | ${r.p99.toFixed(1)} µs |`);
   console.log(`| ratio Redis / in process | ${(r.p50 / m.p50).toFixed(0)}× | ${(r.p99 / m.p99).toFixed(0)}× |\n`);
   await quit(client);
+}
+
+/** A dashboard answered from the cache through a replica with Redis and one without, interleaved rounds of 500 operations, one at a time. */
+async function cachedOperationCost(emulator: EmulatorProcess, redis: RedisServer): Promise<void> {
+  const [inProcess, shared] = await Promise.all([
+    spawnSubgraph(replicaEnv(emulator, undefined)),
+    spawnSubgraph(replicaEnv(emulator, redis)),
+  ]);
+  try {
+    const samples = { inProcess: [] as number[], shared: [] as number[] };
+    for (const replica of [inProcess, shared]) await assertAnswers(replica.url, DASHBOARDS[0]);
+    for (let round = 0; round < REPETITIONS; round++) {
+      for (const [name, replica] of [
+        ['inProcess', inProcess],
+        ['shared', shared],
+      ] as const) {
+        for (let i = 0; i < 500; i++) {
+          const t0 = performance.now();
+          await assertAnswers(replica.url, DASHBOARDS[0]);
+          samples[name].push((performance.now() - t0) * 1000);
+        }
+      }
+    }
+    const m = summarize(samples.inProcess);
+    const r = summarize(samples.shared);
+    console.log(`### A cached dashboard operation end to end (HTTP, one at a time, ${REPETITIONS} interleaved rounds of 500)\n`);
+    console.log('| replica | p50 | p99 |\n|---|---|---|');
+    console.log(`| answer cache in process | ${m.p50.toFixed(0)} µs | ${m.p99.toFixed(0)} µs |`);
+    console.log(`| answer cache in Redis | ${r.p50.toFixed(0)} µs | ${r.p99.toFixed(0)} µs |`);
+    console.log(`| ratio Redis / in process | ${(r.p50 / m.p50).toFixed(2)} | ${(r.p99 / m.p99).toFixed(2)} |\n`);
+  } finally {
+    await Promise.all([inProcess.stop(), shared.stop()]);
+  }
 }
 
 /** A benchmark of failing operations measures nothing: stop with the first error instead. */
