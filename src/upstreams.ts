@@ -39,7 +39,7 @@ export interface UpstreamsOptions {
 }
 
 /** Longest a replica waits for another replica fetching the same answer before it fetches itself. */
-const FILL_WAIT_CAP_MS = 3_000;
+const FILL_WAIT_CAP_MS = 10_000;
 
 /** What the reporting datasource needs from a token holder: in process, or shared through Redis. */
 export type TokenSource = Pick<TokenProvider, 'getToken' | 'renew'>;

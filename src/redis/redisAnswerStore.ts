@@ -68,10 +68,22 @@ export class RedisAnswerStore implements AnswerStore {
     return read.value === null ? undefined : parseEntry(read.value);
   }
 
+  /**
+   * Another replica may have stored the answer (and dropped its claim) between
+   * our miss and our claim: look once more before fetching what is already there.
+   */
+  private async recheckAfterClaim(key: string): Promise<Fetched<unknown> | undefined> {
+    const read = await this.read(key);
+    if (read === 'unavailable' || read === undefined) return undefined;
+    await this.redis.attempt((client) => client.del(FILL_KEY_PREFIX + key));
+    return read;
+  }
+
   /** Undefined (so the caller fetches) when this replica claims the key, or when the claimant's answer does not come in time. */
   private async waitForAnotherFetch(key: string): Promise<Fetched<unknown> | undefined> {
     const claim = await this.redis.attempt((client) => client.set(FILL_KEY_PREFIX + key, '1', 'PX', this.fillWaitMs, 'NX'));
-    if (!claim.ok || claim.value === 'OK') return undefined;
+    if (!claim.ok) return undefined;
+    if (claim.value === 'OK') return this.recheckAfterClaim(key);
     const giveUpAt = Date.now() + this.fillWaitMs;
     while (Date.now() < giveUpAt) {
       await delay(this.pollMs);
