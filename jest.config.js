@@ -9,4 +9,6 @@ module.exports = {
   // Integration tests start real HTTP servers; keep workers bounded on a 2-core machine.
   maxWorkers: process.env.CI ? 2 : '50%',
   testTimeout: 30000,
+  // Prints the one "how to install redis-server" line when the Redis suites are skipped.
+  globalSetup: '<rootDir>/test/support/redisGlobalSetup.ts',
 };

@@ -41,6 +41,17 @@ export interface Config {
     /** How long an upstream's circuit stays open before one probe call. */
     cooldownSeconds: number;
   };
+  /** Shared state for several replicas; undefined keeps everything in process. */
+  redis: RedisConfig | undefined;
+}
+
+export interface RedisConfig {
+  /** May carry a password, hence a Secret: never logged. */
+  url: Secret;
+  /** Prepended to every key, so several deployments can share one Redis. */
+  keyPrefix: string;
+  /** A Redis command slower than this counts as a failure and the replica falls back to local state. */
+  timeoutMs: number;
 }
 
 /** Article analytics (`Article.analytics`, `topArticles`). */
@@ -111,6 +122,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     },
     governor: readGovernor(reader, upstream),
     breaker: { cooldownSeconds: reader.positiveNumber('BREAKER_COOLDOWN_SECONDS', 10, 3_600) },
+    redis: readRedis(reader),
   };
   if (reader.problems.length > 0) throw new ConfigError(reader.problems);
   return deepFreeze(config);
@@ -139,6 +151,13 @@ function readUpstream(reader: EnvReader, env: NodeJS.ProcessEnv): UpstreamConfig
     email: reader.email('REPORTING_EMAIL'),
     password: reader.secret('REPORTING_PASSWORD'),
   };
+}
+
+function readRedis(reader: EnvReader): RedisConfig | undefined {
+  const keyPrefix = reader.keyPrefix('REDIS_KEY_PREFIX', 'analytics-subgraph:');
+  const timeoutMs = reader.integer('REDIS_TIMEOUT_MS', 250, 1, 60_000);
+  const url = reader.redisUrl('REDIS_URL');
+  return url === undefined ? undefined : { url, keyPrefix, timeoutMs };
 }
 
 /** Embedded, the governor spends exactly the emulator's budgets; remote, conservative defaults. */
@@ -245,6 +264,33 @@ class EnvReader {
       else origins.push(origin);
     }
     return origins;
+  }
+
+  /** `redis://` or `rediss://` (TLS), optionally with `user:password@`; the value is never echoed, it may hold a password. */
+  redisUrl(name: string): Secret | undefined {
+    if (!this.isSet(name)) return undefined;
+    const raw = String(this.env[name]);
+    let url: URL | undefined;
+    try {
+      url = new URL(raw);
+    } catch {
+      url = undefined;
+    }
+    if (url === undefined || (url.protocol !== 'redis:' && url.protocol !== 'rediss:') || url.hostname === '') {
+      this.problems.push(`${name} must be a redis:// or rediss:// URL with a host (e.g. rediss://:password@redis.internal:6379/0)`);
+      return undefined;
+    }
+    return new Secret(raw);
+  }
+
+  keyPrefix(name: string, fallback: string): string {
+    if (!this.isSet(name)) return fallback;
+    const value = String(this.env[name]);
+    if (!/^[\w.:{}-]{1,100}$/.test(value)) {
+      this.problems.push(`${name} must be 1 to 100 letters, digits or _ . : - { } (got ${JSON.stringify(value)})`);
+      return fallback;
+    }
+    return value;
   }
 
   email(name: string): string {

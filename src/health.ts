@@ -8,7 +8,7 @@ export type Lifecycle = 'starting' | 'ready' | 'stopping';
  * `/health/ready`: send traffic here (Apollo started, upstreams configured,
  * not shutting down); 503 otherwise, so a load balancer drains us first.
  */
-export function createHealthRoutes(lifecycle: () => Lifecycle): Record<string, RouteHandler> {
+export function createHealthRoutes(lifecycle: () => Lifecycle, redisMode?: () => string): Record<string, RouteHandler> {
   return {
     '/health/live': (request, response) => {
       if (isRead(request, response)) sendJson(response, 200, { status: 'live' });
@@ -16,7 +16,9 @@ export function createHealthRoutes(lifecycle: () => Lifecycle): Record<string, R
     '/health/ready': (request, response) => {
       if (!isRead(request, response)) return;
       const state = lifecycle();
-      sendJson(response, state === 'ready' ? 200 : 503, { status: state });
+      // Redis is never a readiness condition: without it every replica serves from its own state (`degraded`).
+      const redis = redisMode === undefined ? {} : { redis: redisMode() };
+      sendJson(response, state === 'ready' ? 200 : 503, { status: state, ...redis });
     },
   };
 }

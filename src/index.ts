@@ -4,6 +4,7 @@ import { DEMO_API_USER, startEmulator, type RunningEmulator } from '../emulator'
 import { ConfigError, loadConfig, type Config } from './config';
 import { createLogger, type Logger } from './logger';
 import { Secret } from './secret';
+import { connectSharedState } from './redis/sharedState';
 import { buildServer } from './server';
 import { installShutdown, type ShutdownStep } from './shutdown';
 import { allowedOrigins } from './web/cors';
@@ -20,18 +21,26 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger(config);
   const target = await resolveUpstream(config, logger);
+  const shared = config.redis === undefined ? undefined : await connectSharedState(config.redis, logger);
   const upstreams = createUpstreams({
     ...target,
     timeoutMs: config.upstreamTimeoutMs,
     logger,
     protection: { cache: config.cache, governor: config.governor, breaker: config.breaker },
+    ...(shared === undefined ? {} : { redis: shared.redis }),
   });
-  const server = buildServer(config, { reporting: upstreams.reporting, recommender: upstreams.recommender, logger });
+  const server = buildServer(config, {
+    reporting: upstreams.reporting,
+    recommender: upstreams.recommender,
+    logger,
+    ...(shared === undefined ? {} : { apolloCache: shared.apolloCache, redisMode: () => shared.redis.mode() }),
+  });
 
   const steps: ShutdownStep[] = [
     { name: 'graphql server', run: () => server.stop() },
     { name: 'upstream connections', run: () => upstreams.close() },
   ];
+  if (shared !== undefined) steps.push({ name: 'redis', run: () => shared.close() });
   const emulator = target.emulator;
   if (emulator !== undefined) steps.push({ name: 'embedded emulator', run: () => emulator.close() });
   installShutdown({ steps, logger, timeoutMs: SHUTDOWN_TIMEOUT_MS, exit: (code) => process.exit(code) });

@@ -5,6 +5,7 @@ import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHt
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { buildSubgraphSchema } from '@apollo/subgraph';
+import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import { DEFAULT_ANALYTICS_CONFIG, type Config } from './config';
 import { createContext, type CacheTtls, type Context, type SharedDependencies } from './context';
 import { formatError } from './errors';
@@ -29,6 +30,10 @@ export interface ServerDependencies {
   reporting: SharedDependencies['reporting'];
   recommender: SharedDependencies['recommender'];
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
+  /** Apollo's cache (persisted queries) shared through Redis; default: Apollo's in-process LRU. */
+  apolloCache?: KeyValueCache<string>;
+  /** Where shared state lives now (`shared` or `degraded`), shown by /health/ready; unset when Redis is not configured. */
+  redisMode?: () => string;
 }
 
 export interface ServerOptions {
@@ -61,7 +66,7 @@ const GRAPHQL_PATH = '/graphql';
 /** The HTTP server around the subgraph: node:http and Apollo, no web framework. It holds no per-caller state. */
 export function buildServer(config: ServerConfig, deps: ServerDependencies, options: ServerOptions = {}): BuiltServer {
   let state: Lifecycle = 'starting';
-  const routes = new Map<string, RouteHandler>(Object.entries(createHealthRoutes(() => state)));
+  const routes = new Map<string, RouteHandler>(Object.entries(createHealthRoutes(() => state, deps.redisMode)));
   const onError = (error: unknown) => deps.logger.error({ err: error }, 'unexpected error outside GraphQL execution');
   const httpServer = createServer(createRouter(routes, onError));
   const apollo = createApollo(config, deps, httpServer);
@@ -104,6 +109,8 @@ function createApollo(config: ServerConfig, deps: ServerDependencies, httpServer
   return new ApolloServer<Context>({
     schema: buildSubgraphSchema({ typeDefs: loadTypeDefs(), resolvers }),
     logger: deps.logger,
+    // APQ and other Apollo caches: in Redis when replicas share state, so a query registered on one works on all.
+    ...(deps.apolloCache === undefined ? {} : { cache: deps.apolloCache }),
     formatError: (formatted, error) => formatError(formatted, error, { production: config.production }),
     includeStacktraceInErrorResponses: !config.production,
     introspection: !config.production,

@@ -1,3 +1,4 @@
+import { SharedTokenProvider } from './auth/sharedTokenProvider';
 import { TokenProvider } from './auth/tokenProvider';
 import { dashboardTtlSeconds } from './dashboard/cacheTtl';
 import type { Fetched } from './datasources/fetched';
@@ -8,6 +9,9 @@ import type { DashboardMetricResultWire, DashboardQueryBody, RecommendationWire,
 import { createAgent } from './http/agent';
 import { createHttpClient, type JsonRequest } from './http/httpClient';
 import type { Logger } from './logger';
+import { RedisAnswerStore } from './redis/redisAnswerStore';
+import { RedisBudgetStore } from './redis/redisBudgetStore';
+import type { SharedRedis } from './redis/sharedRedis';
 import type { Secret } from './secret';
 import { createBreaker } from './upstream/breaker';
 import { MemoryBudgetStore } from './upstream/budgetStore';
@@ -30,14 +34,22 @@ export interface UpstreamsOptions {
   maxConnectionsPerOrigin?: number;
   /** Cache, governor and breaker settings. Default: DEFAULT_PROTECTION (the embedded emulator's budgets). */
   protection?: Partial<ProtectionOptions>;
+  /** Set when replicas share the token, the answer cache and the budgets through Redis (REDIS_URL). */
+  redis?: SharedRedis;
 }
+
+/** Longest a replica waits for another replica fetching the same answer before it fetches itself. */
+const FILL_WAIT_CAP_MS = 10_000;
+
+/** What the reporting datasource needs from a token holder: in process, or shared through Redis. */
+export type TokenSource = Pick<TokenProvider, 'getToken' | 'renew'>;
 
 export interface Upstreams {
   /** The dashboard query, protected: cached, coalesced, governed, behind a circuit breaker. */
   reporting: Pick<ReportingAPI, 'query'>;
   /** render.json, protected the same way. */
   recommender: Pick<RecommenderAPI, 'render'>;
-  tokens: TokenProvider;
+  tokens: TokenSource;
   /** Closes the connection pool; in-flight requests finish first. */
   close(): Promise<void>;
 }
@@ -53,8 +65,10 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
   const now = protection.now ?? Date.now;
   const onEvent = emitter(protection.onEvent);
   const agent = createAgent({ connections: options.maxConnectionsPerOrigin });
+  const redis = options.redis;
+  const localBudgets = new MemoryBudgetStore();
   const governor = new Governor({
-    store: protection.budgets ?? new MemoryBudgetStore(),
+    store: protection.budgets ?? (redis === undefined ? localBudgets : new RedisBudgetStore(redis, localBudgets, now)),
     queueTimeoutMs: protection.governor.queueTimeoutMs,
     now,
     sleep: protection.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
@@ -69,10 +83,21 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
     onEvent,
   });
   const signIn = createSignIn({ baseUrl: options.reportingBaseUrl, email: options.email, password: options.password, http });
-  const tokens = new TokenProvider({ signIn: withSignInLogging(signIn, options.logger) });
+  const loggedSignIn = withSignInLogging(signIn, options.logger);
+  const tokens: TokenSource =
+    redis === undefined
+      ? new TokenProvider({ signIn: loggedSignIn })
+      : // The renewal lock outlives the longest sign-in (its timeout, plus time to wait for its budget).
+        new SharedTokenProvider({ signIn: loggedSignIn, redis, lockMs: options.timeoutMs + protection.governor.queueTimeoutMs + 1_000 });
   const reporting = new ReportingAPI({ baseUrl: options.reportingBaseUrl, tokens, http, now });
   const recommender = new RecommenderAPI({ baseUrl: options.recommenderUrl, http, now });
-  const answers = protection.answers ?? new MemoryAnswerStore(protection.now === undefined ? {} : { now });
+  const localAnswers = new MemoryAnswerStore(protection.now === undefined ? {} : { now });
+  const answers =
+    protection.answers ??
+    (redis === undefined
+      ? localAnswers
+      : // Waiting for another replica's fetch is bounded well below an operation's patience.
+        new RedisAnswerStore(redis, localAnswers, { fillWaitMs: Math.min(options.timeoutMs, FILL_WAIT_CAP_MS) }));
   const staleIfErrorMs = protection.cache.staleIfErrorSeconds * 1000;
   const breaker = (service: 'reporting' | 'recommender', endpoint: string) =>
     createBreaker({

@@ -1,4 +1,4 @@
-import { decodeJwt } from 'jose';
+import { FOURTEEN_DAYS_MS, HOUR_MS, renewalTimeMs } from './tokenLifetime';
 
 export interface TokenProviderOptions {
   /** Signs in and resolves with a fresh bearer token. */
@@ -14,9 +14,6 @@ interface CurrentToken {
   token: string;
   renewAtMs: number;
 }
-
-const HOUR_MS = 3_600_000;
-const FOURTEEN_DAYS_MS = 14 * 24 * HOUR_MS;
 
 /**
  * The process-wide holder of the reporting API's bearer token. There is no
@@ -75,30 +72,7 @@ export class TokenProvider {
     return this.pending;
   }
 
-  /**
-   * The lifetime comes from the JWT when it can be read (`exp - iat` when both
-   * are present, which is immune to clock skew between us and the upstream),
-   * else from the documented 14 days. The margin is capped at a tenth of the
-   * lifetime so that short-lived tokens (as configured in tests) are still
-   * reused instead of triggering a sign-in on every call.
-   */
   private renewalTime(token: string, issuedAtMs: number): number {
-    const lifetimeMs = readJwtLifetimeMs(token, issuedAtMs) ?? this.fallbackTtlMs;
-    const marginMs = Math.min(this.safetyMarginMs, lifetimeMs / 10);
-    return issuedAtMs + lifetimeMs - marginMs;
+    return renewalTimeMs(token, issuedAtMs, { safetyMarginMs: this.safetyMarginMs, fallbackTtlMs: this.fallbackTtlMs });
   }
-}
-
-/** Decodes without verifying: the token is the upstream's to check; we only read when it ends. */
-function readJwtLifetimeMs(token: string, issuedAtMs: number): number | undefined {
-  let claims: { exp?: unknown; iat?: unknown };
-  try {
-    claims = decodeJwt(token);
-  } catch {
-    return undefined;
-  }
-  if (typeof claims.exp !== 'number' || !Number.isFinite(claims.exp)) return undefined;
-  const lifetimeMs =
-    typeof claims.iat === 'number' && Number.isFinite(claims.iat) ? (claims.exp - claims.iat) * 1000 : claims.exp * 1000 - issuedAtMs;
-  return lifetimeMs > 0 ? lifetimeMs : undefined;
 }

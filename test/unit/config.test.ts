@@ -35,6 +35,7 @@ describe('loadConfig', () => {
       analytics: { chunkSize: 500, windowAlignSeconds: 60 },
       governor: { reportingPerMinute: 600, signinPerMinute: 20, renderPerMinute: 6_000, queueTimeoutMs: 2_000 },
       breaker: { cooldownSeconds: 10 },
+      redis: undefined,
     });
   });
 

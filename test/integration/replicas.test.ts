@@ -1,0 +1,172 @@
+/**
+ * Three subgraph processes, one emulator, one real redis-server: the replicas
+ * share one reporting token, one answer cache and one upstream budget, and a
+ * Redis outage costs no operation.
+ */
+import { createHash } from 'node:crypto';
+import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
+import { call, startTestEmulator } from '../support/emulator';
+import { postGraphQL, type GraphQLResponse } from '../support/federationGateway';
+import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
+import { startReplica, type Replica } from '../support/subgraphReplica';
+
+/** The emulator's and the governor's reporting budget: one account, spent together by the three replicas. */
+const REPORTING_PER_MINUTE = 150;
+/** Operations of the burst: beyond what is left of the shared budget (the earlier tests spent some of it). */
+const BURST = 250;
+const FIFTEEN_DAYS_S = 15 * 24 * 3600;
+
+const TOP = `query Top($from: Int) {
+  dashboard(query: { dates: { last: { number: 7, unit: DAY } }, groupBy: [URL], metrics: [PAGE_VIEWS_TOTAL], limit: 3, from: $from }) { total fetchedAt }
+}`;
+
+interface Stats {
+  signin: { count: number };
+  dashboard: { count: number };
+  render: { count: number };
+}
+
+type TopResult = GraphQLResponse<{ dashboard: { total: number; fetchedAt: string }[] | null }>;
+
+describeWithRedis('three replicas sharing one Redis', () => {
+  let emulator: RunningEmulator;
+  let redis: RedisServer;
+  let replicas: Replica[] = [];
+
+  beforeAll(async () => {
+    [emulator, redis] = await Promise.all([
+      startTestEmulator({ rates: { reportingPerMinute: REPORTING_PER_MINUTE } }),
+      startRedisServer({ password: 'replica-redis-pass' }),
+    ]);
+    const env = {
+      REPORTING_BASE_URL: emulator.url,
+      RECOMMENDER_URL: emulator.url,
+      REPORTING_EMAIL: DEMO_API_USER.email,
+      REPORTING_PASSWORD: DEMO_API_USER.password,
+      REPORTING_RATE_PER_MINUTE: String(REPORTING_PER_MINUTE),
+      SIGNIN_RATE_PER_MINUTE: '20',
+      RENDER_RATE_PER_MINUTE: '6000',
+      UPSTREAM_QUEUE_TIMEOUT_MS: '500',
+      REDIS_URL: redis.url,
+      REDIS_KEY_PREFIX: 'replicas-test:',
+      // Generous: on a loaded 2-core CI machine a busy event loop must not look like a slow Redis.
+      REDIS_TIMEOUT_MS: '1000',
+    };
+    replicas = await Promise.all([startReplica(env), startReplica(env), startReplica(env)]);
+  }, 90_000);
+
+  afterAll(async () => {
+    await Promise.all(replicas.map((replica) => replica.stop()));
+    await Promise.all([emulator?.close(), redis?.close()]);
+  });
+
+  const stats = async () => (await call<Stats>(emulator, '/__emulator/stats')).body;
+  const resetStats = () => call(emulator, '/__emulator/stats', { method: 'DELETE' });
+  /** Two emulator minutes: its rate buckets are full again, the token still valid. */
+  const refillUpstreamBudget = () => call(emulator, '/__emulator/clock', { body: { advanceSeconds: 120 } });
+  const expireTokens = () => call(emulator, '/__emulator/clock', { body: { advanceSeconds: FIFTEEN_DAYS_S } });
+  const top = (replica: Replica, from: number): Promise<TopResult> => postGraphQL(replica.url, TOP, { from });
+  const health = async (replica: Replica) =>
+    (await fetch(new URL('/health/ready', replica.url))).json() as Promise<{ status: string; redis?: string }>;
+  /** `count` operations over the replicas in turn, all at once, each a different dashboard page from `firstPage`. */
+  const spread = (count: number, firstPage: number) =>
+    Promise.all(Array.from({ length: count }, (_, index) => top(replicas[index % 3], firstPage + index)));
+  const failures = (results: TopResult[]) => results.filter((result) => result.errors !== undefined || !result.data?.dashboard);
+
+  test('the first operations on three replicas make one sign-in', async () => {
+    await resetStats();
+    const results = await spread(6, 0);
+    expect(failures(results)).toEqual([]);
+    expect((await stats()).signin.count).toBe(1);
+  });
+
+  test('a dashboard answered by one replica is a cache hit on the other two', async () => {
+    await resetStats();
+    const first = await top(replicas[0], 1_000);
+    const others = await Promise.all([top(replicas[1], 1_000), top(replicas[2], 1_000)]);
+    expect((await stats()).dashboard.count).toBe(1);
+    expect(others.map((result) => result.data)).toEqual([first.data, first.data]);
+  });
+
+  test('a persisted query registered on one replica is known to the others', async () => {
+    const query = '{ __typename }';
+    const persistedQuery = { version: 1, sha256Hash: createHash('sha256').update(query).digest('hex') };
+    const send = async (replica: Replica, body: Record<string, unknown>) => {
+      const response = await fetch(replica.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return (await response.json()) as { data?: unknown; errors?: { extensions?: { code?: string } }[] };
+    };
+    const unknown = await send(replicas[1], { extensions: { persistedQuery } });
+    expect(unknown.errors?.map((error) => error.extensions?.code)).toEqual(['PERSISTED_QUERY_NOT_FOUND']);
+    await expect(send(replicas[0], { query, extensions: { persistedQuery } })).resolves.toEqual({ data: { __typename: 'Query' } });
+    // Apollo registers the query in the background after answering: the other replicas see it once Redis has it.
+    let answer = await send(replicas[1], { extensions: { persistedQuery } });
+    for (let attempt = 0; answer.errors !== undefined && attempt < 50; attempt += 1)
+      answer = await send(replicas[1], { extensions: { persistedQuery } });
+    expect(answer).toEqual({ data: { __typename: 'Query' } });
+    await expect(send(replicas[2], { extensions: { persistedQuery } })).resolves.toEqual({ data: { __typename: 'Query' } });
+  });
+
+  test('after the token expires upstream, 60 concurrent operations over the replicas make exactly one sign-in and all succeed', async () => {
+    await expireTokens();
+    await resetStats();
+    const results = await spread(60, 2_000);
+    expect(failures(results)).toEqual([]);
+    expect((await stats()).signin.count).toBe(1);
+  });
+
+  test('Redis stopped mid-run: no operation fails, readiness stays green and shows the degraded mode; restarted: sharing resumes', async () => {
+    await refillUpstreamBudget();
+    const before = await spread(6, 20_000);
+    await redis.stop();
+    const during = await spread(30, 20_000);
+    expect(failures([...before, ...during])).toEqual([]);
+    const healthDuring = await Promise.all(replicas.map(health));
+    expect(healthDuring).toEqual(replicas.map(() => ({ status: 'ready', redis: 'degraded' })));
+
+    await redis.start();
+    // Each replica goes back to Redis on its next operation once the connection is up again.
+    for (const replica of replicas) {
+      let mode = (await health(replica)).redis;
+      for (let page = 30_000; mode !== 'shared'; page += 1) {
+        expect(failures([await top(replica, page)])).toEqual([]);
+        mode = (await health(replica)).redis;
+      }
+    }
+    await resetStats();
+    const first = await top(replicas[0], 40_000);
+    await Promise.all([top(replicas[1], 40_000), top(replicas[2], 40_000)]);
+    expect(failures([first])).toEqual([]);
+    expect((await stats()).dashboard.count).toBe(1);
+
+    await expireTokens();
+    await resetStats();
+    expect(failures(await spread(60, 50_000))).toEqual([]);
+    expect((await stats()).signin.count).toBe(1);
+    const logs = replicas.map((replica) => replica.output()).join('\n');
+    expect(logs).toContain('Redis unavailable');
+    expect(logs).toContain('Redis reachable again');
+    expect(logs).not.toContain('replica-redis-pass');
+    expect(logs).not.toContain(DEMO_API_USER.password);
+  }, 60_000);
+
+  test('a burst beyond the shared budget never reaches the upstream: no 429, the account budget is respected', async () => {
+    await refillUpstreamBudget(); // the replicas' shared bucket is what limits now
+    await resetStats();
+    const results = await spread(BURST, 10_000);
+    const codes = results.flatMap((result) => (result.errors ?? []).map((error) => error.extensions));
+    const spent = (await stats()).dashboard.count;
+    // Refused here, before the upstream: UPSTREAM_RATE_LIMITED with retryAfter and no upstream status.
+    expect(codes.length).toBeGreaterThan(0);
+    const fromUpstream = (extensions: Record<string, unknown> | undefined) => {
+      const upstream = extensions?.upstream;
+      return typeof upstream === 'object' && upstream !== null && 'status' in upstream;
+    };
+    expect(codes.filter((extensions) => extensions?.code !== 'UPSTREAM_RATE_LIMITED' || fromUpstream(extensions))).toEqual([]);
+    expect(spent).toBeLessThanOrEqual(REPORTING_PER_MINUTE);
+    expect(spent + codes.length).toBe(BURST);
+  });
+});

@@ -1,0 +1,101 @@
+/**
+ * A real `redis-server` (the Debian package) for the Redis suites: started
+ * on a free loopback port with its own temporary directory, no persistence,
+ * stoppable and restartable on the same port (to test outages).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+import { REDIS_INSTALL_HINT, redisServerAvailable } from './redisAvailability';
+
+/** `describe` when redis-server can run here, `describe.skip` otherwise (jest's global setup prints the one hint line). */
+export function describeWithRedis(name: string, suite: () => void): void {
+  (redisServerAvailable() ? describe : describe.skip)(name, suite);
+}
+
+export interface RedisServer {
+  /** `redis://127.0.0.1:port` (with the password when one was set). */
+  url: string;
+  port: number;
+  /** Stops the server (SIGTERM) and waits for it to exit; its data is gone (no persistence). */
+  stop(): Promise<void>;
+  /** Starts it again on the same port, empty. */
+  start(): Promise<void>;
+  /** Stops it for good and removes its directory. */
+  close(): Promise<void>;
+}
+
+const READY_TIMEOUT_MS = 10_000;
+
+export async function startRedisServer(options: { password?: string } = {}): Promise<RedisServer> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'redis-test-'));
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  const start = async () => {
+    child = await spawnRedis(port, dir, options.password);
+  };
+  const stop = async () => {
+    const running = child;
+    child = undefined;
+    if (running === undefined || running.exitCode !== null) return;
+    const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
+    running.kill('SIGTERM');
+    await exited;
+  };
+  await start();
+  const auth = options.password === undefined ? '' : `:${encodeURIComponent(options.password)}@`;
+  return {
+    url: `redis://${auth}127.0.0.1:${port}`,
+    port,
+    start,
+    stop,
+    async close() {
+      await stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function spawnRedis(port: number, dir: string, password: string | undefined): Promise<ChildProcess> {
+  const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--loglevel', 'notice'];
+  if (password !== undefined) args.push('--requirepass', password);
+  const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => fail(new Error(`redis-server not ready within ${READY_TIMEOUT_MS} ms:\n${output}`)), READY_TIMEOUT_MS);
+    const fail = (error: Error) => {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(error);
+    };
+    child.once('error', (error) => fail(new Error(`${REDIS_INSTALL_HINT} (${error.message})`)));
+    const exitedEarly = (code: number | null) => fail(new Error(`redis-server exited with ${code} before it was ready:\n${output}`));
+    child.once('exit', exitedEarly);
+    const watchForReady = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      if (!output.includes('Ready to accept connections')) return;
+      clearTimeout(timer);
+      child.off('exit', exitedEarly);
+      child.stdout?.off('data', watchForReady);
+      child.stdout?.resume();
+      resolve(child);
+    };
+    child.stdout?.on('data', watchForReady);
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  });
+}
