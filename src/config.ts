@@ -223,12 +223,7 @@ class EnvReader {
   httpUrl(name: string): string {
     if (!this.isSet(name)) return '';
     const raw = String(this.env[name]);
-    let url: URL | undefined;
-    try {
-      url = new URL(raw);
-    } catch {
-      url = undefined;
-    }
+    const url = parseUrl(raw);
     if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
       // A value with userinfo might carry a password: name the variable, not the value.
       const shown = raw.includes('@') ? '' : ` (got ${JSON.stringify(raw)})`;
@@ -270,12 +265,7 @@ class EnvReader {
   redisUrl(name: string): Secret | undefined {
     if (!this.isSet(name)) return undefined;
     const raw = String(this.env[name]);
-    let url: URL | undefined;
-    try {
-      url = new URL(raw);
-    } catch {
-      url = undefined;
-    }
+    const url = parseUrl(raw);
     if (url === undefined || (url.protocol !== 'redis:' && url.protocol !== 'rediss:') || url.hostname === '') {
       this.problems.push(`${name} must be a redis:// or rediss:// URL with a host (e.g. rediss://:password@redis.internal:6379/0)`);
       return undefined;
@@ -310,6 +300,14 @@ class EnvReader {
    */
   secret(name: string): Secret {
     return new Secret(this.isSet(name) ? String(this.env[name]) : 'unset');
+  }
+}
+
+function parseUrl(raw: string): URL | undefined {
+  try {
+    return new URL(raw);
+  } catch {
+    return undefined;
   }
 }
 

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { postGraphQL } from '../support/federationGateway';
+import { logLines } from '../support/subgraphReplica';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 const STARTUP_TIMEOUT_MS = 25_000;
@@ -57,17 +58,6 @@ function listeningUrl(running: RunningProcess): Promise<string> {
       clearTimeout(timer);
       reject(new Error(`exited with ${code} before listening:\n${running.output()}`));
     });
-  });
-}
-
-function logLines(output: string): Record<string, unknown>[] {
-  return output.split('\n').flatMap((line) => {
-    try {
-      const parsed: unknown = JSON.parse(line);
-      return typeof parsed === 'object' && parsed !== null ? [parsed as Record<string, unknown>] : [];
-    } catch {
-      return [];
-    }
   });
 }
 

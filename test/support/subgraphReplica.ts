@@ -70,7 +70,8 @@ function listeningUrl(child: ChildProcess, output: () => string, exited: Promise
   });
 }
 
-function logLines(output: string): Record<string, unknown>[] {
+/** The JSON log lines of a subgraph process's output. */
+export function logLines(output: string): Record<string, unknown>[] {
   return output.split('\n').flatMap((line) => {
     try {
       const parsed: unknown = JSON.parse(line);
