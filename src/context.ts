@@ -1,7 +1,10 @@
 import type { RecommenderAPI } from './datasources/recommenderAPI';
 import type { ReportingAPI } from './datasources/reportingAPI';
 import { createRecommendationsLoader, type RecommendationsLoader } from './loaders/recommendations';
+import { budgetedReporting } from './limits/budgetedReporting';
+import { UpstreamBudget } from './limits/upstreamBudget';
 import type { Logger } from './logger';
+import type { Metrics } from './metrics/metrics';
 
 /** What every resolver receives (codegen `contextType`). Built per GraphQL request. */
 export interface Context {
@@ -10,7 +13,12 @@ export interface Context {
   /** Per request: its cache holds what this caller asked for. */
   recommendations: RecommendationsLoader;
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
+  /** Per request: the upstream calls this operation may still make; every loader takes from it. */
+  budget: UpstreamBudget;
 }
+
+/** Default of MAX_UPSTREAM_CALLS_PER_OPERATION. */
+export const DEFAULT_MAX_UPSTREAM_CALLS = 50;
 
 /** The process-wide pieces every request's context is built from. */
 export interface SharedDependencies {
@@ -18,6 +26,9 @@ export interface SharedDependencies {
   recommender: Pick<RecommenderAPI, 'render'>;
   renderMaxConcurrency: number;
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
+  /** MAX_UPSTREAM_CALLS_PER_OPERATION; DEFAULT_MAX_UPSTREAM_CALLS when absent. */
+  maxUpstreamCallsPerOperation?: number;
+  metrics?: Pick<Metrics, 'recordBatch'>;
 }
 
 /**
@@ -25,9 +36,16 @@ export interface SharedDependencies {
  * a module-level loader would serve one caller's cached answers to the next.
  */
 export function createContext(shared: SharedDependencies): Context {
+  const budget = new UpstreamBudget(shared.maxUpstreamCallsPerOperation ?? DEFAULT_MAX_UPSTREAM_CALLS);
+  const metrics = shared.metrics;
   return {
-    reporting: shared.reporting,
-    recommendations: createRecommendationsLoader(shared.recommender, { maxConcurrency: shared.renderMaxConcurrency }),
+    reporting: budgetedReporting(shared.reporting, budget),
+    recommendations: createRecommendationsLoader(shared.recommender, {
+      maxConcurrency: shared.renderMaxConcurrency,
+      budget,
+      ...(metrics === undefined ? {} : { onBatch: (size: number) => metrics.recordBatch('recommendations', size) }),
+    }),
     logger: shared.logger,
+    budget,
   };
 }

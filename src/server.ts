@@ -6,21 +6,33 @@ import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type ErrorRequestHandler, type Express } from 'express';
-import type { Config } from './config';
+import { DEFAULT_LIMITS, type Config, type LimitsConfig } from './config';
 import { createContext, type Context, type SharedDependencies } from './context';
 import { formatError } from './errors';
 import { createHealthRouter, type Lifecycle } from './health';
 import type { Logger } from './logger';
+import { createDocumentCache } from './limits/documentCache';
+import type { PersistedManifest } from './limits/persistedManifest';
+import { persistedOnlyPlugin } from './limits/persistedOnlyPlugin';
+import { limitValidationRules } from './limits/validationRules';
+import { metricsHandler } from './metrics/handler';
+import type { Metrics } from './metrics/metrics';
+import { operationMetricsPlugin } from './metrics/operationMetricsPlugin';
 import { operationLogPlugin } from './operationLog';
 import { resolvers } from './resolvers';
 import { loadTypeDefs } from './schema';
 
-export type ServerConfig = Pick<Config, 'production' | 'renderMaxConcurrency'>;
+/** `limits` defaults to DEFAULT_LIMITS. */
+export type ServerConfig = Pick<Config, 'production' | 'renderMaxConcurrency'> & { limits?: LimitsConfig };
 
 export interface ServerDependencies {
   reporting: SharedDependencies['reporting'];
   recommender: SharedDependencies['recommender'];
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
+  /** Operations are recorded and GET /metrics is served when given. */
+  metrics?: Metrics;
+  /** Required when limits.persistedQueriesOnly is on (loaded at start-up from PERSISTED_QUERIES_MANIFEST). */
+  persistedManifest?: PersistedManifest;
 }
 
 export interface BuiltServer {
@@ -48,6 +60,7 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies): Bui
   const app = express();
   app.disable('x-powered-by');
   const httpServer = createServer(app);
+  const limits = config.limits ?? DEFAULT_LIMITS;
 
   const apollo = new ApolloServer<Context>({
     schema: buildSubgraphSchema({ typeDefs: loadTypeDefs(), resolvers }),
@@ -55,23 +68,35 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies): Bui
     formatError: (formatted, error) => formatError(formatted, error, { production: config.production }),
     includeStacktraceInErrorResponses: !config.production,
     introspection: !config.production,
+    // No `Did you mean "recommendations"?` for strangers: introspection is off there too.
+    hideSchemaDetailsFromClientErrors: config.production,
+    validationRules: limitValidationRules(limits),
+    parseOptions: { maxTokens: limits.maxTokens },
+    documentStore: limits.documentCacheBytes === 0 ? null : createDocumentCache(limits.documentCacheBytes),
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: DRAIN_GRACE_MS }),
       config.production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ footer: false }),
+      ...(limits.persistedQueriesOnly ? [persistedOnlyPlugin(requireManifest(deps.persistedManifest))] : []),
       operationLogPlugin(deps.logger),
+      ...(deps.metrics === undefined ? [] : [operationMetricsPlugin(deps.metrics)]),
     ],
   });
 
   // Mounted now, filled by start(): routes keep their order and /graphql answers 404 until Apollo runs.
   const graphqlRouter = express.Router();
   app.use(createHealthRouter(() => state));
+  if (deps.metrics !== undefined) app.get('/metrics', metricsHandler(deps.metrics.registry));
   app.use('/graphql', graphqlRouter);
   app.use((_request, response) => {
     response.status(404).json({ error: 'Not found: GraphQL is served at /graphql' });
   });
   app.use(jsonErrorHandler(config.production, deps.logger));
 
-  const shared: SharedDependencies = { ...deps, renderMaxConcurrency: config.renderMaxConcurrency };
+  const shared: SharedDependencies = {
+    ...deps,
+    renderMaxConcurrency: config.renderMaxConcurrency,
+    maxUpstreamCallsPerOperation: limits.maxUpstreamCallsPerOperation,
+  };
   return {
     app,
     httpServer,
@@ -88,6 +113,11 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies): Bui
       await apollo.stop();
     },
   };
+}
+
+function requireManifest(manifest: PersistedManifest | undefined): PersistedManifest {
+  if (manifest === undefined) throw new Error('PERSISTED_QUERIES_ONLY is on but no persisted operations manifest was loaded');
+  return manifest;
 }
 
 /**

@@ -5,6 +5,8 @@ import { createSignIn } from './datasources/signIn';
 import { createAgent } from './http/agent';
 import { createHttpClient } from './http/httpClient';
 import type { Logger } from './logger';
+import type { Metrics } from './metrics/metrics';
+import { upstreamMetricsObserver } from './metrics/upstreamObserver';
 import type { Secret } from './secret';
 
 export interface UpstreamsOptions {
@@ -16,6 +18,8 @@ export interface UpstreamsOptions {
   logger: Pick<Logger, 'info' | 'warn'>;
   /** Sockets per upstream origin. Default 32. */
   maxConnectionsPerOrigin?: number;
+  /** Upstream calls, sign-ins and token renewals are recorded here when given. */
+  metrics?: Pick<Metrics, 'recordUpstreamAttempt' | 'recordSignIn' | 'recordTokenRenewal'>;
 }
 
 export interface Upstreams {
@@ -33,9 +37,20 @@ export interface Upstreams {
  */
 export function createUpstreams(options: UpstreamsOptions): Upstreams {
   const agent = createAgent({ connections: options.maxConnectionsPerOrigin ?? 32 });
-  const http = createHttpClient({ dispatcher: agent, timeoutMs: options.timeoutMs, logger: options.logger });
+  const metrics = options.metrics;
+  const http = createHttpClient({
+    dispatcher: agent,
+    timeoutMs: options.timeoutMs,
+    logger: options.logger,
+    ...(metrics === undefined ? {} : { observer: upstreamMetricsObserver(metrics) }),
+  });
   const signIn = createSignIn({ baseUrl: options.reportingBaseUrl, email: options.email, password: options.password, http });
-  const tokens = new TokenProvider({ signIn: withSignInLogging(signIn, options.logger) });
+  const tokens = new TokenProvider({
+    signIn: withSignInLogging(signIn, options.logger, metrics),
+    onSignIn: (reason) => {
+      if (reason !== 'initial') metrics?.recordTokenRenewal(reason);
+    },
+  });
   return {
     reporting: new ReportingAPI({ baseUrl: options.reportingBaseUrl, tokens, http }),
     recommender: new RecommenderAPI({ baseUrl: options.recommenderUrl, http }),
@@ -45,13 +60,19 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
 }
 
 /** Sign-ins are rare (about every two weeks) and budget-limited, so each one is worth a log line; the token never is. */
-function withSignInLogging(signIn: () => Promise<string>, logger: Pick<Logger, 'info' | 'warn'>): () => Promise<string> {
+function withSignInLogging(
+  signIn: () => Promise<string>,
+  logger: Pick<Logger, 'info' | 'warn'>,
+  metrics: Pick<Metrics, 'recordSignIn'> | undefined,
+): () => Promise<string> {
   return async () => {
     try {
       const token = await signIn();
+      metrics?.recordSignIn('ok');
       logger.info({ upstream: 'reporting' }, 'signed in to the reporting API');
       return token;
     } catch (error) {
+      metrics?.recordSignIn('failed');
       logger.warn({ upstream: 'reporting', error: error instanceof Error ? error.message : String(error) }, 'reporting API sign-in failed');
       throw error;
     }

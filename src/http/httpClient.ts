@@ -32,6 +32,22 @@ export interface HttpClientOptions {
   logger?: HttpLogger;
   /** Clock for HTTP-date `Retry-After` values. */
   now?: () => number;
+  /** Told about every attempt (retries included), e.g. to record metrics. */
+  observer?: HttpObserver;
+}
+
+/** One finished attempt: where, how long, and the status or the failure kind. Never the URL. */
+export interface HttpAttempt {
+  service: UpstreamService;
+  endpoint: string;
+  durationMs: number;
+  status?: number;
+  failure?: 'timeout' | 'network';
+  retryAfterSeconds?: number;
+}
+
+export interface HttpObserver {
+  attemptFinished(attempt: HttpAttempt): void;
 }
 
 /**
@@ -68,14 +84,14 @@ async function requestJson(jsonRequest: JsonRequest, options: HttpClientOptions)
   const timer = setTimeout(() => deadline.abort(), options.timeoutMs);
   try {
     try {
-      return await attempt(jsonRequest, options, deadline.signal);
+      return await observedAttempt(jsonRequest, options, deadline.signal);
     } catch (error) {
       if (!(error instanceof UpstreamError) || !isRetryable(jsonRequest, error)) throw error;
       options.logger?.warn(
         { service: error.service, endpoint: error.endpoint, status: error.status, reason: error.reason },
         'upstream request failed; retrying once',
       );
-      return await attempt(jsonRequest, options, deadline.signal);
+      return await observedAttempt(jsonRequest, options, deadline.signal);
     }
   } finally {
     clearTimeout(timer);
@@ -87,6 +103,31 @@ function isRetryable(jsonRequest: JsonRequest, error: UpstreamError): boolean {
   if (error.kind === 'http') return error.status !== undefined && RETRYABLE_STATUSES.has(error.status);
   if (error.kind === 'network') return error.reason !== undefined && RETRYABLE_NETWORK_CODES.has(error.reason);
   return false;
+}
+
+/** `attempt`, reported to the observer however it ends. */
+async function observedAttempt(jsonRequest: JsonRequest, options: HttpClientOptions, signal: AbortSignal): Promise<unknown> {
+  const observer = options.observer;
+  if (observer === undefined) return attempt(jsonRequest, options, signal);
+  const startedAt = performance.now();
+  const where = { service: jsonRequest.service, endpoint: jsonRequest.endpoint };
+  try {
+    const json = await attempt(jsonRequest, options, signal);
+    observer.attemptFinished({ ...where, durationMs: performance.now() - startedAt, status: 200 });
+    return json;
+  } catch (error) {
+    observer.attemptFinished({ ...where, durationMs: performance.now() - startedAt, ...describeFailure(error) });
+    throw error;
+  }
+}
+
+function describeFailure(error: unknown): Pick<HttpAttempt, 'status' | 'failure' | 'retryAfterSeconds'> {
+  if (!(error instanceof UpstreamError)) return { failure: 'network' };
+  if (error.kind === 'timeout') return { failure: 'timeout' };
+  if (error.status === undefined) return { failure: 'network' };
+  return error.retryAfterSeconds === undefined
+    ? { status: error.status }
+    : { status: error.status, retryAfterSeconds: error.retryAfterSeconds };
 }
 
 async function attempt(jsonRequest: JsonRequest, options: HttpClientOptions, signal: AbortSignal): Promise<unknown> {
