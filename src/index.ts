@@ -1,8 +1,13 @@
+// First: tracing patches http and graphql as they load.
+import { runningTracing } from './tracing/register';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEMO_API_USER, startEmulator, type RunningEmulator } from '../emulator';
 import { ConfigError, loadConfig, type Config } from './config';
+import { loadPersistedManifest, type PersistedManifest } from './limits/persistedManifest';
 import { createLogger, type Logger } from './logger';
+import { Metrics } from './metrics/metrics';
+import { createMetricsServer } from './metrics/metricsServer';
 import { Secret } from './secret';
 import { buildServer } from './server';
 import { installShutdown, type ShutdownStep } from './shutdown';
@@ -18,21 +23,40 @@ type UpstreamTarget = Pick<UpstreamsOptions, 'reportingBaseUrl' | 'recommenderUr
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger(config);
+  const persistedManifest = loadManifestOrExit(config);
+  const metrics = new Metrics();
   const target = await resolveUpstream(config, logger);
-  const upstreams = createUpstreams({ ...target, timeoutMs: config.upstreamTimeoutMs, logger });
-  const server = buildServer(config, { reporting: upstreams.reporting, recommender: upstreams.recommender, logger });
+  const upstreams = createUpstreams({ ...target, timeoutMs: config.upstreamTimeoutMs, logger, metrics });
+  const server = buildServer(config, {
+    reporting: upstreams.reporting,
+    recommender: upstreams.recommender,
+    logger,
+    metrics,
+    ...(persistedManifest === undefined ? {} : { persistedManifest }),
+  });
 
   const steps: ShutdownStep[] = [
     { name: 'graphql server', run: () => server.stop() },
     { name: 'upstream connections', run: () => upstreams.close() },
   ];
+  const tracing = runningTracing;
+  if (tracing !== undefined) steps.push({ name: 'tracing', run: () => tracing.shutdown() });
+  if (config.metricsPort !== undefined) {
+    const metricsServer = createMetricsServer(metrics.registry);
+    const metricsPort = await listen(metricsServer, config.metricsPort);
+    steps.push({ name: 'metrics server', run: () => new Promise<void>((resolve) => metricsServer.close(() => resolve())) });
+    logger.info({ url: `http://localhost:${metricsPort}/metrics` }, 'metrics listening');
+  }
   const emulator = target.emulator;
   if (emulator !== undefined) steps.push({ name: 'embedded emulator', run: () => emulator.close() });
   installShutdown({ steps, logger, timeoutMs: SHUTDOWN_TIMEOUT_MS, exit: (code) => process.exit(code) });
 
   await server.start();
   const port = await listen(server.httpServer, config.port);
-  logger.info({ url: `http://localhost:${port}/graphql`, production: config.production }, 'subgraph listening');
+  logger.info(
+    { url: `http://localhost:${port}/graphql`, production: config.production, tracing: tracing !== undefined },
+    'subgraph listening',
+  );
 }
 
 function loadConfigOrExit(): Config {
@@ -41,6 +65,17 @@ function loadConfigOrExit(): Config {
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+}
+
+function loadManifestOrExit(config: Config): PersistedManifest | undefined {
+  const path = config.limits.persistedQueriesManifest;
+  if (path === undefined) return undefined;
+  try {
+    return loadPersistedManifest(path);
+  } catch (error) {
+    process.stderr.write(`Invalid configuration:\n  - ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
   }
 }

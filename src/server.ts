@@ -85,7 +85,7 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies): Bui
   // Mounted now, filled by start(): routes keep their order and /graphql answers 404 until Apollo runs.
   const graphqlRouter = express.Router();
   app.use(createHealthRouter(() => state));
-  if (deps.metrics !== undefined) app.get('/metrics', metricsHandler(deps.metrics.registry));
+  if (deps.metrics !== undefined) app.all('/metrics', metricsHandler(deps.metrics.registry));
   app.use('/graphql', graphqlRouter);
   app.use((_request, response) => {
     response.status(404).json({ error: 'Not found: GraphQL is served at /graphql' });

@@ -5,6 +5,7 @@
 import type { AddressInfo } from 'node:net';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import type { EmulatorOptions } from '../../emulator';
+import type { Metrics } from '../../src/metrics/metrics';
 import { Secret } from '../../src/secret';
 import { buildServer, type BuiltServer, type ServerConfig } from '../../src/server';
 import { createUpstreams, type Upstreams } from '../../src/upstreams';
@@ -23,6 +24,8 @@ export interface RunningSubgraph {
 export interface SubgraphOverEmulatorOptions {
   config?: Partial<ServerConfig>;
   timeoutMs?: number;
+  /** Wired into the upstreams and the server (GET /metrics) as `npm start` does. */
+  metrics?: Metrics;
 }
 
 export async function startSubgraph(emulator: RunningEmulator, options: SubgraphOverEmulatorOptions = {}): Promise<RunningSubgraph> {
@@ -33,10 +36,16 @@ export async function startSubgraph(emulator: RunningEmulator, options: Subgraph
     password: new Secret(DEMO_API_USER.password),
     timeoutMs: options.timeoutMs ?? 5_000,
     logger: silentLogger,
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
   });
   const server = buildServer(
     { production: false, renderMaxConcurrency: 4, ...options.config },
-    { reporting: upstreams.reporting, recommender: upstreams.recommender, logger: silentLogger },
+    {
+      reporting: upstreams.reporting,
+      recommender: upstreams.recommender,
+      logger: silentLogger,
+      ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    },
   );
   await server.start();
   await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));
