@@ -1,5 +1,5 @@
 import type { ReportingAPI } from '../datasources/reportingAPI';
-import { budgetExceededError, type UpstreamBudget } from './upstreamBudget';
+import type { UpstreamBudget } from './upstreamBudget';
 
 /**
  * The reporting API for one operation, each dashboard query taking one call
@@ -8,6 +8,6 @@ import { budgetExceededError, type UpstreamBudget } from './upstreamBudget';
  */
 export function budgetedReporting(reporting: Pick<ReportingAPI, 'query'>, budget: UpstreamBudget): Pick<ReportingAPI, 'query'> {
   return {
-    query: (body) => (budget.tryTake() ? reporting.query(body) : Promise.reject(budgetExceededError(budget.limit))),
+    query: (body) => (budget.tryTake() ? reporting.query(body) : Promise.reject(budget.exceededError())),
   };
 }

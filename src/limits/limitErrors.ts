@@ -1,8 +1,8 @@
 import { GraphQLError } from 'graphql';
 import { isLimitCode, LimitCode } from './codes';
 
-/** graphql-js's own words when `parse` stops at `maxTokens`. */
-const TOO_MANY_TOKENS = /^Syntax Error: Document contains more than \d+ tokens/;
+/** graphql-js's own words when `parse` stops at `maxTokens` ("more that" in graphql 16, sic). */
+const TOO_MANY_TOKENS = /^Syntax Error: Document contains more tha[nt] \d+ tokens/;
 
 /**
  * The limit code behind an error Apollo reports as a parse or validation

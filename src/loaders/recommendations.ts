@@ -2,7 +2,7 @@ import DataLoader from 'dataloader';
 import type { RecommenderAPI } from '../datasources/recommenderAPI';
 import type { Fetched } from '../datasources/fetched';
 import type { RecommendationWire, RenderParams } from '../datasources/wire';
-import { budgetExceededError, type UpstreamBudget } from '../limits/upstreamBudget';
+import type { UpstreamBudget } from '../limits/upstreamBudget';
 import { settleWithConcurrency } from './concurrency';
 
 export type RecommendationsLoader = DataLoader<RenderParams, Fetched<RecommendationWire[]>, string>;
@@ -48,7 +48,7 @@ export function renderBatch(
     // Budget is taken in key order before any call starts, so which keys fail does not depend on timing.
     const granted = keys.map(() => options.budget?.tryTake() ?? true);
     const settled = await settleWithConcurrency(keys, options.maxConcurrency, (params, index) =>
-      granted[index] ? recommender.render(params) : Promise.reject(budgetExceededError(options.budget?.limit ?? 0)),
+      granted[index] ? recommender.render(params) : Promise.reject(options.budget?.exceededError()),
     );
     const results = settled.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : asError(outcome.reason)));
     assertBatchContract(keys, results);
