@@ -76,7 +76,9 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies): Bui
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: DRAIN_GRACE_MS }),
       config.production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ footer: false }),
-      ...(limits.persistedQueriesOnly ? [persistedOnlyPlugin(requireManifest(deps.persistedManifest))] : []),
+      ...(limits.persistedQueriesOnly
+        ? [persistedOnlyPlugin(requireManifest(deps.persistedManifest), (code) => deps.metrics?.recordLimitRefusal(code))]
+        : []),
       operationLogPlugin(deps.logger),
       ...(deps.metrics === undefined ? [] : [operationMetricsPlugin(deps.metrics)]),
     ],

@@ -10,10 +10,19 @@ import { sha256, type PersistedManifest } from './persistedManifest';
  * text the manifest holds. Checked before parsing, so an unknown text costs
  * neither a parse nor a document-cache entry.
  */
-export function persistedOnlyPlugin(manifest: PersistedManifest): ApolloServerPlugin {
+export function persistedOnlyPlugin(manifest: PersistedManifest, onRefusal: (code: LimitCode) => void = () => {}): ApolloServerPlugin {
   return {
     async requestDidStart({ request }) {
       resolvePersisted(request, manifest);
+    },
+    // Apollo turns an error thrown by a plugin into a 500 "Internal server
+    // error" unless this hook rethrows it; rethrown, it is sent with its code
+    // and its extensions.http status (the way GraphQL Armor's token limit does it).
+    async unexpectedErrorProcessingRequest({ error }) {
+      if (error instanceof PersistedRefusal) {
+        onRefusal(error.code);
+        throw error;
+      }
     },
   };
 }
@@ -44,6 +53,15 @@ function resolvePersisted(request: GraphQLRequest, manifest: PersistedManifest):
   }
 }
 
-function refusal(code: LimitCode, message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code, http: { status: 400 } } });
+class PersistedRefusal extends GraphQLError {
+  constructor(
+    readonly code: LimitCode,
+    message: string,
+  ) {
+    super(message, { extensions: { code, http: { status: 400 } } });
+  }
+}
+
+function refusal(code: LimitCode, message: string): PersistedRefusal {
+  return new PersistedRefusal(code, message);
 }

@@ -6,6 +6,7 @@
 import type { GraphQLFormattedError } from 'graphql';
 import type { Fetched } from '../../src/datasources/fetched';
 import type { DashboardMetricResultWire, DashboardQueryBody, RecommendationWire, RenderParams } from '../../src/datasources/wire';
+import type { PersistedManifest } from '../../src/limits/persistedManifest';
 import { buildServer, type BuiltServer, type ServerConfig } from '../../src/server';
 
 export interface FakeRecommender {
@@ -96,6 +97,7 @@ export interface TestServerOptions {
   recommender?: FakeRecommender;
   reporting?: FakeReporting;
   config?: Partial<ServerConfig>;
+  persistedManifest?: PersistedManifest;
 }
 
 /** A started server over fakes; stop it in afterAll/afterEach. */
@@ -106,7 +108,12 @@ export async function startTestServer(
   const reporting = options.reporting ?? fakeReporting();
   const server = buildServer(
     { production: false, renderMaxConcurrency: 4, ...options.config },
-    { recommender, reporting, logger: silentLogger },
+    {
+      recommender,
+      reporting,
+      logger: silentLogger,
+      ...(options.persistedManifest === undefined ? {} : { persistedManifest: options.persistedManifest }),
+    },
   );
   await server.start();
   return { ...server, recommender, reporting };
