@@ -1,0 +1,69 @@
+import { BoundedLabel, OTHER_LABEL } from '../../src/metrics/boundedLabel';
+import { Metrics } from '../../src/metrics/metrics';
+import { upstreamMetricsObserver } from '../../src/metrics/upstreamObserver';
+import { countOf } from '../support/metricsText';
+import { execute, startTestServer } from '../support/subgraph';
+
+describe('BoundedLabel', () => {
+  it('keeps the first names, then answers __other__; anonymous and malformed names never take a slot', () => {
+    const label = new BoundedLabel(2);
+    expect(['A', '', null, 'not a name!', 'B', 'C', 'A'].map((name) => label.valueOf(name))).toEqual([
+      'A',
+      '__anonymous__',
+      '__anonymous__',
+      OTHER_LABEL,
+      'B',
+      OTHER_LABEL,
+      'A',
+    ]);
+  });
+});
+
+describe('the upstream metrics observer', () => {
+  it('records status classes, timeouts and Retry-After values without URLs', async () => {
+    const metrics = new Metrics({ processMetrics: false });
+    const observer = upstreamMetricsObserver(metrics);
+    observer.attemptFinished({ service: 'recommender', endpoint: '/r', durationMs: 12, status: 200 });
+    observer.attemptFinished({ service: 'recommender', endpoint: '/r', durationMs: 5, status: 429, retryAfterSeconds: 30 });
+    observer.attemptFinished({ service: 'reporting', endpoint: '/q', durationMs: 10_000, failure: 'timeout' });
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('subgraph_upstream_requests_total{service="recommender",endpoint="/r",status_class="2xx"} 1');
+    expect(text).toContain('subgraph_upstream_requests_total{service="recommender",endpoint="/r",status_class="4xx"} 1');
+    expect(text).toContain('subgraph_upstream_requests_total{service="reporting",endpoint="/q",status_class="timeout"} 1');
+    expect(text).toContain('subgraph_upstream_rate_limited_total{service="recommender",endpoint="/r"} 1');
+    expect(await countOf(metrics.registry, 'subgraph_upstream_retry_after_seconds', { service: 'recommender' })).toBe(1);
+  });
+
+  it('exposes the breaker, governor and cache recorders the call path reports to', async () => {
+    const metrics = new Metrics({ processMetrics: false });
+    metrics.setBreakerState('recommender', 'open');
+    metrics.setGovernorQueueLength('render', 3);
+    metrics.recordGovernorRefusal('render');
+    metrics.recordCacheEvent('/r', 'stale');
+    metrics.recordRetryAfterWait('reporting', 2);
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('subgraph_upstream_breaker_state{upstream="recommender"} 2');
+    expect(text).toContain('subgraph_upstream_governor_queue_length{budget="render"} 3');
+    expect(text).toContain('subgraph_upstream_governor_refusals_total{budget="render"} 1');
+    expect(text).toContain('subgraph_upstream_cache_events_total{endpoint="/r",result="stale"} 1');
+    expect(text).toContain('subgraph_upstream_retry_after_wait_seconds_total{service="reporting"} 2');
+  });
+});
+
+describe('the operation log', () => {
+  it('writes one info line per operation with its outcome, upstream calls and cache hits', async () => {
+    const lines: { entry: Record<string, unknown>; message: string }[] = [];
+    const logger = { debug() {}, warn() {}, error() {}, info: (entry: Record<string, unknown>, message: string) => lines.push({ entry, message }) };
+    const server = await startTestServer({ logger });
+    try {
+      await execute(server, 'query Two { a: recommendations(experienceId: "IL_a", domain: "d.example") { url } b: recommendations(experienceId: "IL_b", domain: "d.example") { url } }');
+      await execute(server, 'query Bad { recommendations(experienceId: "IL_a") { url } }');
+    } finally {
+      await server.stop();
+    }
+    expect(lines.map(({ entry, message }) => [message, entry.operationName, entry.outcome, entry.upstreamCalls, entry.cacheHits])).toEqual([
+      ['graphql operation', 'Two', 'ok', 2, 0],
+      ['graphql operation failed', 'Bad', 'BAD_USER_INPUT', 0, 0],
+    ]);
+  });
+});
