@@ -7,7 +7,7 @@ import type { GraphQLFormattedError } from 'graphql';
 import type { Fetched } from '../../src/datasources/fetched';
 import type { DashboardMetricResultWire, DashboardQueryBody, RecommendationWire, RenderParams } from '../../src/datasources/wire';
 import type { PersistedManifest } from '../../src/limits/persistedManifest';
-import { buildServer, type BuiltServer, type ServerConfig } from '../../src/server';
+import { buildServer, type BuiltServer, type ServerConfig, type ServerDependencies } from '../../src/server';
 
 export interface FakeRecommender {
   calls: RenderParams[];
@@ -98,6 +98,7 @@ export interface TestServerOptions {
   reporting?: FakeReporting;
   config?: Partial<ServerConfig>;
   persistedManifest?: PersistedManifest;
+  logger?: ServerDependencies['logger'];
 }
 
 /** A started server over fakes; stop it in afterAll/afterEach. */
@@ -111,7 +112,7 @@ export async function startTestServer(
     {
       recommender,
       reporting,
-      logger: silentLogger,
+      logger: options.logger ?? silentLogger,
       ...(options.persistedManifest === undefined ? {} : { persistedManifest: options.persistedManifest }),
     },
   );

@@ -1,3 +1,4 @@
+import { createLogger } from '../../src/logger';
 import { BoundedLabel, OTHER_LABEL } from '../../src/metrics/boundedLabel';
 import { Metrics } from '../../src/metrics/metrics';
 import { upstreamMetricsObserver } from '../../src/metrics/upstreamObserver';
@@ -52,18 +53,26 @@ describe('the upstream metrics observer', () => {
 
 describe('the operation log', () => {
   it('writes one info line per operation with its outcome, upstream calls and cache hits', async () => {
-    const lines: { entry: Record<string, unknown>; message: string }[] = [];
-    const logger = { debug() {}, warn() {}, error() {}, info: (entry: Record<string, unknown>, message: string) => lines.push({ entry, message }) };
+    const written: string[] = [];
+    const logger = createLogger({ logLevel: 'info' }, { write: (line: string) => written.push(line) });
     const server = await startTestServer({ logger });
     try {
-      await execute(server, 'query Two { a: recommendations(experienceId: "IL_a", domain: "d.example") { url } b: recommendations(experienceId: "IL_b", domain: "d.example") { url } }');
+      await execute(
+        server,
+        'query Two { a: recommendations(experienceId: "IL_a", domain: "d.example") { url } b: recommendations(experienceId: "IL_b", domain: "d.example") { url } }',
+      );
       await execute(server, 'query Bad { recommendations(experienceId: "IL_a") { url } }');
     } finally {
       await server.stop();
     }
-    expect(lines.map(({ entry, message }) => [message, entry.operationName, entry.outcome, entry.upstreamCalls, entry.cacheHits])).toEqual([
-      ['graphql operation', 'Two', 'ok', 2, 0],
-      ['graphql operation failed', 'Bad', 'BAD_USER_INPUT', 0, 0],
+    const lines = written.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(
+      lines
+        .filter((entry) => 'operationName' in entry)
+        .map((entry) => [entry.msg, entry.level, entry.operationName, entry.outcome, entry.upstreamCalls, entry.cacheHits]),
+    ).toEqual([
+      ['graphql operation', 30, 'Two', 'ok', 2, 0],
+      ['graphql operation failed', 30, 'Bad', 'BAD_USER_INPUT', 0, 0],
     ]);
   });
 });
