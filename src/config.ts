@@ -37,6 +37,8 @@ export interface Config {
     /** How old an answer may be and still be served when the upstream fails. */
     staleIfErrorSeconds: number;
   };
+  /** Prometheus metrics and GET /metrics (METRICS_ENABLED, default on). */
+  metricsEnabled: boolean;
   /** A second listener serving only /metrics; /metrics is on PORT either way. */
   metricsPort?: number;
   limits: LimitsConfig;
@@ -98,6 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       dashboardTtlSeconds: reader.integer('DASHBOARD_CACHE_TTL_SECONDS', 60, 0, 86_400),
       staleIfErrorSeconds: reader.integer('STALE_IF_ERROR_SECONDS', 600, 0, 7 * 86_400),
     },
+    metricsEnabled: reader.boolean('METRICS_ENABLED', true),
     limits: readLimits(reader),
     tracing: { enabled: readTracingEnabled(reader, env) },
   };

@@ -24,14 +24,19 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger(config);
   const persistedManifest = loadManifestOrExit(config);
-  const metrics = new Metrics();
+  const metrics = config.metricsEnabled ? new Metrics() : undefined;
   const target = await resolveUpstream(config, logger);
-  const upstreams = createUpstreams({ ...target, timeoutMs: config.upstreamTimeoutMs, logger, metrics });
+  const upstreams = createUpstreams({
+    ...target,
+    timeoutMs: config.upstreamTimeoutMs,
+    logger,
+    ...(metrics === undefined ? {} : { metrics }),
+  });
   const server = buildServer(config, {
     reporting: upstreams.reporting,
     recommender: upstreams.recommender,
     logger,
-    metrics,
+    ...(metrics === undefined ? {} : { metrics }),
     ...(persistedManifest === undefined ? {} : { persistedManifest }),
   });
 
@@ -41,7 +46,7 @@ async function main(): Promise<void> {
   ];
   const tracing = runningTracing;
   if (tracing !== undefined) steps.push({ name: 'tracing', run: () => tracing.shutdown() });
-  if (config.metricsPort !== undefined) {
+  if (config.metricsPort !== undefined && metrics !== undefined) {
     const metricsServer = createMetricsServer(metrics.registry);
     const metricsPort = await listen(metricsServer, config.metricsPort);
     steps.push({ name: 'metrics server', run: () => new Promise<void>((resolve) => metricsServer.close(() => resolve())) });

@@ -30,6 +30,7 @@ describe('loadConfig', () => {
       upstreamTimeoutMs: 10_000,
       renderMaxConcurrency: 8,
       cache: { renderTtlSeconds: 60, dashboardTtlSeconds: 60, staleIfErrorSeconds: 600 },
+      metricsEnabled: true,
       limits: {
         maxDepth: 7,
         maxAliases: 15,
@@ -73,6 +74,7 @@ describe('loadConfig', () => {
   test('reads the metrics, limit and tracing variables', () => {
     const config = loadConfig({
       METRICS_PORT: '9464',
+      METRICS_ENABLED: 'false',
       MAX_QUERY_DEPTH: '5',
       MAX_QUERY_ALIASES: '3',
       MAX_QUERY_DIRECTIVES: '4',
@@ -85,6 +87,7 @@ describe('loadConfig', () => {
     });
 
     expect(config.metricsPort).toBe(9464);
+    expect(config.metricsEnabled).toBe(false);
     expect(config.limits).toEqual({
       maxDepth: 5,
       maxAliases: 3,
