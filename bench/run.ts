@@ -2,6 +2,7 @@ import { cpus } from 'node:os';
 import { busiestReaders } from './demoReaders';
 import { benchEmulator, paramsPool, startBenchEmulator, type EmulatorFigures } from './emulatorBench';
 import { spawnSubgraph } from './processes';
+import { benchOps, opsReport, type OpsFigures } from './opsBench';
 import { fmt } from './stats';
 import { benchSubgraph, type SubgraphFigures } from './subgraphBench';
 import { DEMO_EMAIL, DEMO_PASSWORD } from './upstreamClient';
@@ -31,7 +32,9 @@ async function main(): Promise<void> {
     });
     try {
       const subgraphFigures = await benchSubgraph(emulator, subgraph, pool);
-      process.stdout.write(report(emulatorFigures, subgraphFigures));
+      await subgraph.stop();
+      const opsFigures = await benchOps(emulator, pool);
+      process.stdout.write(report(emulatorFigures, subgraphFigures, opsFigures));
     } finally {
       await subgraph.stop();
     }
@@ -40,7 +43,7 @@ async function main(): Promise<void> {
   }
 }
 
-function report(e: EmulatorFigures, s: SubgraphFigures): string {
+function report(e: EmulatorFigures, s: SubgraphFigures, o: OpsFigures): string {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   const lines = [
     `Node ${process.version}, ${cpus().length} × ${cpu}, ${new Date().toISOString().slice(0, 10)}`,
@@ -79,6 +82,7 @@ function report(e: EmulatorFigures, s: SubgraphFigures): string {
         `${fmt(g.p50)} / ${fmt(g.p99)}, ${g.throughputPerSecond.toFixed(0)}/s | ${fmt(g.p50 - d.p50)} | ` +
         `${(g.p50 / d.p50).toFixed(2)} | ${(g.throughputPerSecond / d.throughputPerSecond).toFixed(2)} |`,
     ),
+    ...opsReport(o),
     '',
   ];
   return `${lines.join('\n')}\n`;

@@ -24,7 +24,7 @@ const metrics = new Metrics();
 
 beforeAll(async () => {
   emulator = await startSmallEmulator();
-  subgraph = await startSubgraph(emulator, { timeoutMs: 1_500, metrics });
+  subgraph = await startSubgraph(emulator, { timeoutMs: 10_000, metrics });
   metricsUrl = `${subgraph.baseUrl}/metrics`;
 });
 
