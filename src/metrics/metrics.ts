@@ -27,7 +27,7 @@ export interface UpstreamAttemptRecord {
   retryAfterSeconds?: number;
 }
 
-export type CacheResult = 'hit' | 'miss' | 'stale' | 'coalesced';
+export type CacheResult = 'hit' | 'miss' | 'stale' | 'coalesced' | 'stale_if_error';
 export type BreakerState = 'closed' | 'half_open' | 'open';
 export type RenewalReason = 'expiry' | 'rejected';
 
@@ -72,16 +72,17 @@ export class Metrics {
     }
   }
 
-  recordRetryAfterWait(service: string, seconds: number): void {
-    this.instruments.upstreamRetryAfterWait.inc({ service }, seconds);
+  recordRetryAfterWait(budget: string, seconds: number): void {
+    this.instruments.upstreamRetryAfterWait.inc({ budget }, seconds);
   }
 
   recordCacheEvent(endpoint: string, result: CacheResult): void {
     this.instruments.cacheEvents.inc({ endpoint, result });
   }
 
-  setGovernorQueueLength(budget: string, length: number): void {
-    this.instruments.governorQueue.set({ budget }, length);
+  recordGovernorWait(budget: string, seconds: number): void {
+    this.instruments.governorWaits.inc({ budget });
+    this.instruments.governorWaitSeconds.inc({ budget }, seconds);
   }
 
   recordGovernorRefusal(budget: string): void {

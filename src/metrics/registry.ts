@@ -79,19 +79,25 @@ export function createInstruments(options: MetricsOptions = {}) {
     }),
     upstreamRetryAfterWait: new Counter({
       name: name('upstream_retry_after_wait_seconds_total'),
-      help: 'Seconds spent waiting because of Retry-After before calling the upstream again',
-      labelNames: ['service'] as const,
+      help: 'Seconds the governor paused a budget because the upstream sent Retry-After',
+      labelNames: ['budget'] as const,
       registers,
     }),
     cacheEvents: new Counter({
       name: name('upstream_cache_events_total'),
-      help: 'Answer-cache lookups by endpoint and result: hit, miss, stale (served stale), coalesced (joined a call in flight)',
+      help: 'Answer-cache lookups by endpoint and result: hit, miss, stale (served while refreshing), coalesced (joined a call in flight), stale_if_error',
       labelNames: ['endpoint', 'result'] as const,
       registers,
     }),
-    governorQueue: new Gauge({
-      name: name('upstream_governor_queue_length'),
-      help: 'Calls waiting for the rate governor, by budget',
+    governorWaits: new Counter({
+      name: name('upstream_governor_waits_total'),
+      help: 'Calls the rate governor queued until their budget had room, by budget',
+      labelNames: ['budget'] as const,
+      registers,
+    }),
+    governorWaitSeconds: new Counter({
+      name: name('upstream_governor_wait_seconds_total'),
+      help: 'Seconds calls were queued by the rate governor, by budget',
       labelNames: ['budget'] as const,
       registers,
     }),

@@ -1,6 +1,7 @@
 import { createLogger } from '../../src/logger';
 import { BoundedLabel, OTHER_LABEL } from '../../src/metrics/boundedLabel';
 import { Metrics } from '../../src/metrics/metrics';
+import { upstreamEventMetrics } from '../../src/metrics/upstreamEvents';
 import { upstreamMetricsObserver } from '../../src/metrics/upstreamObserver';
 import { countOf } from '../support/metricsText';
 import { execute, startTestServer } from '../support/subgraph';
@@ -35,19 +36,27 @@ describe('the upstream metrics observer', () => {
     expect(await countOf(metrics.registry, 'subgraph_upstream_retry_after_seconds', { service: 'recommender' })).toBe(1);
   });
 
-  it('exposes the breaker, governor and cache recorders the call path reports to', async () => {
+  it("turns the call path's events into cache, governor, Retry-After and breaker metrics", async () => {
     const metrics = new Metrics({ processMetrics: false });
-    metrics.setBreakerState('recommender', 'open');
-    metrics.setGovernorQueueLength('render', 3);
-    metrics.recordGovernorRefusal('render');
-    metrics.recordCacheEvent('/r', 'stale');
-    metrics.recordRetryAfterWait('reporting', 2);
+    const onEvent = upstreamEventMetrics(metrics);
+    onEvent({ type: 'cache', outcome: 'stale', service: 'recommender', endpoint: '/r' });
+    onEvent({ type: 'cache', outcome: 'coalesced', service: 'recommender', endpoint: '/r' });
+    onEvent({ type: 'cache', outcome: 'coalesced', service: 'recommender', endpoint: '/r' });
+    onEvent({ type: 'governor', outcome: 'queued', budget: 'render', waitMs: 250 });
+    onEvent({ type: 'governor', outcome: 'refused', budget: 'render', waitMs: 9_000 });
+    onEvent({ type: 'governor', outcome: 'paused', budget: 'reporting', waitMs: 2_000 });
+    onEvent({ type: 'breaker', service: 'recommender', state: 'open' });
+    onEvent({ type: 'rate_limited', service: 'reporting', endpoint: '/q', retryAfterSeconds: 2 });
     const text = await metrics.registry.metrics();
-    expect(text).toContain('subgraph_upstream_breaker_state{upstream="recommender"} 2');
-    expect(text).toContain('subgraph_upstream_governor_queue_length{budget="render"} 3');
-    expect(text).toContain('subgraph_upstream_governor_refusals_total{budget="render"} 1');
     expect(text).toContain('subgraph_upstream_cache_events_total{endpoint="/r",result="stale"} 1');
-    expect(text).toContain('subgraph_upstream_retry_after_wait_seconds_total{service="reporting"} 2');
+    expect(text).toContain('subgraph_upstream_cache_events_total{endpoint="/r",result="coalesced"} 2');
+    expect(text).toContain('subgraph_upstream_governor_waits_total{budget="render"} 1');
+    expect(text).toContain('subgraph_upstream_governor_wait_seconds_total{budget="render"} 0.25');
+    expect(text).toContain('subgraph_upstream_governor_refusals_total{budget="render"} 1');
+    expect(text).toContain('subgraph_upstream_retry_after_wait_seconds_total{budget="reporting"} 2');
+    expect(text).toContain('subgraph_upstream_breaker_state{upstream="recommender"} 2');
+    onEvent({ type: 'breaker', service: 'recommender', state: 'half_open' });
+    expect(await metrics.registry.getSingleMetricAsString('subgraph_upstream_breaker_state')).toContain('{upstream="recommender"} 1');
   });
 });
 
