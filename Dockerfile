@@ -1,7 +1,9 @@
 # syntax=docker/dockerfile:1
 
+# Node 22, a maintained LTS line (Node 20 reached end-of-life in April 2026). The code still runs
+# on Node 20.18+ (package.json engines) and the test suite passes on 20 and 22.
 # 1. Build: full dependencies, codegen (checked against schema/), TypeScript.
-FROM node:20-bookworm-slim AS build
+FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
@@ -12,13 +14,13 @@ COPY emulator ./emulator
 RUN npm run codegen:check && npm run build
 
 # 2. Production dependencies only.
-FROM node:20-bookworm-slim AS deps
+FROM node:22-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
 
 # 3. Runtime: no compiler, no dev dependencies, not root.
-FROM node:20-bookworm-slim
+FROM node:22-bookworm-slim
 ENV NODE_ENV=production \
     PORT=4001
 WORKDIR /app

@@ -20,7 +20,7 @@ export interface EmulatorFigures {
 }
 
 /** Limits high enough that the benchmark measures work, not the emulator's 429s. */
-export const UNLIMITED_RATES = {
+const UNLIMITED_RATES = {
   EMULATOR_REPORTING_RATE_PER_MINUTE: '1000000000',
   EMULATOR_SIGNIN_RATE_PER_MINUTE: '1000000000',
   EMULATOR_RENDER_RATE_PER_MINUTE: '1000000000',

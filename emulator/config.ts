@@ -25,9 +25,21 @@ export interface RateOptions {
 export type ResolvedOptions = Required<Omit<EmulatorOptions, 'rates'>> & { rates: RateOptions };
 
 export const DEFAULT_MAIN_PORT = 4010;
-export const DEFAULT_TOKEN_TTL_SECONDS = 14 * 24 * 60 * 60;
-// The demo-data generator refuses larger scales.
-const MAX_SCALE = 10;
+const DEFAULT_TOKEN_TTL_SECONDS = 14 * 24 * 60 * 60;
+
+/**
+ * Every option's allowed range, defined once: resolveOptions checks options
+ * given in code against it and the `EMULATOR_*` parser checks variables
+ * against it, so the two cannot disagree.
+ */
+const LIMITS = {
+  port: { min: 0, max: 65_535 },
+  seed: { min: 0, max: 2 ** 32 - 1 },
+  // The demo-data generator refuses larger scales.
+  scale: { max: 10 },
+  tokenTtlSeconds: { min: 1, max: 10 * 366 * 86_400 },
+  ratePerMinute: { min: 1, max: 1e9 },
+} as const;
 
 /** Fills defaults and fails with a message naming the option when a value is unusable. */
 export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
@@ -44,19 +56,27 @@ export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
     },
     logError: options.logError ?? logToStderr,
   };
-  requireInteger('port', resolved.port, 0, 65535);
-  requireInteger('seed', resolved.seed, 0, 2 ** 32 - 1);
-  if (!(Number.isFinite(resolved.scale) && resolved.scale > 0 && resolved.scale <= MAX_SCALE)) {
-    throw new RangeError(`emulator option scale must be a number > 0 and <= ${MAX_SCALE}, got ${resolved.scale}`);
+  requireInteger('port', resolved.port, LIMITS.port);
+  requireInteger('seed', resolved.seed, LIMITS.seed);
+  if (!isScale(resolved.scale)) {
+    throw new RangeError(`emulator option scale must be a number > 0 and <= ${LIMITS.scale.max}, got ${resolved.scale}`);
   }
-  requireInteger('tokenTtlSeconds', resolved.tokenTtlSeconds, 1, 10 * 366 * 86_400);
-  for (const [name, value] of Object.entries(resolved.rates)) requireInteger(`rates.${name}`, value, 1, 1e9);
+  requireInteger('tokenTtlSeconds', resolved.tokenTtlSeconds, LIMITS.tokenTtlSeconds);
+  for (const [name, value] of Object.entries(resolved.rates)) requireInteger(`rates.${name}`, value, LIMITS.ratePerMinute);
   return resolved;
 }
 
-function requireInteger(name: string, value: number, min: number, max: number): void {
-  if (!(Number.isInteger(value) && value >= min && value <= max)) {
-    throw new RangeError(`emulator option ${name} must be an integer from ${min} to ${max}, got ${value}`);
+interface Range {
+  min: number;
+  max: number;
+}
+
+const isInteger = (value: number, { min, max }: Range): boolean => Number.isInteger(value) && value >= min && value <= max;
+const isScale = (value: number): boolean => Number.isFinite(value) && value > 0 && value <= LIMITS.scale.max;
+
+function requireInteger(name: string, value: number, range: Range): void {
+  if (!isInteger(value, range)) {
+    throw new RangeError(`emulator option ${name} must be an integer from ${range.min} to ${range.max}, got ${value}`);
   }
 }
 
@@ -65,45 +85,81 @@ function logToStderr(error: unknown): void {
   process.stderr.write(`emulator: unexpected error while handling a request: ${text}\n`);
 }
 
-const ENV_INTEGER = /^\d+$/;
-const ENV_NUMBER = /^\d+(\.\d+)?$/;
+/** Options that change what the emulator serves, and how fast; not where it listens. */
+export type EmulatorBehaviour = Pick<EmulatorOptions, 'seed' | 'scale' | 'tokenTtlSeconds' | 'rates'>;
+
+const RATE_VARIABLES = [
+  ['EMULATOR_REPORTING_RATE_PER_MINUTE', 'reportingPerMinute'],
+  ['EMULATOR_SIGNIN_RATE_PER_MINUTE', 'signinPerMinute'],
+  ['EMULATOR_RENDER_RATE_PER_MINUTE', 'renderPerMinute'],
+] as const;
 
 /**
- * Options from `EMULATOR_*` variables. Unset variables are left out (so the
- * defaults apply; `main.ts` defaults the port to 4010); a set but unusable one
- * throws an Error naming it.
+ * The one parser of the `EMULATOR_*` variables that shape the data and the
+ * limits, shared by `npm run emulator` and the subgraph's embedded emulator
+ * (src/config.ts). Unset or empty variables are left out, so the defaults
+ * apply; every unusable one is listed in `problems`, none thrown.
  */
-export function emulatorOptionsFromEnv(env: NodeJS.ProcessEnv): EmulatorOptions {
-  const options: EmulatorOptions = {};
-  const port = envNumber(env, 'EMULATOR_PORT', ENV_INTEGER, 0, 65535);
-  if (port !== undefined) options.port = port;
-  const host = env.EMULATOR_HOST?.trim();
-  if (host !== undefined && host !== '') options.host = host;
-  const seed = envNumber(env, 'EMULATOR_SEED', ENV_INTEGER, 0, 2 ** 32 - 1);
+export function readEmulatorEnv(env: NodeJS.ProcessEnv): { options: EmulatorBehaviour; problems: string[] } {
+  const reader = new EnvReader(env);
+  const options: EmulatorBehaviour = {};
+  const seed = reader.integer('EMULATOR_SEED', LIMITS.seed);
   if (seed !== undefined) options.seed = seed;
-  const scale = envNumber(env, 'EMULATOR_SCALE', ENV_NUMBER, Number.MIN_VALUE, MAX_SCALE);
+  const scale = reader.scale('EMULATOR_SCALE');
   if (scale !== undefined) options.scale = scale;
-  const ttl = envNumber(env, 'EMULATOR_TOKEN_TTL_SECONDS', ENV_INTEGER, 1, 10 * 366 * 86_400);
+  const ttl = reader.integer('EMULATOR_TOKEN_TTL_SECONDS', LIMITS.tokenTtlSeconds);
   if (ttl !== undefined) options.tokenTtlSeconds = ttl;
   const rates: Partial<RateOptions> = {};
-  const reporting = envNumber(env, 'EMULATOR_REPORTING_RATE_PER_MINUTE', ENV_INTEGER, 1, 1e9);
-  if (reporting !== undefined) rates.reportingPerMinute = reporting;
-  const signin = envNumber(env, 'EMULATOR_SIGNIN_RATE_PER_MINUTE', ENV_INTEGER, 1, 1e9);
-  if (signin !== undefined) rates.signinPerMinute = signin;
-  const render = envNumber(env, 'EMULATOR_RENDER_RATE_PER_MINUTE', ENV_INTEGER, 1, 1e9);
-  if (render !== undefined) rates.renderPerMinute = render;
+  for (const [name, option] of RATE_VARIABLES) {
+    const perMinute = reader.integer(name, LIMITS.ratePerMinute);
+    if (perMinute !== undefined) rates[option] = perMinute;
+  }
   if (Object.keys(rates).length > 0) options.rates = rates;
-  return options;
+  return { options, problems: reader.problems };
 }
 
-function envNumber(env: NodeJS.ProcessEnv, name: string, pattern: RegExp, min: number, max: number): number | undefined {
-  const text = env[name]?.trim();
-  if (text === undefined || text === '') return undefined;
-  const value = Number(text);
-  if (!pattern.test(text) || !(value >= min && value <= max)) {
-    const kind = pattern === ENV_INTEGER ? 'an integer' : 'a number';
-    const range = min === Number.MIN_VALUE ? `> 0 and <= ${max}` : `from ${min} to ${max}`;
-    throw new Error(`${name} must be ${kind} ${range}, got "${text}"`);
+/**
+ * Options of `npm run emulator`: where it listens (EMULATOR_PORT,
+ * EMULATOR_HOST; `main.ts` defaults the port to 4010) and readEmulatorEnv's.
+ * Throws one Error listing every unusable variable.
+ */
+export function emulatorOptionsFromEnv(env: NodeJS.ProcessEnv): EmulatorOptions {
+  const reader = new EnvReader(env);
+  const port = reader.integer('EMULATOR_PORT', LIMITS.port);
+  const host = env.EMULATOR_HOST?.trim();
+  const { options, problems } = readEmulatorEnv(env);
+  const all = [...reader.problems, ...problems];
+  if (all.length > 0) throw new Error(all.join('; '));
+  return { ...(port === undefined ? {} : { port }), ...(host === undefined || host === '' ? {} : { host }), ...options };
+}
+
+/** Collects a problem per unusable variable; the value is then left out. */
+class EnvReader {
+  readonly problems: string[] = [];
+
+  constructor(private readonly env: NodeJS.ProcessEnv) {}
+
+  integer(name: string, range: Range): number | undefined {
+    const text = this.text(name);
+    if (text === undefined) return undefined;
+    const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+    if (isInteger(value, range)) return value;
+    this.problems.push(`${name} must be an integer from ${range.min} to ${range.max} (got ${JSON.stringify(text)})`);
+    return undefined;
   }
-  return value;
+
+  /** Plain decimals only (`0.5`, `2`): an exponent or a bare `.5` is more likely a typo than intended. */
+  scale(name: string): number | undefined {
+    const text = this.text(name);
+    if (text === undefined) return undefined;
+    const value = /^\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN;
+    if (isScale(value)) return value;
+    this.problems.push(`${name} must be a number > 0 and <= ${LIMITS.scale.max} (got ${JSON.stringify(text)})`);
+    return undefined;
+  }
+
+  private text(name: string): string | undefined {
+    const text = this.env[name]?.trim();
+    return text === undefined || text === '' ? undefined : text;
+  }
 }

@@ -1,7 +1,7 @@
 import type { TokenIssuer } from './auth/tokens';
 import type { Clock } from './clock';
 import type { RateLimiter } from './limits/rateLimiter';
-import type { Instruments } from './ops/instrument';
+import type { Instruments } from './control/instrument';
 import type { EmulatorStore } from './store';
 
 /** Everything the routes share; one per running emulator, nothing module-level. */

@@ -12,13 +12,13 @@ import { DEFAULT_BODY_LIMIT_BYTES } from './http/body';
 import { createRequestListener } from './http/handler';
 import { Router } from './http/router';
 import { RateLimiter } from './limits/rateLimiter';
-import { Delays } from './ops/delays';
-import { FaultInjector } from './ops/faults';
-import { RequestStats } from './ops/stats';
+import { Delays } from './control/delays';
+import { FaultInjector } from './control/faults';
+import { RequestStats } from './control/stats';
 import { dashboardRoute } from './routes/dashboard';
 import { addExperienceRoutes } from './routes/experiences';
 import { addIngestRoutes } from './routes/ingest';
-import { addOpsRoutes } from './routes/ops';
+import { addControlRoutes } from './routes/control';
 import { renderRoute } from './routes/render';
 import { signInRoute } from './routes/signin';
 import { EmulatorStore, type Experience } from './store';
@@ -107,7 +107,7 @@ function buildRouter(context: EmulatorContext): Router {
   router.add('GET', '/recommenderexperience/render.json', renderRoute(context));
   addExperienceRoutes(router, context);
   addIngestRoutes(router, context);
-  addOpsRoutes(router, context);
+  addControlRoutes(router, context);
   return router;
 }
 

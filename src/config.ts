@@ -1,22 +1,8 @@
+import { readEmulatorEnv, type EmulatorBehaviour } from '../emulator/config';
 import { Secret } from './secret';
 
-/** The embedded emulator's options; the same `EMULATOR_*` variables as `npm run emulator`. */
-export interface EmulatorOptions {
-  seed?: number;
-  scale?: number;
-  tokenTtlSeconds?: number;
-  rates?: { reportingPerMinute?: number; signinPerMinute?: number; renderPerMinute?: number };
-}
-
-/** The demo-data generator refuses larger scales (emulator/config.ts). */
-const MAX_EMULATOR_SCALE = 10;
-
-/** Rate-limit variables of the embedded emulator and the option each sets. */
-const EMULATOR_RATE_VARIABLES = [
-  ['EMULATOR_REPORTING_RATE_PER_MINUTE', 'reportingPerMinute'],
-  ['EMULATOR_SIGNIN_RATE_PER_MINUTE', 'signinPerMinute'],
-  ['EMULATOR_RENDER_RATE_PER_MINUTE', 'renderPerMinute'],
-] as const;
+/** The embedded emulator's options: the `EMULATOR_*` variables of `npm run emulator` except where it listens. */
+export type EmulatorOptions = EmulatorBehaviour;
 
 export type UpstreamConfig =
   | { mode: 'embedded'; emulator: EmulatorOptions }
@@ -92,7 +78,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     port: reader.integer('PORT', 4001, 0, 65_535),
     production: env.NODE_ENV === 'production',
     logLevel: reader.oneOf('LOG_LEVEL', 'info', LOG_LEVELS),
-    upstream: readUpstream(reader),
+    upstream: readUpstream(reader, env),
     upstreamTimeoutMs: reader.integer('UPSTREAM_TIMEOUT_MS', 10_000, 1, 600_000),
     renderMaxConcurrency: reader.integer('RENDER_MAX_CONCURRENCY', 8, 1, 1_000),
     cache: {
@@ -152,21 +138,14 @@ function readTracingEnabled(reader: EnvReader, env: NodeJS.ProcessEnv): boolean 
   );
 }
 
-function readUpstream(reader: EnvReader): UpstreamConfig {
+function readUpstream(reader: EnvReader, env: NodeJS.ProcessEnv): UpstreamConfig {
   const present = REMOTE_VARIABLES.filter((name) => reader.isSet(name));
   if (present.length === 0) {
-    const emulator: EmulatorOptions = {};
-    const seed = reader.optionalInteger('EMULATOR_SEED', 0, 4_294_967_295);
-    const scale = reader.optionalPositiveNumber('EMULATOR_SCALE', MAX_EMULATOR_SCALE);
-    const tokenTtlSeconds = reader.optionalInteger('EMULATOR_TOKEN_TTL_SECONDS', 1, 365 * 24 * 3600);
-    if (seed !== undefined) emulator.seed = seed;
-    if (scale !== undefined) emulator.scale = scale;
-    if (tokenTtlSeconds !== undefined) emulator.tokenTtlSeconds = tokenTtlSeconds;
-    for (const [name, option] of EMULATOR_RATE_VARIABLES) {
-      const perMinute = reader.optionalInteger(name, 1, 1_000_000_000);
-      if (perMinute !== undefined) emulator.rates = { ...emulator.rates, [option]: perMinute };
-    }
-    return { mode: 'embedded', emulator };
+    // The emulator's own parser, so each EMULATOR_* variable has one definition
+    // and one set of limits; its problems join ours as configuration errors.
+    const { options, problems } = readEmulatorEnv(env);
+    reader.problems.push(...problems);
+    return { mode: 'embedded', emulator: options };
   }
   const missing = REMOTE_VARIABLES.filter((name) => !reader.isSet(name));
   if (missing.length > 0) {
@@ -206,17 +185,6 @@ class EnvReader {
     const value = /^-?\d+$/.test(raw) ? Number(raw) : Number.NaN;
     if (!Number.isSafeInteger(value) || value < min || value > max) {
       this.problems.push(`${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(this.env[name])})`);
-      return undefined;
-    }
-    return value;
-  }
-
-  optionalPositiveNumber(name: string, max: number): number | undefined {
-    if (!this.isSet(name)) return undefined;
-    const raw = String(this.env[name]).trim();
-    const value = /^\d*\.?\d+(e[+-]?\d+)?$/i.test(raw) ? Number(raw) : Number.NaN;
-    if (!Number.isFinite(value) || value <= 0 || value > max) {
-      this.problems.push(`${name} must be a number > 0 and <= ${max} (got ${JSON.stringify(this.env[name])})`);
       return undefined;
     }
     return value;

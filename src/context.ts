@@ -1,3 +1,4 @@
+import type { Config } from './config';
 import type { RecommenderAPI } from './datasources/recommenderAPI';
 import type { ReportingAPI } from './datasources/reportingAPI';
 import { createRecommendationsLoader, type RecommendationsLoader } from './loaders/recommendations';
@@ -12,19 +13,24 @@ export interface Context {
   reporting: Pick<ReportingAPI, 'query'>;
   /** Per request: its cache holds what this caller asked for. */
   recommendations: RecommendationsLoader;
+  /** The answer TTLs, which the resolvers turn into cache hints for the response's `cache-control` header. */
+  cacheTtls: CacheTtls;
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
   /** Per request: the upstream calls this operation may still make; every loader takes from it. */
   budget: UpstreamBudget;
 }
 
 /** Default of MAX_UPSTREAM_CALLS_PER_OPERATION. */
-export const DEFAULT_MAX_UPSTREAM_CALLS = 50;
+const DEFAULT_MAX_UPSTREAM_CALLS = 50;
+
+export type CacheTtls = Pick<Config['cache'], 'renderTtlSeconds' | 'dashboardTtlSeconds'>;
 
 /** The process-wide pieces every request's context is built from. */
 export interface SharedDependencies {
   reporting: Pick<ReportingAPI, 'query'>;
   recommender: Pick<RecommenderAPI, 'render'>;
   renderMaxConcurrency: number;
+  cacheTtls: CacheTtls;
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
   /** MAX_UPSTREAM_CALLS_PER_OPERATION; DEFAULT_MAX_UPSTREAM_CALLS when absent. */
   maxUpstreamCallsPerOperation?: number;
@@ -45,6 +51,7 @@ export function createContext(shared: SharedDependencies): Context {
       budget,
       ...(metrics === undefined ? {} : { onBatch: (size: number) => metrics.recordBatch('recommendations', size) }),
     }),
+    cacheTtls: shared.cacheTtls,
     logger: shared.logger,
     budget,
   };

@@ -1,7 +1,7 @@
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { SIGN_IN_PATH } from './datasources/signIn';
-import { removeCredentials } from './http/redact';
+import { redactCredentials } from './http/redactCredentials';
 import { UpstreamError, type UpstreamService } from './http/upstreamError';
 import { limitCodeOf } from './limits/limitErrors';
 
@@ -25,15 +25,29 @@ export interface FormatErrorOptions {
 
 const GENERIC_MESSAGE = 'Internal server error';
 
-/** For resolvers: an argument problem found before any upstream call. */
-export function badUserInput(message: string, argumentPath?: string): GraphQLError {
+/** One argument problem: where (e.g. `query.filters[1].values`) and what is wrong. */
+export interface InvalidArgument {
+  path: string;
+  message: string;
+}
+
+/**
+ * The one BAD_USER_INPUT this subgraph builds itself: every argument problem
+ * in one error, so a caller fixes a query in one round trip. The message
+ * lists them and `extensions.invalidArgs` carries them as data.
+ */
+export function invalidArguments(problems: readonly InvalidArgument[]): GraphQLError {
+  if (problems.length === 0) throw new Error('invalidArguments: called without a problem');
+  const listed = problems.map((problem) => `${problem.path}: ${problem.message}`);
+  const message = problems.length === 1 ? `Invalid argument ${listed[0]}` : `${problems.length} invalid arguments: ${listed.join('; ')}`;
   return new GraphQLError(message, {
-    extensions: argumentPath === undefined ? { code: ErrorCode.BAD_USER_INPUT } : { code: ErrorCode.BAD_USER_INPUT, argumentPath },
+    extensions: { code: ErrorCode.BAD_USER_INPUT, invalidArgs: problems.map(({ path, message: text }) => ({ path, message: text })) },
   });
 }
 
-export function notFound(message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: ErrorCode.NOT_FOUND } });
+/** Throws the problems, if any: the one line each resolver uses before calling upstream. */
+export function rejectInvalid(problems: readonly InvalidArgument[]): void {
+  if (problems.length > 0) throw invalidArguments(problems);
 }
 
 /**
@@ -42,7 +56,7 @@ export function notFound(message: string): GraphQLError {
  * - UpstreamError → an UPSTREAM_* (or BAD_USER_INPUT / NOT_FOUND) code, a
  *   message naming the problem, and `extensions.upstream`. Rebuilt from the
  *   error's fields only, so nothing else the error object may hold leaks.
- * - A GraphQLError that already has a code (validation, badUserInput, ...)
+ * - A GraphQLError that already has a code (validation, invalidArguments, ...)
  *   passes through.
  * - Anything else is a bug: in production its message and stack are hidden.
  */
@@ -55,7 +69,7 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown, op
   const code = formatted.extensions?.code;
   if (typeof code === 'string' && code !== ErrorCode.INTERNAL_SERVER_ERROR) {
     return withLocation(formatted, {
-      message: removeCredentials(formatted.message),
+      message: redactCredentials(formatted.message),
       extensions: options.production ? withoutStacktrace(formatted.extensions) : { ...formatted.extensions },
     });
   }
@@ -64,7 +78,7 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown, op
     return withLocation(formatted, { message: GENERIC_MESSAGE, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } });
   }
   return withLocation(formatted, {
-    message: removeCredentials(formatted.message),
+    message: redactCredentials(formatted.message),
     extensions: { ...formatted.extensions, code: ErrorCode.INTERNAL_SERVER_ERROR },
   });
 }
@@ -98,7 +112,7 @@ function httpStatusCode(error: UpstreamError): ErrorCode {
   return ErrorCode.UPSTREAM_BAD_RESPONSE;
 }
 
-export function upstreamErrorMessage(error: UpstreamError, code: ErrorCode = upstreamErrorCode(error)): string {
+function upstreamErrorMessage(error: UpstreamError, code: ErrorCode = upstreamErrorCode(error)): string {
   const who = SERVICE_NAMES[error.service];
   const said = error.upstreamMessage === undefined ? '' : `: ${error.upstreamMessage}`;
   switch (code) {

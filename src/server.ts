@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginCacheControl } from '@apollo/server/plugin/cacheControl';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
@@ -7,7 +8,7 @@ import { buildSubgraphSchema } from '@apollo/subgraph';
 import { expressMiddleware } from '@as-integrations/express5';
 import express, { type ErrorRequestHandler, type Express } from 'express';
 import { DEFAULT_LIMITS, type Config, type LimitsConfig } from './config';
-import { createContext, type Context, type SharedDependencies } from './context';
+import { createContext, type CacheTtls, type Context, type SharedDependencies } from './context';
 import { formatError } from './errors';
 import { createHealthRouter, type Lifecycle } from './health';
 import type { Logger } from './logger';
@@ -23,7 +24,7 @@ import { resolvers } from './resolvers';
 import { loadTypeDefs } from './schema';
 
 /** `limits` defaults to DEFAULT_LIMITS. */
-export type ServerConfig = Pick<Config, 'production' | 'renderMaxConcurrency'> & { limits?: LimitsConfig };
+export type ServerConfig = Pick<Config, 'production' | 'renderMaxConcurrency'> & { cache: CacheTtls; limits?: LimitsConfig };
 
 export interface ServerDependencies {
   reporting: SharedDependencies['reporting'];
@@ -81,6 +82,9 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies): Bui
         : []),
       operationLogPlugin(deps.logger),
       ...(deps.metrics === undefined ? [] : [operationMetricsPlugin(deps.metrics)]),
+      // Every root field and every object field without a hint counts as maxAge 0 (uncacheable): each
+      // cacheable field says so in the schema (@cacheControl) or its resolver (TTLs from config).
+      ApolloServerPluginCacheControl({ defaultMaxAge: 0, calculateHttpHeaders: true }),
     ],
   });
 
@@ -94,9 +98,11 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies): Bui
   });
   app.use(jsonErrorHandler(config.production, deps.logger));
 
+  const { renderTtlSeconds, dashboardTtlSeconds } = config.cache;
   const shared: SharedDependencies = {
     ...deps,
     renderMaxConcurrency: config.renderMaxConcurrency,
+    cacheTtls: { renderTtlSeconds, dashboardTtlSeconds },
     maxUpstreamCallsPerOperation: limits.maxUpstreamCallsPerOperation,
   };
   return {

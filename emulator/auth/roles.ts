@@ -1,6 +1,6 @@
 import type { User } from '../store';
 
-export const API_ROLE_MISSING = 'API role not enabled for this user';
+const API_ROLE_MISSING = 'API role not enabled for this user';
 export const SSO_ADMIN_REFUSED = 'Admin users cannot use the API when SSO is enforced';
 export const SSO_API_PASSWORD_MISSING = 'Set an API password with the forgot-password option';
 

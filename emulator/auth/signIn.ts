@@ -6,7 +6,7 @@ import { apiAccessRefusal, SSO_ADMIN_REFUSED, SSO_API_PASSWORD_MISSING } from '.
 const INVALID_CREDENTIALS = 'Invalid credentials';
 
 /**
- * The account rules of contract §1. Credentials are checked before anything
+ * The account rules of docs/upstream-contract.md §1. Credentials are checked before anything
  * about the account is revealed, with one exception the contract itself
  * makes: an SSO user without an API password has nothing to check against.
  */

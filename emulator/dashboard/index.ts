@@ -1,4 +1,3 @@
 export { runDashboardQuery } from './query';
-export { validateDashboardQuery } from './validate';
 export type { DashboardItem, DashboardMetricResult, DashboardPoint, DashboardQuery, DashboardRow, Granularity, Metric } from './types';
-export { METRICS, GRANULARITIES } from './types';
+export { METRICS } from './types';

@@ -25,7 +25,7 @@ function ratio(numerator: number, denominator: number): number {
   return denominator === 0 ? 0 : Math.round((numerator / denominator) * 1e4) / 1e4;
 }
 
-/** The metric over row `row` of the sums `s` (definitions: emulator-common, upstream-contract §2). */
+/** The metric over row `row` of the sums `s` (definitions: docs/upstream-contract.md §2). */
 export function metricValue(metric: Metric, s: Float64Array, row: number): number {
   const o = row * STRIDE;
   switch (metric) {

@@ -6,7 +6,7 @@ import type { DashboardMetricResult } from './types';
 import { validateDashboardQuery } from './validate';
 
 /**
- * `POST /api/dashboard/query` without HTTP and auth (upstream-contract.md §2):
+ * `POST /api/dashboard/query` without HTTP and auth (docs/upstream-contract.md §2):
  * a 400 naming every offending field, or one result per requested metric.
  * `now` is the emulator's clock, the end of `last` windows.
  */

@@ -1,7 +1,7 @@
 import { ARTICLE_DIMENSIONS, TRAFFIC_DIMENSIONS, type Dimension, type TrafficDimension } from '../store';
 
 /**
- * The dashboard query as the contract names it (upstream-contract.md §2), and
+ * The dashboard query as the contract names it (docs/upstream-contract.md §2), and
  * the validated form the engine runs.
  */
 

@@ -1,4 +1,5 @@
 import type { ParamError } from '../outcome';
+import { isRecord } from '../validation/fields';
 import type { Dimension } from '../store';
 import { MAX_WINDOW_MS, UNIT_MS, availableGranularities, parseRangeBound } from './dates';
 import {
@@ -19,7 +20,7 @@ import {
 } from './types';
 
 /**
- * Checks an untrusted request body against upstream-contract.md §2. Every
+ * Checks an untrusted request body against docs/upstream-contract.md §2. Every
  * problem found is reported, each with the path of the offending field, so a
  * client can fix a request in one round trip. Unknown top-level fields are
  * ignored; `null` counts as absent for the optional ones.
@@ -65,10 +66,6 @@ export function validateDashboardQuery(
 }
 
 type Report = (path: string, message: string) => void;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function isAbsent(value: unknown): boolean {
   return value === undefined || value === null;

@@ -20,7 +20,7 @@ export function newExperienceId(randomBytes: (n: number) => Uint8Array): string 
  * The demo experiences: every ranking profile on the first site, plus a few on
  * the others that exercise section include/exclude filters.
  */
-export const SEEDED_EXPERIENCES: readonly Omit<Experience, 'id'>[] = [
+const SEEDED_EXPERIENCES: readonly Omit<Experience, 'id'>[] = [
   { name: 'Most read', domain: 'dailyglobe.example', rankingProfile: 'mostRead', size: 6, timeWindowDays: 7, sections: {} },
   { name: 'Latest news', domain: 'dailyglobe.example', rankingProfile: 'latest', size: 8, timeWindowDays: 7, sections: {} },
   { name: 'Popular this week', domain: 'dailyglobe.example', rankingProfile: 'popular', size: 6, timeWindowDays: 7, sections: {} },

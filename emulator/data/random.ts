@@ -1,6 +1,7 @@
 /**
- * A small seeded PRNG (mulberry32). The demo data must be identical for the
- * same seed on every machine and Node version, which Math.random cannot give.
+ * The emulator's one seeded PRNG (mulberry32). The demo data and the fault
+ * hit patterns (control/faults.ts) must be identical for the same seed on
+ * every machine and Node version, which Math.random cannot give.
  * Not for anything secret.
  */
 export class Random {

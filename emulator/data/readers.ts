@@ -18,7 +18,7 @@ export interface Reader {
 }
 
 /** Readers with at least this many views in the window are "loyal". */
-export const LOYAL_VIEWS = 20;
+const LOYAL_VIEWS = 20;
 /**
  * Reading appetite is log-normal with a soft ceiling: about half the readers
  * read 1–3 articles in the window, a few hundred read hundreds, and those few

@@ -25,13 +25,13 @@ export const SOURCES = [
   'linkedin',
 ] as const;
 
-export const MEDIA = ['organic', '(none)', 'social', 'email', 'referral', 'cpc'] as const;
+const MEDIA = ['organic', '(none)', 'social', 'email', 'referral', 'cpc'] as const;
 
-export const CAMPAIGNS = ['(none)', 'daily-briefing', 'weekend-digest', 'breaking-alert', 'subscribe-spring', 'brand-awareness'] as const;
+const CAMPAIGNS = ['(none)', 'daily-briefing', 'weekend-digest', 'breaking-alert', 'subscribe-spring', 'brand-awareness'] as const;
 
 /** Where on the site the reader clicked through from; `none` for landings from outside. */
-export const INTERNAL_SOURCES = ['none', 'home', 'section', 'article', 'recommender', 'search'] as const;
-export const INTERNAL_MEDIA = ['none', 'navigation', 'link', 'widget', 'search'] as const;
+const INTERNAL_SOURCES = ['none', 'home', 'section', 'article', 'recommender', 'search'] as const;
+const INTERNAL_MEDIA = ['none', 'navigation', 'link', 'widget', 'search'] as const;
 /** Which on-site module got the click; only recommender widgets carry one. */
 export const INTERNAL_CAMPAIGNS = ['(none)', 'related-box', 'most-read-box', 'for-you-box'] as const;
 

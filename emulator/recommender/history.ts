@@ -2,7 +2,7 @@ import type { EmulatorStore } from '../store';
 import type { ArticleFeatures } from './indexes';
 
 /** A view this many days old counts half as much towards a reader's affinity as one from now. */
-export const AFFINITY_HALF_LIFE_DAYS = 14;
+const AFFINITY_HALF_LIFE_DAYS = 14;
 
 const DAY_MS = 86_400_000;
 

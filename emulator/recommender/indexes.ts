@@ -68,7 +68,7 @@ export function indexesFor(store: EmulatorStore): RecommenderIndexes {
   return indexes;
 }
 
-export function normalizeDomain(domain: string): string {
+function normalizeDomain(domain: string): string {
   return domain.trim().toLowerCase();
 }
 

@@ -12,7 +12,7 @@ export interface Scores {
 }
 
 /** Weights of the normalized components of `balanced`; they sum to 1. */
-export const BALANCED_WEIGHTS = { similarity: 0.35, popularity: 0.3, recency: 0.2, personalization: 0.15 } as const;
+const BALANCED_WEIGHTS = { similarity: 0.35, popularity: 0.3, recency: 0.2, personalization: 0.15 } as const;
 
 export function scoreCandidates(profile: RankingProfile, ctx: RankingContext): Scores {
   switch (profile) {

@@ -29,6 +29,6 @@ export function toRecommendationItem(article: Article): RecommendationItem {
 }
 
 /** Epoch ms → `yyyy-MM-dd HH:mm:ss` in UTC. */
-export function formatWireTime(epochMs: number): string {
+function formatWireTime(epochMs: number): string {
   return new Date(epochMs).toISOString().slice(0, 19).replace('T', ' ');
 }

@@ -5,7 +5,7 @@ import type { TermCounts } from './textIndex';
 
 export const DAY_MS = 86_400_000;
 /** "Recent" for the trend signal: the last day (or the whole window when it is shorter). */
-export const TREND_RECENT_MS = DAY_MS;
+const TREND_RECENT_MS = DAY_MS;
 
 /** Everything a ranking signal may read for one request. */
 export interface RankingContext {
@@ -22,7 +22,7 @@ export interface RankingContext {
 /** Each signal returns one raw score per candidate, aligned with `ctx.candidates`. */
 export type Signal = (ctx: RankingContext) => Float64Array;
 
-export function windowStart(ctx: RankingContext): number {
+function windowStart(ctx: RankingContext): number {
   return ctx.now - Math.max(0, ctx.experience.timeWindowDays) * DAY_MS;
 }
 
@@ -69,7 +69,7 @@ export const similarity: Signal = (ctx) => {
 };
 
 /** Share of reading that goes to a section vs. to an author, in the affinity score. */
-export const AFFINITY_SHARES = { section: 0.7, author: 0.3 } as const;
+const AFFINITY_SHARES = { section: 0.7, author: 0.3 } as const;
 
 /**
  * The client's affinity · the article's features (binary: has the section /

@@ -6,7 +6,7 @@ import { authorToken, sectionToken, titleWords, urlPathTerms } from './tokenize'
  * the strongest hint of related content, a shared author the next; title
  * words count once each (several shared words add up).
  */
-export const FIELD_WEIGHTS = { title: 1, section: 2, author: 1.5 } as const;
+const FIELD_WEIGHTS = { title: 1, section: 2, author: 1.5 } as const;
 
 /** Field-weighted term frequencies of a document. */
 export type TermCounts = Map<string, number>;

@@ -3,11 +3,11 @@ import { runDashboardQuery } from '../dashboard';
 import type { EmulatorRequest } from '../http/request';
 import { failureReply, json } from '../http/reply';
 import type { Handler } from '../http/router';
-import { instrument } from '../ops/instrument';
-import { canonicalJson } from '../ops/stats';
+import { instrument } from '../control/instrument';
+import { canonicalJson } from '../control/stats';
 import { withApiUser } from './apiUser';
 
-/** `POST /api/dashboard/query` (contract §2). */
+/** `POST /api/dashboard/query` (docs/upstream-contract.md §2). */
 export function dashboardRoute(context: EmulatorContext): Handler {
   return instrument(
     'dashboard',

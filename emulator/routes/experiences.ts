@@ -6,7 +6,7 @@ import type { Experience } from '../store';
 import { parseNewExperience, patchExperience } from '../validation/experience';
 import { withApiUser } from './apiUser';
 
-/** `/api/experiences` CRUD (contract §4), on the user's reporting budget. */
+/** `/api/experiences` CRUD (docs/upstream-contract.md §4), on the user's reporting budget. */
 export function addExperienceRoutes(router: Router, context: EmulatorContext): void {
   const { experiences } = context.store;
 

@@ -5,14 +5,14 @@ import { errorReply, failureReply, invalidParamsReply, json, type Reply } from '
 import type { Router } from '../http/router';
 import { parseArticleRow } from '../validation/article';
 import { parsePageViewRow } from '../validation/pageView';
-import type { RejectedRow, RowResult } from '../validation/rows';
+import type { RejectedRow, RowResult } from '../validation/ingestRow';
 import { withApiUser } from './apiUser';
 
-export const INGEST_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
-export const MAX_ROWS_PER_BATCH = 10_000;
+const INGEST_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
+const MAX_ROWS_PER_BATCH = 10_000;
 
 /**
- * `POST /metadata/posts` and `POST /ingest/pageviews` (contract §4). Every row
+ * `POST /metadata/posts` and `POST /ingest/pageviews` (docs/upstream-contract.md §4). Every row
  * is validated before anything is stored, so a batch never half-applies a
  * row; valid rows are kept and invalid ones reported by index.
  */

@@ -2,10 +2,10 @@ import type { EmulatorContext } from '../context';
 import type { EmulatorRequest } from '../http/request';
 import { failureReply, json, tooManyRequests } from '../http/reply';
 import type { Handler } from '../http/router';
-import { instrument } from '../ops/instrument';
+import { instrument } from '../control/instrument';
 import { renderRecommendations } from '../recommender';
 
-/** `GET /recommenderexperience/render.json` (contract §3): no credential, a budget per client IP. */
+/** `GET /recommenderexperience/render.json` (docs/upstream-contract.md §3): no credential, a budget per client IP. */
 export function renderRoute(context: EmulatorContext): Handler {
   return instrument('render', renderStatsKey, context.instruments, (request) => {
     const decision = context.limits.render.take(`ip:${request.clientIp}`);

@@ -4,7 +4,7 @@ import type { EmulatorContext } from '../context';
 import type { EmulatorRequest } from '../http/request';
 import { failureReply, json, tooManyRequests } from '../http/reply';
 import type { Handler } from '../http/router';
-import { instrument } from '../ops/instrument';
+import { instrument } from '../control/instrument';
 import { invalidParams, ok, type Outcome } from '../outcome';
 import type { User } from '../store';
 import { FieldReader, isRecord } from '../validation/fields';
@@ -14,7 +14,7 @@ interface Credentials {
   password: string;
 }
 
-/** `POST /api/user/signin` (contract §1). */
+/** `POST /api/user/signin` (docs/upstream-contract.md §1). */
 export function signInRoute(context: EmulatorContext): Handler {
   return instrument('signin', signInStatsKey, context.instruments, async (request) => {
     const body = await request.json();

@@ -1,4 +1,3 @@
 export { EmulatorStore } from './store';
 export { Dictionary } from './dictionary';
-export { PageViewTable } from './pageViews';
 export * from './types';

@@ -1,6 +1,6 @@
 import type { Article } from '../store';
 import { FieldReader, isRecord, parseHttpUrl } from './fields';
-import { rowFailure, type RowResult } from './rows';
+import { rowFailure, type RowResult } from './ingestRow';
 import { parseTimestamp } from './time';
 
 const FIELDS = ['url', 'domain', 'title', 'img', 'authors', 'sections', 'publishTime'] as const;

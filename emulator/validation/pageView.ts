@@ -1,7 +1,7 @@
 import { DEVICE_TYPES, USER_TYPES, type PageViewInput } from '../data';
 import type { EmulatorStore, TrafficDimension } from '../store';
 import { FieldReader, isRecord } from './fields';
-import { rowFailure, type RowResult } from './rows';
+import { rowFailure, type RowResult } from './ingestRow';
 import { parseTimestamp } from './time';
 
 const TRAFFIC_FIELDS = ['source', 'medium', 'campaign', 'deviceType', 'userType'] as const;

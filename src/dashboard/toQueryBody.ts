@@ -1,6 +1,6 @@
 import type { DashboardQueryInput } from '../__generated__/resolvers-types';
 import type { DashboardQueryBody } from '../datasources/wire';
-import { SortDirection } from '../resolvers/enums';
+import { SortDirection } from '../enums';
 
 /**
  * The upstream body of a validated query. Enum values are already upstream

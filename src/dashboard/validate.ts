@@ -1,10 +1,10 @@
 import type { DashboardQueryInput } from '../__generated__/resolvers-types';
-import { Dimension, FilterOperator, Metric, schemaName } from '../resolvers/enums';
-import type { InvalidArgument } from '../resolvers/invalidArguments';
-import { isDateOnly, parseIsoInstant } from '../scalars/instants';
+import { Dimension, FilterOperator, Granularity, Metric, schemaName } from '../enums';
+import type { InvalidArgument } from '../errors';
+import { availableGranularities, exceedsMaxWindow, MAX_WINDOW_DAYS, rangeInstants, windowLengthMs } from './window';
 
-export const MAX_GROUP_BY = 3;
-export const MAX_LIMIT = 1000;
+const MAX_GROUP_BY = 3;
+const MAX_LIMIT = 1000;
 
 /** Dimensions describing the visit, not the article: NEW_ARTICLES (a count of articles) cannot be split by them. */
 const TRAFFIC_DIMENSIONS: ReadonlySet<Dimension> = new Set([
@@ -22,18 +22,19 @@ const TRAFFIC_DIMENSIONS: ReadonlySet<Dimension> = new Set([
 const EQUALITY_ONLY_DIMENSIONS: ReadonlySet<Dimension> = new Set([Dimension.DEVICE_TYPE, Dimension.USER_TYPE]);
 const EQUALITY_OPERATORS: ReadonlySet<FilterOperator> = new Set([FilterOperator.EQ, FilterOperator.NEQ]);
 
-const DAY_MS = 24 * 60 * 60 * 1000;
-
 /**
  * Every rule of the upstream's dashboard 400 that can be checked without its
- * data (contract §2), so an invalid query costs no upstream call and the
- * caller learns all of its problems at once. Paths start at the `query`
- * argument. Granularity availability is left to the upstream: it depends on
- * the upstream's clock and is the contract's own rule, not the docs'.
+ * data (docs/upstream-contract.md §2 and the emulator's exact limits), so an invalid query
+ * costs no upstream call (no budget spent) and the caller learns all of its
+ * problems at once. Paths start at the `query` argument. Window length and
+ * granularity availability depend only on the window's length, never on the
+ * upstream's clock, so they are checked here too.
  */
 export function validateDashboardQuery(input: DashboardQueryInput): InvalidArgument[] {
+  const dateProblems = validateDates(input);
   return [
-    ...validateDates(input),
+    ...dateProblems,
+    ...(dateProblems.length === 0 ? validateWindowLength(input) : []),
     ...validateMetrics(input),
     ...validateGroupBy(input),
     ...validateFilters(input),
@@ -51,19 +52,37 @@ function validateDates({ dates }: DashboardQueryInput): InvalidArgument[] {
     problems.push({ path: 'query.dates.last.number', message: `must be at least 1 (got ${last.number})` });
   }
   if (range != null) {
-    const start = parseIsoInstant(range.start);
-    const end = parseIsoInstant(range.end);
+    const { start, end } = rangeInstants(range);
     const expected = 'must be YYYY-MM-DD or an ISO-8601 date-time with a zone, e.g. 2026-11-20T08:00:00Z';
     if (start === undefined)
       problems.push({ path: 'query.dates.range.start', message: `${expected} (got ${JSON.stringify(range.start)})` });
     if (end === undefined) problems.push({ path: 'query.dates.range.end', message: `${expected} (got ${JSON.stringify(range.end)})` });
-    // A date-only end includes that whole day.
-    const lastInstant = end !== undefined && isDateOnly(range.end) ? end + DAY_MS - 1 : end;
-    if (start !== undefined && lastInstant !== undefined && start > lastInstant) {
+    if (start !== undefined && end !== undefined && start > end) {
       problems.push({ path: 'query.dates.range', message: `start (${range.start}) must not be after end (${range.end})` });
     }
   }
   return problems;
+}
+
+/** The upstream's longest window, then the granularities it offers for the window's length. Dates must be valid. */
+function validateWindowLength({ dates, granularity }: DashboardQueryInput): InvalidArgument[] {
+  const length = windowLengthMs(dates);
+  if (length === undefined) return [];
+  if (exceedsMaxWindow(length)) {
+    const path = dates.last != null ? 'query.dates.last.number' : 'query.dates.range';
+    return [{ path, message: `the window must not exceed ${MAX_WINDOW_DAYS} days` }];
+  }
+  const available = availableGranularities(length);
+  if (granularity != null && !available.includes(granularity)) {
+    const names = available.map((g) => schemaName(Granularity, g)).join(', ');
+    return [
+      {
+        path: 'query.granularity',
+        message: `${schemaName(Granularity, granularity)} is not available for this window (REALTIME up to 24 hours, HOURLY up to 31 days); available: ${names}`,
+      },
+    ];
+  }
+  return [];
 }
 
 function validateMetrics({ metrics, order }: DashboardQueryInput): InvalidArgument[] {

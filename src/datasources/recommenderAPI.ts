@@ -1,11 +1,11 @@
 import type { HttpClient } from '../http/httpClient';
-import { isRecord, isStringArray } from '../http/shape';
+import { isRecord, isStringArray } from '../http/typeGuards';
 import { buildUrl } from '../http/url';
 import { UpstreamError } from '../http/upstreamError';
 import type { Fetched } from './fetched';
 import type { RecommendationWire, RenderParams, RenderResponseWire } from './wire';
 
-export const RENDER_PATH = '/recommenderexperience/render.json';
+const RENDER_PATH = '/recommenderexperience/render.json';
 
 export interface RecommenderAPIOptions {
   baseUrl: string;

@@ -1,12 +1,13 @@
 import type { TokenProvider } from '../auth/tokenProvider';
 import type { HttpClient } from '../http/httpClient';
-import { isRecord, isStringArray } from '../http/shape';
+import { isRecord, isStringArray } from '../http/typeGuards';
 import { buildUrl } from '../http/url';
 import { UpstreamError } from '../http/upstreamError';
+import { upstreamTimeToIso } from '../scalars/instants';
 import type { Fetched } from './fetched';
 import { GRANULARITY_NAMES, type DashboardMetricResultWire, type DashboardQueryBody, type GranularityName } from './wire';
 
-export const DASHBOARD_QUERY_PATH = '/api/dashboard/query';
+const DASHBOARD_QUERY_PATH = '/api/dashboard/query';
 
 export interface ReportingAPIOptions {
   baseUrl: string;
@@ -127,8 +128,12 @@ function findRowsProblem(rows: unknown, at: string, body: DashboardQueryBody): s
   return undefined;
 }
 
+/** A bucket key becomes `DataPoint.time`, so it must be a readable time, not just a string. */
 function findSeriesProblem(points: unknown, at: string): string | undefined {
   if (!Array.isArray(points)) return `${at} is not an array`;
   const badPoint = points.findIndex((point) => !isRecord(point) || typeof point.key !== 'string' || typeof point.value !== 'number');
-  return badPoint >= 0 ? `${at}[${badPoint}] is not a {key: string, value: number} object` : undefined;
+  if (badPoint >= 0) return `${at}[${badPoint}] is not a {key: string, value: number} object`;
+  const badTime = points.findIndex((point) => upstreamTimeToIso(point.key) === undefined);
+  if (badTime < 0) return undefined;
+  return `${at}[${badTime}].key is not a "yyyy-MM-dd HH:mm:ss" time (got ${JSON.stringify(String(points[badTime].key).slice(0, 40))})`;
 }

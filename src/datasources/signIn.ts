@@ -1,5 +1,5 @@
 import type { HttpClient } from '../http/httpClient';
-import { isRecord } from '../http/shape';
+import { isRecord } from '../http/typeGuards';
 import { buildUrl } from '../http/url';
 import { UpstreamError } from '../http/upstreamError';
 import type { Secret } from '../secret';

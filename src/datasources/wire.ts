@@ -1,6 +1,6 @@
 /**
  * Upstream payloads exactly as they travel on the wire
- * (../shared/spec/upstream-contract.md). codegen `mappers` make these the
+ * (docs/upstream-contract.md). codegen `mappers` make these the
  * parents of the GraphQL resolvers, so there is no separate conversion layer.
  */
 
@@ -9,15 +9,6 @@
 export interface SignInRequest {
   email: string;
   password: string;
-}
-
-/** Only the fields the subgraph reads; the real host sends more. */
-export interface SignInResponse {
-  id: number;
-  email: string;
-  sitesId: number;
-  role: string;
-  token: string;
 }
 
 // ---- dashboard: POST {base_url}/api/dashboard/query -------------------------
@@ -121,11 +112,4 @@ export interface RecommendationWire {
 export interface RenderResponseWire {
   type: 'RecommenderExperienceResponse';
   recommendation: RecommendationWire[];
-}
-
-// ---- errors (all upstream error bodies) --------------------------------------
-
-export interface UpstreamErrorBody {
-  msg?: string;
-  errors?: { path?: string; message?: string }[];
 }

@@ -1,6 +1,6 @@
 import { request, type Dispatcher } from 'undici';
 import { parseRetryAfter } from './retryAfter';
-import { isRecord } from './shape';
+import { isRecord } from './typeGuards';
 import { UpstreamError, type UpstreamFieldError, type UpstreamService } from './upstreamError';
 
 export interface JsonRequest {

@@ -1,4 +1,7 @@
-import { redactCredentials } from './redact';
+import { redactCredentials } from './redactCredentials';
+
+/** Upstream-provided text (messages, field errors) is cut to this length before we log or return it. */
+const MAX_UPSTREAM_TEXT_LENGTH = 500;
 
 export type UpstreamService = 'reporting' | 'recommender';
 
@@ -70,12 +73,9 @@ export class UpstreamError extends Error implements UpstreamErrorDetails {
   }
 }
 
-export function isUpstreamError(error: unknown): error is UpstreamError {
-  return error instanceof UpstreamError;
-}
-
 function scrubDetails(details: UpstreamErrorDetails, secrets: readonly string[] = []): UpstreamErrorDetails {
-  const scrub = (text: string | undefined) => (text === undefined ? undefined : redactCredentials(text, secrets));
+  const scrub = (text: string | undefined) =>
+    text === undefined ? undefined : redactCredentials(text, { secrets, maxLength: MAX_UPSTREAM_TEXT_LENGTH });
   const upstreamErrors = details.upstreamErrors?.slice(0, MAX_FIELD_ERRORS).map((fieldError) => {
     const clean: UpstreamFieldError = {};
     const path = scrub(fieldError.path);

@@ -59,7 +59,7 @@ export class UpstreamBudget {
 }
 
 /** The error a key beyond the budget fails with, at its own path. */
-export function budgetExceededError(limit: number): GraphQLError {
+function budgetExceededError(limit: number): GraphQLError {
   return new GraphQLError(
     `This operation needs more than ${limit} upstream calls (MAX_UPSTREAM_CALLS_PER_OPERATION); split it into smaller operations`,
     { extensions: { code: LimitCode.UPSTREAM_BUDGET_EXCEEDED, limit } },

@@ -51,16 +51,16 @@ export function renderBatch(
       granted[index] ? recommender.render(params) : Promise.reject(options.budget?.exceededError()),
     );
     const results = settled.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : asError(outcome.reason)));
-    assertBatchContract(keys, results);
+    assertBatchContract(results);
     return results;
   };
 }
 
-/** DataLoader's contract: one result per key, in key order, an Error for each failed key. */
-function assertBatchContract(keys: readonly RenderParams[], results: readonly unknown[]): void {
-  if (results.length !== keys.length) {
-    throw new Error(`recommendations batch returned ${results.length} results for ${keys.length} keys`);
-  }
+/**
+ * DataLoader's contract: an Error for each failed key, a value otherwise.
+ * One result per key in key order holds by construction (one settled outcome per key).
+ */
+function assertBatchContract(results: readonly unknown[]): void {
   const bad = results.findIndex((result) => !(result instanceof Error) && !isFetchedList(result));
   if (bad >= 0) throw new Error(`recommendations batch result ${bad} is neither a fetched list nor an Error`);
 }

@@ -1,7 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Every metric name starts with this, so dashboards can tell ours from the exporter's. */
-export const METRIC_PREFIX = 'subgraph_';
+const METRIC_PREFIX = 'subgraph_';
 
 /**
  * Seconds. Upstream calls and operations both span a few milliseconds (cache,

@@ -1,6 +1,7 @@
 import type { ArticleResolvers } from '../__generated__/resolvers-types';
-import { rejectInvalid } from './invalidArguments';
-import { rankRecommendations } from './parents';
+import { rejectInvalid } from '../errors';
+import { rankRecommendations } from './mappers';
+import { hintRenderAnswer, recommendationScope } from './cacheHints';
 import { toRenderParams, validateRenderParams } from './renderParams';
 
 /** The article's url is its canonical URL: an invalid one is reported against `url`, where it came from. */
@@ -10,9 +11,11 @@ export const Article: ArticleResolvers = {
   // All this subgraph knows of an article is its url; the fields below need nothing more.
   __resolveReference: (reference) => ({ url: reference.url }),
 
-  related: async (article, { experienceId, clientId }, context) => {
+  related: async (article, { experienceId, clientId }, context, info) => {
     const params = toRenderParams({ experienceId, canonicalUrl: article.url, clientId });
     rejectInvalid(validateRenderParams(params, RELATED_PATHS));
-    return rankRecommendations(await context.recommendations.load(params));
+    const answer = await context.recommendations.load(params);
+    hintRenderAnswer(info, context.cacheTtls, answer.fetchedAt, recommendationScope(params.clientId));
+    return rankRecommendations(answer);
   },
 };

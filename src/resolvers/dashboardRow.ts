@@ -1,5 +1,5 @@
 import type { DashboardRowResolvers } from '../__generated__/resolvers-types';
-import { Dimension } from './enums';
+import { Dimension } from '../enums';
 
 export const DashboardRow: DashboardRowResolvers = {
   dimensions: (row) => row.items,

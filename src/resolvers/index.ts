@@ -1,11 +1,19 @@
-import type { Resolvers } from '../__generated__/resolvers-types';
+import type {
+  DimensionResolvers,
+  FilterOperatorResolvers,
+  GranularityResolvers,
+  MetricResolvers,
+  Resolvers,
+  SortDirectionResolvers,
+  TimeUnitResolvers,
+} from '../__generated__/resolvers-types';
 import { DateTimeScalar } from '../scalars/dateTime';
 import { Article } from './article';
 import { DashboardResult } from './dashboardResult';
 import { DashboardRow } from './dashboardRow';
 import { DataPoint } from './dataPoint';
 import { DimensionValue } from './dimensionValue';
-import { Dimension, FilterOperator, Granularity, Metric, SortDirection, TimeUnit } from './enums';
+import { Dimension, FilterOperator, Granularity, Metric, SortDirection, TimeUnit } from '../enums';
 import { Query } from './query';
 import { Reader } from './reader';
 import { Recommendation } from './recommendation';
@@ -29,3 +37,18 @@ export const resolvers: Resolvers = {
   FilterOperator,
   SortDirection,
 };
+
+// Compile-time proof that each enum map has exactly the schema's values as
+// keys: a value added to the schema without a mapping fails the type-check
+// (the Resolvers type alone would accept a map that misses one).
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Assert<T extends true> = T;
+/** @public Exported only so noUnusedLocals accepts a type that exists to be checked. */
+export type EnumMapsCoverTheSchema = [
+  Assert<Same<keyof typeof Metric, keyof MetricResolvers>>,
+  Assert<Same<keyof typeof Dimension, keyof DimensionResolvers>>,
+  Assert<Same<keyof typeof Granularity, keyof GranularityResolvers>>,
+  Assert<Same<keyof typeof TimeUnit, keyof TimeUnitResolvers>>,
+  Assert<Same<keyof typeof FilterOperator, keyof FilterOperatorResolvers>>,
+  Assert<Same<keyof typeof SortDirection, keyof SortDirectionResolvers>>,
+];

@@ -1,14 +1,18 @@
 import type { ReaderResolvers } from '../__generated__/resolvers-types';
-import { rejectInvalid } from './invalidArguments';
-import { rankRecommendations } from './parents';
+import { rejectInvalid } from '../errors';
+import { rankRecommendations } from './mappers';
+import { hintRenderAnswer } from './cacheHints';
 import { toRenderParams, validateRenderParams } from './renderParams';
 
 export const Reader: ReaderResolvers = {
   __resolveReference: (reference) => ({ clientId: reference.clientId }),
 
-  recommendations: async (reader, { experienceId, canonicalUrl, domain }, context) => {
+  recommendations: async (reader, { experienceId, canonicalUrl, domain }, context, info) => {
     const params = toRenderParams({ experienceId, canonicalUrl, domain, clientId: reader.clientId });
     rejectInvalid(validateRenderParams(params));
-    return rankRecommendations(await context.recommendations.load(params));
+    const answer = await context.recommendations.load(params);
+    // Always one reader's: never for a shared cache.
+    hintRenderAnswer(info, context.cacheTtls, answer.fetchedAt, 'PRIVATE');
+    return rankRecommendations(answer);
   },
 };

@@ -1,5 +1,5 @@
 import type { RenderParams } from '../datasources/wire';
-import type { InvalidArgument } from './invalidArguments';
+import type { InvalidArgument } from '../errors';
 
 /** The arguments a render.json call is made from, as GraphQL delivers them (null = not given). */
 export interface RenderArguments {
@@ -22,7 +22,7 @@ export function toRenderParams(args: RenderArguments): RenderParams {
   return params;
 }
 
-/** The upstream's own 400 rules (contract §3), checked first so a bad call is never sent. */
+/** The upstream's own 400 rules (docs/upstream-contract.md §3), checked first so a bad call is never sent. */
 export function validateRenderParams(params: RenderParams, paths: RenderArgumentPaths = ARGUMENT_PATHS): InvalidArgument[] {
   const problems: InvalidArgument[] = [];
   if (params.id.trim() === '') problems.push({ path: paths.id, message: 'must not be empty' });
@@ -37,7 +37,7 @@ export function validateRenderParams(params: RenderParams, paths: RenderArgument
   return problems;
 }
 
-export function isAbsoluteHttpUrl(text: string): boolean {
+function isAbsoluteHttpUrl(text: string): boolean {
   try {
     const url = new URL(text);
     return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';

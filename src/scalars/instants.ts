@@ -6,7 +6,7 @@
 
 const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2}))?$/i;
 
-/** The upstream's `yyyy-MM-dd HH:mm:ss`, always UTC (contract §2 and §3). */
+/** The upstream's `yyyy-MM-dd HH:mm:ss`, always UTC (docs/upstream-contract.md §2 and §3). */
 const UPSTREAM_TIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
 
 /**
@@ -37,6 +37,16 @@ export function upstreamTimeToIso(text: string): string | undefined {
   const [, year, month, day, hour, minute, second] = match;
   const millis = utcMillis(year, month, day, hour, minute, second);
   return millis === undefined ? undefined : new Date(millis).toISOString();
+}
+
+/**
+ * For values the datasource has already checked (findDashboardShapeProblem):
+ * an unreadable one here is a bug in that check, not an upstream answer.
+ */
+export function checkedUpstreamTimeToIso(text: string): string {
+  const iso = upstreamTimeToIso(text);
+  if (iso === undefined) throw new Error(`checkedUpstreamTimeToIso: ${JSON.stringify(text.slice(0, 40))} was not checked at the boundary`);
+  return iso;
 }
 
 function utcMillis(year: string, month: string, day: string, hour: string, minute: string, second: string): number | undefined {

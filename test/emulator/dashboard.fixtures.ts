@@ -17,7 +17,7 @@ export const A1 = 'https://news.example/cup-final';
 export const A2 = 'https://sport.example/transfer';
 export const A3 = 'https://news.example/budget-reactions';
 
-export const ARTICLES: Article[] = [
+const ARTICLES: Article[] = [
   article(A0, 'news.example', 'Budget vote', ['Politics', 'Economy'], ['Ann', 'Bob'], NOW - 2 * HOUR),
   article(A1, 'news.example', 'Cup final', ['Sport'], ['Bob'], NOW - 3 * DAY),
   article(A2, 'sport.example', 'Transfer news', ['Sport'], ['Cid'], NOW - 40 * DAY),

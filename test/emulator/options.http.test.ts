@@ -44,6 +44,12 @@ describe('emulatorOptionsFromEnv', () => {
   ])('names %s when it is %j', (name, value) => {
     expect(() => emulatorOptionsFromEnv({ [name]: value })).toThrow(name);
   });
+
+  it('lists every unusable variable in one error', () => {
+    expect(() => emulatorOptionsFromEnv({ EMULATOR_PORT: 'http', EMULATOR_SEED: '-1', EMULATOR_HOST: 'localhost' })).toThrow(
+      'EMULATOR_PORT must be an integer from 0 to 65535 (got "http"); EMULATOR_SEED must be an integer from 0 to 4294967295 (got "-1")',
+    );
+  });
 });
 
 describe('startEmulator', () => {

@@ -9,6 +9,7 @@ import { parse } from 'graphql';
 import type { RunningEmulator } from '../../emulator';
 import type { Experience, RankingProfile } from '../../emulator/store';
 import { call, startTestEmulator } from '../support/emulator';
+import { startFailingRenderProxy, type FailingRenderProxy } from '../support/failingRenderProxy';
 import { startAnalyticsSubgraph, type RunningAnalyticsSubgraph } from '../support/federationAnalytics';
 import { buildCmsData, CMS_SUBGRAPH_NAME, CMS_TYPE_DEFS, startCmsSubgraph, type RunningCmsSubgraph } from '../support/federationCms';
 import { postGraphQL, startGateway, type RunningGateway } from '../support/federationGateway';
@@ -34,6 +35,8 @@ interface RecommendationData {
 }
 
 let emulator: RunningEmulator;
+/** Between our subgraph and the emulator: transparent unless a test makes chosen render.json calls fail. */
+let proxy: FailingRenderProxy;
 let analytics: RunningAnalyticsSubgraph;
 let cms: RunningCmsSubgraph;
 let gateway: RunningGateway;
@@ -60,7 +63,8 @@ function headlineOf(url: string): string | undefined {
 beforeAll(async () => {
   // 0.05: enough articles on one domain for a 35-story front page, still quick to generate.
   emulator = await startTestEmulator({ scale: 0.05 });
-  analytics = await startAnalyticsSubgraph(emulator.url);
+  proxy = await startFailingRenderProxy(emulator.url);
+  analytics = await startAnalyticsSubgraph(proxy.url);
   cms = await startCmsSubgraph(
     buildCmsData(emulator.store.articles, {
       domain: DOMAIN,
@@ -81,12 +85,15 @@ afterAll(async () => {
   // Router first, upstream last: nothing is left calling a closed server.
   await gateway?.close();
   await Promise.all([cms?.close(), analytics?.close()]);
+  await proxy?.close();
   await emulator?.close();
 });
 
 beforeEach(async () => {
   await resetUpstreamStats();
   cms.resetCounters();
+  proxy.failWhen(() => false);
+  proxy.failed.length = 0;
 });
 
 describe('a front page through the gateway', () => {
@@ -213,6 +220,77 @@ describe('errors through the gateway', () => {
     expect(new Set(errors.map((e) => e.extensions?.code))).toEqual(new Set(['NOT_FOUND']));
     for (const error of errors) expect(error.path).toEqual(['frontPage', expect.any(Number), 'related']);
     expect((await upstreamStats()).render).toEqual({ count: DISTINCT_FRONT_PAGE_ARTICLES, distinct: DISTINCT_FRONT_PAGE_ARTICLES });
+  });
+});
+
+describe('a front page whose render.json fails for some articles', () => {
+  it('keeps every other article and its related list; each failed one is null with an error at its own path', async () => {
+    // An experience no other test here asks, so no answer of an earlier test can stand in for a failed call.
+    const trendy = experience('trendy');
+    const distinctUrls = [...new Set(cms.data.frontPage)];
+    const failing = new Set([distinctUrls[2], distinctUrls[17], distinctUrls[30]]);
+    proxy.failWhen((query) => failing.has(query.get('canonical_url') ?? ''));
+
+    const response = await postGraphQL<{
+      frontPage: { url: string; headline: string; related: { url: string; position: number }[] | null }[];
+    }>(
+      gateway.url,
+      `query FrontPage($experienceId: ID!) { frontPage { url headline related(experienceId: $experienceId) { url position } } }`,
+      { experienceId: trendy.id },
+    );
+
+    // `frontPage: [Article!]!` in the CMS is non-null all the way: had `related` been non-null too, one failure would null `data`.
+    expect(response.status).toBe(200);
+    const frontPage = response.data?.frontPage ?? [];
+    expect(frontPage.map((slot) => slot.url)).toEqual(cms.data.frontPage);
+    expect(frontPage.map((slot) => slot.headline)).toEqual(cms.data.frontPage.map(headlineOf));
+    const failedSlots = cms.data.frontPage.flatMap((url, slot) => (failing.has(url) ? [slot] : []));
+    // distinctUrls[2] is on the page twice (slots 2 and 37: the page repeats its first 15 stories).
+    expect(failedSlots).toEqual([2, 17, 30, 37]);
+    for (const [slot, article] of frontPage.entries()) {
+      if (failedSlots.includes(slot)) {
+        expect(article.related).toBeNull();
+      } else {
+        expect(article.related?.length).toBeGreaterThan(0);
+        expect(article.related?.map((r) => r.position)).toEqual(article.related?.map((_, i) => i + 1));
+      }
+    }
+    const errors = response.errors ?? [];
+    expect(errors.map((error) => error.path)).toEqual(failedSlots.map((slot) => ['frontPage', slot, 'related']));
+    for (const error of errors) {
+      expect(error.extensions).toMatchObject({
+        code: 'UPSTREAM_UNAVAILABLE',
+        serviceName: ANALYTICS_SUBGRAPH_NAME,
+        upstream: { service: 'recommender', status: 503 },
+      });
+    }
+    // Every failing key was asked (and failed at the proxy); every other distinct key reached the emulator once.
+    expect(new Set(proxy.failed.map((query) => query.get('canonical_url')))).toEqual(failing);
+    expect((await upstreamStats()).render).toEqual({
+      count: distinctUrls.length - failing.size,
+      distinct: distinctUrls.length - failing.size,
+    });
+  });
+});
+
+describe('cache hints through the gateway', () => {
+  it("lets the router see our hints: the gateway's cache-control follows the subgraph's header", async () => {
+    const mostRead = experience('mostRead');
+    const RECOMMENDATIONS = `query ($experienceId: ID!, $domain: String, $clientId: ID) {
+      recommendations(experienceId: $experienceId, domain: $domain, clientId: $clientId) { url }
+    }`;
+    const shared = await postGraphQL(gateway.url, RECOMMENDATIONS, { experienceId: mostRead.id, domain: DOMAIN });
+    const personal = await postGraphQL(gateway.url, RECOMMENDATIONS, { experienceId: mostRead.id, domain: DOMAIN, clientId: 'reader-a' });
+    expect([shared.errors, personal.errors]).toEqual([undefined, undefined]);
+    // The subgraph runs with the default RENDER_CACHE_TTL_SECONDS (60).
+    expect(shared.cacheControl).toBe('max-age=60, public');
+    expect(personal.cacheControl).toBe('max-age=60, private');
+  });
+
+  it('is no-store once the CMS subgraph, which gives no hints, takes part', async () => {
+    const response = await postGraphQL(gateway.url, `{ frontPage { url } }`);
+    expect(response.errors).toBeUndefined();
+    expect(response.cacheControl).toBe('no-store');
   });
 });
 

@@ -67,6 +67,11 @@ export function firstDimension(data: TopArticles): string | undefined {
   return data.dashboard?.[0].rows[0].dimensions[0].dimension;
 }
 
+// When the answer left the recommender (it may have come from the subgraph's cache).
+export function fetchedAt(data: Recommendations): string | undefined {
+  return data.recommendations?.[0]?.fetchedAt;
+}
+
 export function relatedTitles(data: Recommendations): string[] {
   return (data.recommendations ?? []).flatMap((r) => (r.article.related ?? []).map((related) => related.title));
 }

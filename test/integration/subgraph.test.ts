@@ -15,6 +15,7 @@ import {
   startSubgraph,
   type RunningSubgraph,
 } from '../support/subgraphHttp';
+import type { RecommendationData } from '../support/recommendationData';
 
 let emulator: RunningEmulator;
 let subgraph: RunningSubgraph;
@@ -37,15 +38,6 @@ function experience(rankingProfile: string) {
   const found = emulator.demo.experiences.find((candidate) => candidate.rankingProfile === rankingProfile);
   if (!found) throw new Error(`no seeded ${rankingProfile} experience`);
   return found;
-}
-
-interface RecommendationData {
-  position: number;
-  url: string;
-  title: string;
-  publishTime: string;
-  publishedAt: string | null;
-  article: { url: string };
 }
 
 const RECOMMENDATIONS = `query Recommendations($experienceId: ID!, $domain: String, $canonicalUrl: String, $clientId: ID) {
@@ -100,7 +92,7 @@ describe('recommendations', () => {
       }`,
       { known: mostRead.id, domain: mostRead.domain },
     );
-    // Both calls were made; only `unknown` failed. (Its field is non-null, so `data` itself is null.)
+    // Both calls were made; only `unknown` failed (a nullable field: `known` keeps its data).
     expect(response.errors?.map((error) => [error.path, error.extensions?.code])).toEqual([[['unknown'], 'NOT_FOUND']]);
     expect((await readStats(emulator)).render).toEqual({ count: 2, distinct: 2 });
   });
@@ -214,12 +206,38 @@ describe('dashboard', () => {
     }
   });
 
-  it('answers the upstream 400 for an unavailable granularity as BAD_USER_INPUT', async () => {
-    const response = await postGraphQL(subgraph.graphqlUrl, DASHBOARD, {
-      query: { dates: { last: { number: 30, unit: 'DAY' } }, metrics: ['PAGE_VIEWS_TOTAL'], granularity: 'REALTIME' },
-    });
+  it.each([
+    { name: 'a 99,999,999-day window', query: { dates: { last: { number: 99_999_999, unit: 'DAY' } } }, path: 'query.dates.last.number' },
+    {
+      name: 'REALTIME over 1900-9999',
+      query: { dates: { range: { start: '1900-01-01', end: '9999-12-31' } }, granularity: 'REALTIME' },
+      path: 'query.dates.range',
+    },
+    {
+      name: 'REALTIME over 30 days',
+      query: { dates: { last: { number: 30, unit: 'DAY' } }, granularity: 'REALTIME' },
+      path: 'query.granularity',
+    },
+    {
+      name: 'HOURLY over 5 weeks',
+      query: { dates: { last: { number: 5, unit: 'WEEK' } }, granularity: 'HOURLY' },
+      path: 'query.granularity',
+    },
+    { name: 'a limit of 1001', query: { dates: { last: { number: 1, unit: 'DAY' } }, limit: 1001 }, path: 'query.limit' },
+    {
+      name: 'NEW_ARTICLES by device type',
+      query: { dates: { last: { number: 1, unit: 'DAY' } }, metrics: ['NEW_ARTICLES'], groupBy: ['DEVICE_TYPE'] },
+      path: 'query.groupBy',
+    },
+  ])('refuses $name as BAD_USER_INPUT naming $path, before any upstream call', async ({ query, path }) => {
+    await resetStats(emulator);
+    const response = await postGraphQL(subgraph.graphqlUrl, DASHBOARD, { query: { metrics: ['PAGE_VIEWS_TOTAL'], ...query } });
     expect(response.errors?.map((error) => error.extensions?.code)).toEqual(['BAD_USER_INPUT']);
-    expect(response.errors?.[0].extensions?.upstreamErrors).toEqual(expect.any(Array));
+    expect(response.errors?.[0].extensions?.invalidArgs).toEqual([{ path, message: expect.any(String) }]);
+    expect(response.errors?.[0].message).toContain(path);
+    expect(response.data).toEqual({ dashboard: null });
+    // Not even a sign-in: an invalid query spends none of the account's budget.
+    expect(await readStats(emulator)).toMatchObject({ dashboard: { count: 0 }, signin: { count: 0 } });
   });
 });
 
@@ -288,8 +306,21 @@ describe('health', () => {
   });
 });
 
-// Last: it moves the emulator's clock two weeks ahead, which empties relative windows.
+// Its own emulator and subgraph: moving the clock two weeks ahead would empty every other test's relative windows.
 describe('token expiry', () => {
+  let emulator: RunningEmulator;
+  let subgraph: RunningSubgraph;
+
+  beforeAll(async () => {
+    emulator = await startSmallEmulator();
+    subgraph = await startSubgraph(emulator, { timeoutMs: 1_500 });
+  });
+
+  afterAll(async () => {
+    await subgraph?.close();
+    await emulator?.close();
+  });
+
   it('signs in again exactly once when the upstream says the token expired', async () => {
     const first = await postGraphQL(subgraph.graphqlUrl, DASHBOARD, {
       query: { dates: { last: { number: 1, unit: 'DAY' } }, metrics: ['PAGE_VIEWS_TOTAL'] },
@@ -297,14 +328,24 @@ describe('token expiry', () => {
     expect(first.errors).toBeUndefined();
     await resetStats(emulator);
     await advanceClock(emulator, 15 * 86_400);
-    const queries = await Promise.all(
-      [1, 2, 3].map((days) =>
-        postGraphQL(subgraph.graphqlUrl, DASHBOARD, {
-          query: { dates: { last: { number: days, unit: 'DAY' } }, metrics: ['PAGE_VIEWS_TOTAL'] },
-        }),
+    // Three dashboard fields of one operation start together, so all three are
+    // sent with the expired token before any answer: no race decides the count.
+    const three = await postGraphQL<Record<string, { total: number }[]>>(
+      subgraph.graphqlUrl,
+      `query Three($one: DashboardQueryInput!, $two: DashboardQueryInput!, $three: DashboardQueryInput!) {
+        one: dashboard(query: $one) { total }
+        two: dashboard(query: $two) { total }
+        three: dashboard(query: $three) { total }
+      }`,
+      Object.fromEntries(
+        (['one', 'two', 'three'] as const).map((name, index) => [
+          name,
+          { dates: { last: { number: index + 1, unit: 'DAY' } }, metrics: ['PAGE_VIEWS_TOTAL'] },
+        ]),
       ),
     );
-    expect(queries.map((response) => response.errors)).toEqual([undefined, undefined, undefined]);
+    expect(three.errors).toBeUndefined();
+    expect(Object.keys(three.data ?? {})).toEqual(['one', 'two', 'three']);
     const stats = await readStats(emulator);
     expect(stats.signin.count).toBe(1);
     // Each query was sent with the expired token, then once more with the new one.

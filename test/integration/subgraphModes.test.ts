@@ -8,7 +8,7 @@ import express from 'express';
 import { createHealthRouter } from '../../src/health';
 import { buildServer, type BuiltServer, type ServerConfig } from '../../src/server';
 import { postGraphQL } from '../support/federationGateway';
-import { fakeReporting, fakeRecommender, silentLogger } from '../support/subgraph';
+import { DEFAULT_CACHE_TTLS, fakeReporting, fakeRecommender, silentLogger } from '../support/subgraph';
 
 interface Listening {
   server: BuiltServer;
@@ -17,7 +17,7 @@ interface Listening {
 
 async function listen(config: Partial<ServerConfig>, start = true): Promise<Listening> {
   const server = buildServer(
-    { production: false, renderMaxConcurrency: 2, ...config },
+    { production: false, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS, ...config },
     {
       recommender: fakeRecommender(),
       reporting: fakeReporting(),
@@ -131,7 +131,7 @@ describe('readiness', () => {
       return [];
     });
     const server = buildServer(
-      { production: false, renderMaxConcurrency: 1 },
+      { production: false, renderMaxConcurrency: 1, cache: DEFAULT_CACHE_TTLS },
       { recommender, reporting: fakeReporting(), logger: silentLogger },
     );
     await server.start();

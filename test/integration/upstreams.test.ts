@@ -8,6 +8,7 @@ import { UpstreamError } from '../../src/http/upstreamError';
 import { createLogger } from '../../src/logger';
 import { Secret } from '../../src/secret';
 import { createUpstreams, type Upstreams } from '../../src/upstreams';
+import { rejection } from '../support/rejection';
 
 interface TargetStats {
   count: number;
@@ -42,10 +43,10 @@ beforeEach(async () => {
   await hook('DELETE', '/__emulator/stats');
 });
 
-function upstreamsFor(credentials: { email: string; password: string }, timeoutMs = 5_000): Upstreams {
+function upstreamsFor(credentials: { email: string; password: string }, timeoutMs = 5_000, on = emulator): Upstreams {
   const upstreams = createUpstreams({
-    reportingBaseUrl: emulator.url,
-    recommenderUrl: emulator.url,
+    reportingBaseUrl: on.url,
+    recommenderUrl: on.url,
     email: credentials.email,
     password: new Secret(credentials.password),
     timeoutMs,
@@ -55,8 +56,8 @@ function upstreamsFor(credentials: { email: string; password: string }, timeoutM
   return upstreams;
 }
 
-async function hook(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<unknown> {
-  const response = await fetch(new URL(path, emulator.url), {
+async function hook(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, on = emulator): Promise<unknown> {
+  const response = await fetch(new URL(path, on.url), {
     method,
     headers: body === undefined ? {} : { 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
@@ -65,22 +66,13 @@ async function hook(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unkn
   return response.status === 204 ? undefined : response.json();
 }
 
-async function stats(): Promise<EmulatorStats> {
-  return (await hook('GET', '/__emulator/stats')) as EmulatorStats;
+async function stats(on = emulator): Promise<EmulatorStats> {
+  return (await hook('GET', '/__emulator/stats', undefined, on)) as EmulatorStats;
 }
 
-async function counts(): Promise<Record<keyof EmulatorStats, number>> {
-  const snapshot = await stats();
+async function counts(on = emulator): Promise<Record<keyof EmulatorStats, number>> {
+  const snapshot = await stats(on);
   return { signin: snapshot.signin.count, dashboard: snapshot.dashboard.count, render: snapshot.render.count };
-}
-
-async function rejection(work: Promise<unknown>): Promise<UpstreamError> {
-  const error = await work.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  if (!(error instanceof UpstreamError)) throw new Error(`expected an UpstreamError, got ${String(error)}`);
-  return error;
 }
 
 function shown(error: UpstreamError) {
@@ -251,18 +243,30 @@ describe('against the emulator', () => {
     expect(limited.retryAfterSeconds).toBeGreaterThanOrEqual(1);
     expect(shown(limited).extensions).toMatchObject({ code: 'UPSTREAM_RATE_LIMITED', retryAfter: limited.retryAfterSeconds });
   });
+});
 
-  // Last: moving the emulator clock changes every later time window.
+// Its own emulator: moving the clock would shift every other test's time windows.
+describe('token expiry', () => {
+  let own: RunningEmulator;
+
+  beforeAll(async () => {
+    own = await startEmulator({ port: 0, scale: 0.02 });
+  });
+
+  afterAll(async () => {
+    await own.close();
+  });
+
   test('an expired token (15 days later) is renewed by signing in again', async () => {
-    const upstreams = upstreamsFor(DEMO_API_USER);
+    const upstreams = upstreamsFor(DEMO_API_USER, 5_000, own);
     await upstreams.reporting.query(QUERY);
-    await hook('DELETE', '/__emulator/stats');
+    await hook('DELETE', '/__emulator/stats', undefined, own);
     const before = await upstreams.tokens.getToken();
 
-    await hook('POST', '/__emulator/clock', { advanceSeconds: 15 * 24 * 3600 });
+    await hook('POST', '/__emulator/clock', { advanceSeconds: 15 * 24 * 3600 }, own);
     await expect(upstreams.reporting.query(QUERY).then((answer) => answer.value)).resolves.toHaveLength(2);
 
-    expect(await counts()).toEqual({ signin: 1, dashboard: 2, render: 0 });
+    expect(await counts(own)).toEqual({ signin: 1, dashboard: 2, render: 0 });
     expect(await upstreams.tokens.getToken()).not.toBe(before);
   });
 });

@@ -28,6 +28,8 @@ export interface GraphQLResponseError {
 
 export interface GraphQLResponse<TData> {
   status: number;
+  /** The response's `cache-control` header (null without one). */
+  cacheControl: string | null;
   data?: TData | null;
   errors?: GraphQLResponseError[];
 }
@@ -49,5 +51,5 @@ export async function postGraphQL<TData>(
     throw new Error(`${url} answered ${response.status} with content-type "${contentType}": ${text.slice(0, 200)}`);
   }
   const body = JSON.parse(text) as { data?: TData | null; errors?: GraphQLResponseError[] };
-  return { status: response.status, ...body };
+  return { status: response.status, cacheControl: response.headers.get('cache-control'), ...body };
 }

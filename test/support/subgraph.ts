@@ -6,6 +6,7 @@
 import type { GraphQLFormattedError } from 'graphql';
 import type { Fetched } from '../../src/datasources/fetched';
 import type { DashboardMetricResultWire, DashboardQueryBody, RecommendationWire, RenderParams } from '../../src/datasources/wire';
+import { loadConfig } from '../../src/config';
 import type { PersistedManifest } from '../../src/limits/persistedManifest';
 import { buildServer, type BuiltServer, type ServerConfig, type ServerDependencies } from '../../src/server';
 
@@ -93,6 +94,9 @@ export function fakeReporting(
 
 export const silentLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
+/** The configuration's default answer TTLs (from the real loader, so tests follow its defaults). */
+export const DEFAULT_CACHE_TTLS: ServerConfig['cache'] = loadConfig({}).cache;
+
 export interface TestServerOptions {
   recommender?: FakeRecommender;
   reporting?: FakeReporting;
@@ -108,7 +112,7 @@ export async function startTestServer(
   const recommender = options.recommender ?? fakeRecommender();
   const reporting = options.reporting ?? fakeReporting();
   const server = buildServer(
-    { production: false, renderMaxConcurrency: 4, ...options.config },
+    { production: false, renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, ...options.config },
     {
       recommender,
       reporting,

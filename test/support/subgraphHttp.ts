@@ -10,7 +10,7 @@ import { Secret } from '../../src/secret';
 import { buildServer, type BuiltServer, type ServerConfig } from '../../src/server';
 import { createUpstreams, type Upstreams } from '../../src/upstreams';
 import { call, startTestEmulator } from './emulator';
-import { silentLogger } from './subgraph';
+import { DEFAULT_CACHE_TTLS, silentLogger } from './subgraph';
 
 export interface RunningSubgraph {
   /** `http://127.0.0.1:port` (no path). */
@@ -39,7 +39,7 @@ export async function startSubgraph(emulator: RunningEmulator, options: Subgraph
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
   });
   const server = buildServer(
-    { production: false, renderMaxConcurrency: 4, ...options.config },
+    { production: false, renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, ...options.config },
     {
       reporting: upstreams.reporting,
       recommender: upstreams.recommender,

@@ -1,4 +1,5 @@
 import { ConfigError, loadConfig, type Config } from '../../src/config';
+import { emulatorOptionsFromEnv } from '../../emulator';
 import { Secret } from '../../src/secret';
 
 const REMOTE = {
@@ -217,6 +218,25 @@ describe('loadConfig', () => {
     expect(error.message).toMatch(
       /PORT[\s\S]*LOG_LEVEL[\s\S]*REPORTING_BASE_URL, RECOMMENDER_URL, REPORTING_PASSWORD are missing[\s\S]*UPSTREAM_TIMEOUT_MS/,
     );
+  });
+
+  test('EMULATOR_* variables are checked by the emulator parser itself, so both read them alike', () => {
+    const both = { EMULATOR_SCALE: '1e1', EMULATOR_TOKEN_TTL_SECONDS: String(400 * 86_400) };
+
+    const error = configError({ ...both, PORT: 'x' });
+    let standalone: unknown;
+    try {
+      emulatorOptionsFromEnv(both);
+    } catch (thrown) {
+      standalone = thrown;
+    }
+
+    expect(error.problems).toEqual([expect.stringContaining('PORT'), 'EMULATOR_SCALE must be a number > 0 and <= 10 (got "1e1")']);
+    expect(standalone).toEqual(new Error('EMULATOR_SCALE must be a number > 0 and <= 10 (got "1e1")'));
+    expect(loadConfig({ EMULATOR_TOKEN_TTL_SECONDS: String(400 * 86_400) }).upstream).toEqual({
+      mode: 'embedded',
+      emulator: { tokenTtlSeconds: 400 * 86_400 },
+    });
   });
 
   test('the password never appears in an error, even when other variables are bad', () => {

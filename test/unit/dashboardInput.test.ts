@@ -1,7 +1,8 @@
 import type { DashboardQueryInput } from '../../src/__generated__/resolvers-types';
 import { toDashboardQueryBody } from '../../src/dashboard/toQueryBody';
 import { validateDashboardQuery } from '../../src/dashboard/validate';
-import { Dimension, FilterOperator, Granularity, Metric, SortDirection, TimeUnit } from '../../src/resolvers/enums';
+import { validateDashboardQuery as emulatorValidate } from '../../emulator/dashboard/validate';
+import { Dimension, FilterOperator, Granularity, Metric, SortDirection, TimeUnit } from '../../src/enums';
 
 /** A valid query (last 7 days of page views); `overrides` replace top-level fields. */
 function query(overrides: Partial<DashboardQueryInput> = {}): DashboardQueryInput {
@@ -122,6 +123,122 @@ describe('validateDashboardQuery', () => {
     expect(paths(query({ limit: 0, from: -1 }))).toEqual(['query.limit', 'query.from']);
     expect(paths(query({ limit: 1001 }))).toEqual(['query.limit']);
     expect(paths(query({ limit: null, from: null }))).toEqual([]);
+  });
+
+  it('refuses windows longer than the upstream allows (3660 days), however they are written', () => {
+    const tooLong = { path: 'query.dates.last.number', message: 'the window must not exceed 3660 days' };
+    expect(validateDashboardQuery(query({ dates: { last: { number: 99_999_999, unit: TimeUnit.DAY } } }))).toEqual([tooLong]);
+    expect(validateDashboardQuery(query({ dates: { last: { number: 3661, unit: TimeUnit.DAY } } }))).toEqual([tooLong]);
+    expect(validateDashboardQuery(query({ dates: { last: { number: 123, unit: TimeUnit.MONTH } } }))).toEqual([tooLong]);
+    expect(paths(query({ dates: { last: { number: 3660, unit: TimeUnit.DAY } } }))).toEqual([]);
+    expect(paths(query({ dates: { last: { number: 122, unit: TimeUnit.MONTH } } }))).toEqual([]);
+    expect(paths(query({ dates: { last: { number: 5_270_400, unit: TimeUnit.MINUTE } } }))).toEqual([]);
+    expect(validateDashboardQuery(query({ dates: { range: { start: '1900-01-01', end: '9999-12-31' } } }))).toEqual([
+      { path: 'query.dates.range', message: 'the window must not exceed 3660 days' },
+    ]);
+    expect(paths(query({ dates: { range: { start: '2016-01-01T00:00:00Z', end: '2026-01-08T00:00:00Z' } } }))).toEqual([]);
+    expect(paths(query({ dates: { range: { start: '2016-01-01T00:00:00Z', end: '2026-01-08T00:00:00.001Z' } } }))).toEqual([
+      'query.dates.range',
+    ]);
+  });
+
+  it('refuses a granularity the window is too long for: REALTIME up to 24 h, HOURLY up to 31 days, DAILY always', () => {
+    const granular = (dates: DashboardQueryInput['dates'], granularity: Granularity) => paths(query({ dates, granularity }));
+    expect(granular({ last: { number: 24, unit: TimeUnit.HOUR } }, Granularity.REALTIME)).toEqual([]);
+    expect(granular({ last: { number: 1441, unit: TimeUnit.MINUTE } }, Granularity.REALTIME)).toEqual(['query.granularity']);
+    expect(granular({ last: { number: 31, unit: TimeUnit.DAY } }, Granularity.HOURLY)).toEqual([]);
+    expect(granular({ last: { number: 5, unit: TimeUnit.WEEK } }, Granularity.HOURLY)).toEqual(['query.granularity']);
+    expect(granular({ last: { number: 3660, unit: TimeUnit.DAY } }, Granularity.DAILY)).toEqual([]);
+    // A date-only end includes its whole day: one date is 24 h less a millisecond, two dates are more than 24 h.
+    expect(granular({ range: { start: '2026-11-01', end: '2026-11-01' } }, Granularity.REALTIME)).toEqual([]);
+    expect(granular({ range: { start: '2026-11-01', end: '2026-11-02' } }, Granularity.REALTIME)).toEqual(['query.granularity']);
+    expect(
+      validateDashboardQuery(query({ dates: { last: { number: 30, unit: TimeUnit.DAY } }, granularity: Granularity.REALTIME })),
+    ).toEqual([
+      {
+        path: 'query.granularity',
+        message: 'REALTIME is not available for this window (REALTIME up to 24 hours, HOURLY up to 31 days); available: HOURLY, DAILY',
+      },
+    ]);
+  });
+
+  it('reports the window length once, without a granularity problem on top', () => {
+    expect(paths(query({ dates: { range: { start: '1900-01-01', end: '9999-12-31' } }, granularity: Granularity.REALTIME }))).toEqual([
+      'query.dates.range',
+    ]);
+  });
+
+  it('agrees with the emulator (the contract) on every window and granularity rule', () => {
+    const windows: DashboardQueryInput['dates'][] = [
+      { last: { number: 1, unit: TimeUnit.MINUTE } },
+      { last: { number: 1440, unit: TimeUnit.MINUTE } },
+      { last: { number: 1441, unit: TimeUnit.MINUTE } },
+      { last: { number: 24, unit: TimeUnit.HOUR } },
+      { last: { number: 25, unit: TimeUnit.HOUR } },
+      { last: { number: 744, unit: TimeUnit.HOUR } },
+      { last: { number: 745, unit: TimeUnit.HOUR } },
+      { last: { number: 31, unit: TimeUnit.DAY } },
+      { last: { number: 32, unit: TimeUnit.DAY } },
+      { last: { number: 4, unit: TimeUnit.WEEK } },
+      { last: { number: 5, unit: TimeUnit.WEEK } },
+      { last: { number: 1, unit: TimeUnit.MONTH } },
+      { last: { number: 2, unit: TimeUnit.MONTH } },
+      { last: { number: 522, unit: TimeUnit.WEEK } },
+      { last: { number: 523, unit: TimeUnit.WEEK } },
+      { last: { number: 122, unit: TimeUnit.MONTH } },
+      { last: { number: 123, unit: TimeUnit.MONTH } },
+      { last: { number: 2_147_483_647, unit: TimeUnit.MONTH } },
+      { range: { start: '2026-11-01', end: '2026-11-01' } },
+      { range: { start: '2026-11-01', end: '2026-11-02' } },
+      { range: { start: '2026-11-01T00:00:00Z', end: '2026-11-02T00:00:00Z' } },
+      { range: { start: '2026-11-01T00:00:00Z', end: '2026-11-02T00:00:00.001Z' } },
+      { range: { start: '2026-10-01', end: '2026-10-31' } },
+      { range: { start: '2026-10-01', end: '2026-11-01' } },
+      { range: { start: '2016-01-01', end: '2026-01-07' } },
+      { range: { start: '2016-01-01', end: '2026-01-08' } },
+      { range: { start: '1900-01-01', end: '9999-12-31' } },
+    ];
+    const granularities = [undefined, Granularity.REALTIME, Granularity.HOURLY, Granularity.DAILY];
+    const now = Date.UTC(2026, 10, 20, 12);
+    for (const dates of windows) {
+      for (const granularity of granularities) {
+        const input = query({ dates, granularity });
+        const ours = validateDashboardQuery(input).length === 0;
+        const upstream = emulatorValidate(toDashboardQueryBody(input), now).ok;
+        expect({ dates, granularity, accepted: ours }).toEqual({ dates, granularity, accepted: upstream });
+      }
+    }
+  });
+
+  it('agrees with the emulator (the contract) on grouping, metric/dimension compatibility, filters and paging', () => {
+    const cases: Partial<DashboardQueryInput>[] = [
+      { groupBy: [Dimension.URL, Dimension.SECTION, Dimension.AUTHOR] },
+      { groupBy: [Dimension.URL, Dimension.SECTION, Dimension.AUTHOR, Dimension.DOMAIN] },
+      { groupBy: [Dimension.URL, Dimension.URL] },
+      { metrics: [] },
+      { metrics: [Metric.CPM, Metric.CPM] },
+      { metrics: [Metric.CPM], order: { metric: Metric.RPM, sort: SortDirection.ASC } },
+      { metrics: [Metric.NEW_ARTICLES], groupBy: [Dimension.SECTION, Dimension.AUTHOR, Dimension.DOMAIN] },
+      { metrics: [Metric.NEW_ARTICLES], groupBy: [Dimension.MEDIUM_INTERNAL] },
+      { metrics: [Metric.NEW_ARTICLES], filters: [{ dimension: Dimension.USER_TYPE, operator: FilterOperator.EQ, values: ['new'] }] },
+      { metrics: [Metric.NEW_ARTICLES], filters: [{ dimension: Dimension.TITLE, operator: FilterOperator.LIKE, values: ['budget'] }] },
+      { filters: [{ dimension: Dimension.DEVICE_TYPE, operator: FilterOperator.LIKE, values: ['mob'] }] },
+      { filters: [{ dimension: Dimension.DEVICE_TYPE, operator: FilterOperator.NEQ, values: ['mobile'] }] },
+      { filters: [{ dimension: Dimension.SECTION, operator: FilterOperator.EQ, values: [] }] },
+      { limit: 0 },
+      { limit: 1 },
+      { limit: 1000 },
+      { limit: 1001 },
+      { from: -1 },
+      { from: 2_147_483_647 },
+    ];
+    const now = Date.UTC(2026, 10, 20, 12);
+    for (const overrides of cases) {
+      const input = query(overrides);
+      const ours = validateDashboardQuery(input).length === 0;
+      const upstream = emulatorValidate(toDashboardQueryBody(input), now).ok;
+      expect({ overrides, accepted: ours }).toEqual({ overrides, accepted: upstream });
+    }
   });
 
   it('reports every problem of a query at once', () => {

@@ -1,6 +1,6 @@
 import { ApolloServer } from '@apollo/server';
 import { GraphQLError, locatedError, type GraphQLFormattedError } from 'graphql';
-import { badUserInput, ErrorCode, formatError, notFound, upstreamErrorCode } from '../../src/errors';
+import { ErrorCode, formatError, invalidArguments, rejectInvalid, upstreamErrorCode } from '../../src/errors';
 import { UpstreamError, type UpstreamErrorDetails } from '../../src/http/upstreamError';
 
 const SIGN_IN = { service: 'reporting', endpoint: '/api/user/signin' } as const;
@@ -209,13 +209,24 @@ describe('other errors', () => {
     expect(formatError(formatted, error, { production: false })).toEqual(formatted);
   });
 
-  test('badUserInput and notFound carry their codes', () => {
-    expect(badUserInput('limit must be 1..1000', 'query.limit').extensions).toEqual({
+  test('invalidArguments lists every problem in the message and in extensions.invalidArgs', () => {
+    const one = invalidArguments([{ path: 'query.limit', message: 'must be from 1 to 1000 (got 0)' }]);
+    expect(one.message).toBe('Invalid argument query.limit: must be from 1 to 1000 (got 0)');
+    expect(one.extensions).toEqual({
       code: 'BAD_USER_INPUT',
-      argumentPath: 'query.limit',
+      invalidArgs: [{ path: 'query.limit', message: 'must be from 1 to 1000 (got 0)' }],
     });
-    expect(badUserInput('bad').extensions).toEqual({ code: 'BAD_USER_INPUT' });
-    expect(notFound('no such experience')).toMatchObject({ message: 'no such experience', extensions: { code: 'NOT_FOUND' } });
+    const two = invalidArguments([
+      { path: 'a', message: 'x' },
+      { path: 'b', message: 'y' },
+    ]);
+    expect(two.message).toBe('2 invalid arguments: a: x; b: y');
+    expect(() => invalidArguments([])).toThrow('called without a problem');
+  });
+
+  test('rejectInvalid throws only when there is a problem', () => {
+    expect(() => rejectInvalid([])).not.toThrow();
+    expect(() => rejectInvalid([{ path: 'id', message: 'must not be empty' }])).toThrow('Invalid argument id: must not be empty');
   });
 });
 
@@ -230,7 +241,7 @@ describe('as the formatError hook of a real ApolloServer', () => {
         throw new Error(`internal detail ${PASSWORD}`);
       },
       invalid: () => {
-        throw badUserInput('experienceId must not be empty', 'experienceId');
+        throw invalidArguments([{ path: 'experienceId', message: 'must not be empty' }]);
       },
     },
   };
@@ -250,7 +261,10 @@ describe('as the formatError hook of a real ApolloServer', () => {
       const byPath = Object.fromEntries(errors.map((error) => [String(error.path?.[0]), error]));
 
       expect(byPath.upstream.extensions).toMatchObject({ code: 'NOT_FOUND', upstream: { ...RENDER, status: 404 } });
-      expect(byPath.invalid.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argumentPath: 'experienceId' });
+      expect(byPath.invalid.extensions).toMatchObject({
+        code: 'BAD_USER_INPUT',
+        invalidArgs: [{ path: 'experienceId', message: 'must not be empty' }],
+      });
       expect(byPath.crash.extensions?.code).toBe('INTERNAL_SERVER_ERROR');
       if (production) {
         expect(byPath.crash.message).toBe('Internal server error');

@@ -3,23 +3,14 @@ import { createAgent } from '../../src/http/agent';
 import { createHttpClient, type HttpClient, type JsonRequest } from '../../src/http/httpClient';
 import { buildUrl } from '../../src/http/url';
 import { UpstreamError } from '../../src/http/upstreamError';
-import { inSequence, resetConnection, sendJson, startFakeUpstream, type FakeUpstream } from '../support/fakeUpstream';
+import { inSequence, resetConnection, sendJson, startFakeUpstream, useFakeUpstream } from '../support/fakeUpstream';
 
-let upstream: FakeUpstream;
+const upstream = useFakeUpstream();
 let agent: Agent;
 let http: HttpClient;
 let warnings: { details: object; message: string }[];
 
-beforeAll(async () => {
-  upstream = await startFakeUpstream();
-});
-
-afterAll(async () => {
-  await upstream.close();
-});
-
 beforeEach(() => {
-  upstream.requests.length = 0;
   warnings = [];
   agent = createAgent({ connections: 4 });
   http = createHttpClient({
@@ -303,17 +294,24 @@ describe('timeouts', () => {
   });
 
   test('the budget covers the retry: a 503 followed by silence is a timeout after two requests', async () => {
-    const quick = createHttpClient({ dispatcher: agent, timeoutMs: 150 });
+    // A budget the retry fits in even on a loaded machine; the test awaits the retry's arrival, not a clock.
+    const patient = createHttpClient({ dispatcher: agent, timeoutMs: 500 });
+    let retryArrived!: () => void;
+    const retried = new Promise<void>((resolve) => {
+      retryArrived = resolve;
+    });
     upstream.handle(
       inSequence(
         (_request, response) => sendJson(response, 503, {}),
-        () => undefined,
+        () => retryArrived(),
       ),
     );
 
-    const error = await failure(get(), quick);
+    const outcome = failure(get(), patient);
+    await retried;
+    const error = await outcome;
 
-    expect(error.kind).toBe('timeout');
+    expect(error).toMatchObject({ kind: 'timeout', timeoutMs: 500 });
     expect(upstream.requests).toHaveLength(2);
   });
 });

@@ -4,8 +4,8 @@ import type { RecommendationWire } from '../../src/datasources/wire';
 import { formatError } from '../../src/errors';
 import { createAgent } from '../../src/http/agent';
 import { createHttpClient } from '../../src/http/httpClient';
-import { UpstreamError } from '../../src/http/upstreamError';
-import { sendJson, startFakeUpstream, type FakeUpstream } from '../support/fakeUpstream';
+import { sendJson, useFakeUpstream } from '../support/fakeUpstream';
+import { rejection } from '../support/rejection';
 
 const ITEM: RecommendationWire = {
   url: 'https://news.example/politics/a',
@@ -16,20 +16,11 @@ const ITEM: RecommendationWire = {
   publishTime: '2026-11-20 08:15:00',
 };
 
-let upstream: FakeUpstream;
+const upstream = useFakeUpstream();
 let agent: Agent;
 let recommender: RecommenderAPI;
 
-beforeAll(async () => {
-  upstream = await startFakeUpstream();
-});
-
-afterAll(async () => {
-  await upstream.close();
-});
-
 beforeEach(() => {
-  upstream.requests.length = 0;
   upstream.handle((_request, response) => sendJson(response, 200, { type: 'RecommenderExperienceResponse', recommendation: [ITEM] }));
   agent = createAgent();
   recommender = new RecommenderAPI({
@@ -42,15 +33,6 @@ beforeEach(() => {
 afterEach(async () => {
   await agent.destroy();
 });
-
-async function rejection(work: Promise<unknown>): Promise<UpstreamError> {
-  const error = await work.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  if (!(error instanceof UpstreamError)) throw new Error(`expected an UpstreamError, got ${String(error)}`);
-  return error;
-}
 
 const FETCHED_AT = Date.UTC(2026, 10, 20, 12);
 

@@ -8,7 +8,8 @@ import { createAgent } from '../../src/http/agent';
 import { createHttpClient } from '../../src/http/httpClient';
 import { UpstreamError } from '../../src/http/upstreamError';
 import { Secret } from '../../src/secret';
-import { sendJson, startFakeUpstream, type FakeHandler, type FakeUpstream, type RecordedRequest } from '../support/fakeUpstream';
+import { sendJson, useFakeUpstream, type FakeHandler, type RecordedRequest } from '../support/fakeUpstream';
+import { rejection } from '../support/rejection';
 
 const EMAIL = 'api@publisher.example';
 const PASSWORD = 'correct horse battery staple';
@@ -34,27 +35,19 @@ const RESULT: DashboardMetricResultWire[] = [
   },
 ];
 
-let upstream: FakeUpstream;
 let agent: Agent;
 let reporting: ReportingAPI;
 let signInAnswer: FakeHandler;
 let dashboardAnswer: FakeHandler;
 let signIns: number;
 
-beforeAll(async () => {
-  upstream = await startFakeUpstream((request, response) => {
-    if (request.path === '/base/api/user/signin') signInAnswer(request, response);
-    else if (request.path === '/base/api/dashboard/query') dashboardAnswer(request, response);
-    else sendJson(response, 404, { msg: 'no route' });
-  });
-});
-
-afterAll(async () => {
-  await upstream.close();
+const upstream = useFakeUpstream((request, response) => {
+  if (request.path === '/base/api/user/signin') signInAnswer(request, response);
+  else if (request.path === '/base/api/dashboard/query') dashboardAnswer(request, response);
+  else sendJson(response, 404, { msg: 'no route' });
 });
 
 beforeEach(() => {
-  upstream.requests.length = 0;
   signIns = 0;
   signInAnswer = (_request, response) => {
     signIns += 1;
@@ -77,15 +70,6 @@ function calls(): string[] {
   return upstream.requests.map((request: RecordedRequest) =>
     request.path.endsWith('/signin') ? 'signin' : `dashboard ${request.headers.authorization ?? '(no token)'}`,
   );
-}
-
-async function rejection(work: Promise<unknown>): Promise<UpstreamError> {
-  const error = await work.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  if (!(error instanceof UpstreamError)) throw new Error(`expected an UpstreamError, got ${String(error)}`);
-  return error;
 }
 
 function formatted(error: UpstreamError) {
@@ -266,6 +250,16 @@ describe('findDashboardShapeProblem', () => {
       'point value a string',
       [{ ...valid, actualData: { ...valid.actualData, data: [{ key: 'k', value: '1' }] } }],
       '[0].actualData.data[0] is not a {key: string, value: number} object',
+    ],
+    [
+      'series key not a time',
+      [{ ...valid, actualData: { ...valid.actualData, data: [{ key: 'yesterday', value: 1 }] } }],
+      '[0].actualData.data[0].key is not a "yyyy-MM-dd HH:mm:ss" time (got "yesterday")',
+    ],
+    [
+      'series key an impossible day',
+      [{ ...valid, actualData: { ...valid.actualData, data: [{ key: '2026-02-30 00:00:00', value: 1 }] } }],
+      '[0].actualData.data[0].key is not a "yyyy-MM-dd HH:mm:ss" time (got "2026-02-30 00:00:00")',
     ],
     ['metric not requested', [{ ...valid, metric: 'uniqueUsers' }], '[0].metric "uniqueUsers" was not requested'],
     ['unknown granularity', [{ ...valid, granularity: 'weekly' }], '[0].granularity "weekly" is not a known granularity'],

@@ -1,6 +1,7 @@
 import { UpstreamError } from '../../src/http/upstreamError';
 import { buildServer, type BuiltServer } from '../../src/server';
 import {
+  DEFAULT_CACHE_TTLS,
   FAKE_FETCHED_AT,
   errorCodes,
   execute,
@@ -11,17 +12,9 @@ import {
   silentLogger,
   startTestServer,
 } from '../support/subgraph';
+import type { RecommendationData } from '../support/recommendationData';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
-
-interface RecommendationData {
-  position: number;
-  url: string;
-  title: string;
-  publishTime: string;
-  publishedAt: string | null;
-  article: { url: string };
-}
 
 const RECOMMENDATION_FIELDS = 'position url title img authors sections publishTime publishedAt article { url }';
 
@@ -380,18 +373,6 @@ describe('Query.dashboard', () => {
     expect(server.reporting.bodies).toEqual([]);
   });
 
-  it('reports a malformed series time as UPSTREAM_BAD_RESPONSE', async () => {
-    const reporting = fakeReporting(async (body) =>
-      resultsFor(body).map((result) => ({ ...result, actualData: { ...result.actualData, data: [{ key: 'yesterday', value: 1 }] } })),
-    );
-    server = await startTestServer({ reporting });
-    const result = await execute(server, DASHBOARD, {
-      query: { dates: { last: { number: 1, unit: 'DAY' } }, metrics: ['PAGE_VIEWS_TOTAL'] },
-    });
-    expect(errorCodes(result)).toEqual(['UPSTREAM_BAD_RESPONSE']);
-    expect(result.errors?.[0].path).toEqual(['dashboard', 0, 'series', 0, 'time']);
-  });
-
   it('passes a reporting API failure on with its code', async () => {
     const reporting = fakeReporting(async () => {
       throw new UpstreamError({ service: 'reporting', endpoint: '/api/dashboard/query', kind: 'http', status: 429, retryAfterSeconds: 30 });
@@ -408,7 +389,7 @@ describe('Query.dashboard', () => {
 describe('server lifecycle', () => {
   it('is starting before start(), ready after, stopping after stop()', async () => {
     const built: BuiltServer = buildServer(
-      { production: false, renderMaxConcurrency: 1 },
+      { production: false, renderMaxConcurrency: 1, cache: DEFAULT_CACHE_TTLS },
       {
         recommender: fakeRecommender(),
         reporting: fakeReporting(),

@@ -1,11 +1,11 @@
 import type { EmulatorContext } from '../context';
 import { failureReply, invalidParamsReply, json, noContent } from '../http/reply';
 import type { Router } from '../http/router';
-import { parseFaultDefinition } from '../ops/faults';
+import { parseFaultDefinition } from '../control/faults';
 import { FieldReader, isRecord } from '../validation/fields';
 
-/** The `/__emulator/*` test and operations hooks (contract §4). */
-export function addOpsRoutes(router: Router, context: EmulatorContext): void {
+/** The `/__emulator/*` test and operations hooks (docs/upstream-contract.md §4). */
+export function addControlRoutes(router: Router, context: EmulatorContext): void {
   const { stats, faults } = context.instruments;
 
   router.add('GET', '/__emulator/stats', () => json(200, stats.snapshot()));

@@ -1,6 +1,6 @@
+import { Random } from '../data/random';
 import { invalidParams, ok, type Outcome } from '../outcome';
 import { FieldReader, isRecord } from '../validation/fields';
-import { seededRandom } from './prng';
 import { TARGETS, type Target } from './targets';
 
 export interface Fault {
@@ -42,14 +42,14 @@ export function parseFaultDefinition(body: unknown): Outcome<FaultDefinition> {
  * test run sees the same requests hit.
  */
 export class FaultInjector {
-  private faults: { fault: Fault; random: () => number }[] = [];
+  private faults: { fault: Fault; random: Random }[] = [];
   private nextId = 1;
 
   constructor(private readonly seed: number) {}
 
   add(definition: FaultDefinition): Fault {
     const fault: Fault = { id: this.nextId++, ...definition };
-    this.faults.push({ fault, random: seededRandom(this.seed * 1_000_003 + fault.id) });
+    this.faults.push({ fault, random: new Random(this.seed * 1_000_003 + fault.id) });
     return fault;
   }
 
@@ -68,7 +68,7 @@ export class FaultInjector {
     for (const { fault, random } of this.faults) {
       if (fault.target !== target) continue;
       // Every fault of the target draws, so one fault's pattern does not depend on another's.
-      const hit = random() < fault.rate;
+      const hit = random.chance(fault.rate);
       if (hit && picked === null) picked = fault;
     }
     return picked;
