@@ -34,17 +34,18 @@ export interface OpsFigures {
   memory: { texts: number; variants: MemoryVariant[] };
 }
 
-const ROUNDS = 5;
-const REQUESTS_PER_ROUND = 2_000;
+/** Many short rounds spread the noise of a shared machine evenly over the variants; both can be raised by env. */
+const ROUNDS = Number(process.env.OPS_BENCH_ROUNDS ?? 12);
+const REQUESTS_PER_ROUND = Number(process.env.OPS_BENCH_REQUESTS ?? 500);
 const CONCURRENCY = 4;
 const DISTINCT_TEXTS = 100_000;
 const FIELDS = 'position url title img authors sections publishTime publishedAt';
 
-export async function benchOps(emulator: EmulatorProcess, pool: RenderParamsPool): Promise<OpsFigures> {
+export async function benchOps(emulator: EmulatorProcess, pool: RenderParamsPool, options: { memory: boolean }): Promise<OpsFigures> {
   const sink = await startTraceSink();
   try {
     const overhead = await measureOverhead(emulator, pool, sink.url);
-    const memory = await measureDocumentMemory(emulator);
+    const memory = options.memory ? await measureDocumentMemory(emulator) : { texts: DISTINCT_TEXTS, variants: [] };
     return { concurrency: CONCURRENCY, requestsPerRound: REQUESTS_PER_ROUND, overhead, memory };
   } finally {
     await new Promise<void>((resolve) => sink.server.close(() => resolve()));
@@ -170,19 +171,29 @@ export function opsReport(figures: OpsFigures): string[] {
   const baseline = figures.overhead[0].median;
   const lines = [
     '',
-    `### Metrics and tracing on the request path (recommendations, ${figures.concurrency} in flight, ${ROUNDS} interleaved rounds of ${figures.requestsPerRound})`,
+    `### Metrics and tracing on the request path (recommendations, ${figures.concurrency} in flight, ${figures.overhead[0].rounds.length} interleaved rounds of ${figures.requestsPerRound})`,
     '',
-    '| variant | throughput per round (req/s) | median | ratio to metrics off | p50 per round |',
+    '| variant | throughput per round (req/s) | median | ratio to metrics off | median p50 |',
     '|---|---|---|---|---|',
     ...figures.overhead.map(
       (variant) =>
-        `| ${variant.name} | ${variant.rounds.map((value) => value.toFixed(0)).join(', ')} | ${variant.median.toFixed(0)} | ${(variant.median / baseline).toFixed(3)} | ${variant.p50Ms.map((ms) => `${(ms * 1000).toFixed(0)} µs`).join(', ')} |`,
+        `| ${variant.name} | ${variant.rounds.map((value) => value.toFixed(0)).join(', ')} | ${variant.median.toFixed(0)} | ${(variant.median / baseline).toFixed(3)} | ${(median(variant.p50Ms) * 1000).toFixed(0)} µs |`,
     ),
+    '',
+    'Ratio of each round to the metrics-off run of the same round (medians over rounds): ' +
+      figures.overhead
+        .slice(1)
+        .map(
+          (variant) =>
+            `${variant.name} ${median(variant.rounds.map((value, round) => value / figures.overhead[0].rounds[round])).toFixed(3)}`,
+        )
+        .join('; '),
     '',
     `### Memory under ${figures.memory.texts.toLocaleString('en')} distinct query texts`,
     '',
     '| document cache | RSS before | RSS after | peak | failed operations |',
     '|---|---|---|---|---|',
+    ...(figures.memory.variants.length === 0 ? ['| (not measured: `npm run bench:ops`) | | | | |'] : []),
     ...figures.memory.variants.map(
       (variant) =>
         `| ${variant.name} | ${variant.before.toFixed(0)} MiB | ${variant.after.toFixed(0)} MiB | ${variant.peak.toFixed(0)} MiB | ${variant.errors} |`,

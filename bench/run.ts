@@ -33,7 +33,7 @@ async function main(): Promise<void> {
     try {
       const subgraphFigures = await benchSubgraph(emulator, subgraph, pool);
       await subgraph.stop();
-      const opsFigures = await benchOps(emulator, pool);
+      const opsFigures = await benchOps(emulator, pool, { memory: true });
       process.stdout.write(report(emulatorFigures, subgraphFigures, opsFigures));
     } finally {
       await subgraph.stop();
