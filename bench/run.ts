@@ -6,6 +6,7 @@ import { profileSubgraph } from './overhead/profile';
 import { overheadReport } from './overhead/report';
 import { benchOverhead, startOverheadTargets } from './overhead/scenario';
 import { spawnSubgraph } from './processes';
+import { benchOps, opsReport, type OpsFigures } from './opsBench';
 import { fmt } from './stats';
 import { benchSubgraph, type SubgraphFigures } from './subgraphBench';
 import { supergraphRepetitions, supergraphSeconds } from './supergraph';
@@ -66,7 +67,9 @@ async function benchEmulatorAndSubgraph(): Promise<void> {
     try {
       const subgraphFigures = await benchSubgraph(emulator, subgraph, pool);
       const analyticsFigures = await benchAnalytics(emulator, subgraph);
-      process.stdout.write(report(emulatorFigures, subgraphFigures, analyticsFigures));
+      await subgraph.stop();
+      const opsFigures = await benchOps(emulator, pool, { memory: true });
+      process.stdout.write(report(emulatorFigures, subgraphFigures, opsFigures, analyticsFigures));
     } finally {
       await subgraph.stop();
     }
@@ -78,7 +81,7 @@ async function benchEmulatorAndSubgraph(): Promise<void> {
   process.stdout.write(supergraphReport(seconds, repetitions, await benchSupergraphTraffic(seconds, repetitions)));
 }
 
-function report(e: EmulatorFigures, s: SubgraphFigures, analytics: readonly AnalyticsScenario[]): string {
+function report(e: EmulatorFigures, s: SubgraphFigures, o: OpsFigures, analytics: readonly AnalyticsScenario[]): string {
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   const lines = [
     `Node ${process.version}, ${cpus().length} × ${cpu}, ${new Date().toISOString().slice(0, 10)}`,
@@ -117,6 +120,7 @@ function report(e: EmulatorFigures, s: SubgraphFigures, analytics: readonly Anal
         `${fmt(g.p50)} / ${fmt(g.p99)}, ${g.throughputPerSecond.toFixed(0)}/s | ${fmt(g.p50 - d.p50)} | ` +
         `${(g.p50 / d.p50).toFixed(2)} | ${(g.throughputPerSecond / d.throughputPerSecond).toFixed(2)} |`,
     ),
+    ...opsReport(o),
     '',
     ...analyticsReport(analytics),
   ];

@@ -43,6 +43,13 @@ export interface Config {
   };
   /** Shared state for several replicas; undefined keeps everything in process. */
   redis: RedisConfig | undefined;
+  /** Prometheus metrics and GET /metrics (METRICS_ENABLED, default on). */
+  metricsEnabled: boolean;
+  /** A second listener serving only /metrics; /metrics is on PORT either way. */
+  metricsPort?: number;
+  limits: LimitsConfig;
+  /** On when the standard OTEL_* variables name an exporter; the SDK reads them itself. */
+  tracing: { enabled: boolean };
 }
 
 export interface RedisConfig {
@@ -80,6 +87,30 @@ const MAX_ANALYTICS_CHUNK_SIZE = 1000;
  * moderate one.
  */
 const REMOTE_DEFAULT_RATES = { reportingPerMinute: 1, signinPerMinute: 10, renderPerMinute: 600 } as const;
+
+/** What one operation may spend; see "Limits" in the README. */
+export interface LimitsConfig {
+  maxDepth: number;
+  maxAliases: number;
+  maxDirectives: number;
+  maxTokens: number;
+  maxUpstreamCallsPerOperation: number;
+  /** Parsed documents kept, in estimated heap bytes; 0 turns the cache off. */
+  documentCacheBytes: number;
+  persistedQueriesOnly: boolean;
+  /** Required with persistedQueriesOnly. */
+  persistedQueriesManifest?: string;
+}
+
+export const DEFAULT_LIMITS: LimitsConfig = Object.freeze({
+  maxDepth: 7,
+  maxAliases: 15,
+  maxDirectives: 50,
+  maxTokens: 1_000,
+  maxUpstreamCallsPerOperation: 50,
+  documentCacheBytes: 16 * 1024 * 1024,
+  persistedQueriesOnly: false,
+});
 
 export class ConfigError extends Error {
   constructor(readonly problems: readonly string[]) {
@@ -123,9 +154,56 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     governor: readGovernor(reader, upstream),
     breaker: { cooldownSeconds: reader.positiveNumber('BREAKER_COOLDOWN_SECONDS', 10, 3_600) },
     redis: readRedis(reader),
+    metricsEnabled: reader.boolean('METRICS_ENABLED', true),
+    limits: readLimits(reader),
+    tracing: { enabled: readTracingEnabled(reader, env) },
   };
+  const metricsPort = reader.optionalInteger('METRICS_PORT', 1, 65_535);
+  if (metricsPort !== undefined) config.metricsPort = metricsPort;
   if (reader.problems.length > 0) throw new ConfigError(reader.problems);
   return deepFreeze(config);
+}
+
+function readLimits(reader: EnvReader): LimitsConfig {
+  const limits: LimitsConfig = {
+    maxDepth: reader.integer('MAX_QUERY_DEPTH', DEFAULT_LIMITS.maxDepth, 1, 1_000),
+    maxAliases: reader.integer('MAX_QUERY_ALIASES', DEFAULT_LIMITS.maxAliases, 0, 100_000),
+    maxDirectives: reader.integer('MAX_QUERY_DIRECTIVES', DEFAULT_LIMITS.maxDirectives, 0, 100_000),
+    maxTokens: reader.integer('MAX_QUERY_TOKENS', DEFAULT_LIMITS.maxTokens, 1, 10_000_000),
+    maxUpstreamCallsPerOperation: reader.integer(
+      'MAX_UPSTREAM_CALLS_PER_OPERATION',
+      DEFAULT_LIMITS.maxUpstreamCallsPerOperation,
+      1,
+      1_000_000,
+    ),
+    documentCacheBytes: reader.integer('DOCUMENT_CACHE_MAX_BYTES', DEFAULT_LIMITS.documentCacheBytes, 0, 64 * 1024 ** 3),
+    persistedQueriesOnly: reader.boolean('PERSISTED_QUERIES_ONLY', false),
+  };
+  if (reader.isSet('PERSISTED_QUERIES_MANIFEST')) limits.persistedQueriesManifest = reader.string('PERSISTED_QUERIES_MANIFEST');
+  if (limits.persistedQueriesOnly && limits.persistedQueriesManifest === undefined) {
+    reader.problems.push('PERSISTED_QUERIES_ONLY=true needs PERSISTED_QUERIES_MANIFEST: the path of the persisted operations manifest');
+  }
+  return limits;
+}
+
+/**
+ * The OpenTelemetry SDK reads the OTEL_* variables itself; here we only
+ * decide whether to start it (an endpoint or an exporter is named, and the
+ * SDK is not disabled) and check the endpoints are URLs, so a typo fails at
+ * start-up instead of silently losing every span.
+ */
+function readTracingEnabled(reader: EnvReader, env: NodeJS.ProcessEnv): boolean {
+  for (const name of ['OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT']) {
+    if (reader.isSet(name)) reader.httpUrl(name);
+  }
+  if (env.OTEL_SDK_DISABLED === 'true') return false;
+  const exporter = env.OTEL_TRACES_EXPORTER;
+  if (exporter === 'none') return false;
+  return (
+    reader.isSet('OTEL_EXPORTER_OTLP_ENDPOINT') ||
+    reader.isSet('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT') ||
+    (exporter !== undefined && exporter !== '')
+  );
 }
 
 function readUpstream(reader: EnvReader, env: NodeJS.ProcessEnv): UpstreamConfig {
@@ -208,6 +286,19 @@ class EnvReader {
       return fallback;
     }
     return value;
+  }
+
+  boolean(name: string, fallback: boolean): boolean {
+    if (!this.isSet(name)) return fallback;
+    const value = String(this.env[name]).trim().toLowerCase();
+    if (value === 'true' || value === '1') return true;
+    if (value === 'false' || value === '0') return false;
+    this.problems.push(`${name} must be true or false (got ${JSON.stringify(this.env[name])})`);
+    return fallback;
+  }
+
+  string(name: string): string {
+    return String(this.env[name] ?? '');
   }
 
   oneOf(name: string, fallback: string, allowed: readonly string[]): string {

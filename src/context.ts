@@ -5,7 +5,10 @@ import type { RecommenderAPI } from './datasources/recommenderAPI';
 import type { ReportingAPI } from './datasources/reportingAPI';
 import { createArticleMetricsLoader, type ArticleMetricsLoader } from './loaders/articleMetrics';
 import { createRecommendationsLoader, type RecommendationsLoader } from './loaders/recommendations';
+import { budgetedReporting } from './limits/budgetedReporting';
+import { UpstreamBudget } from './limits/upstreamBudget';
 import type { Logger } from './logger';
+import type { Metrics } from './metrics/metrics';
 
 /** What every resolver receives (codegen `contextType`). Built per GraphQL request. */
 export interface Context {
@@ -25,7 +28,12 @@ export interface Context {
   /** The answer TTLs, which the resolvers turn into cache hints for the response's `cache-control` header. */
   cacheTtls: CacheTtls;
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
+  /** Per request: the upstream calls this operation may still make; every loader takes from it. */
+  budget: UpstreamBudget;
 }
+
+/** Default of MAX_UPSTREAM_CALLS_PER_OPERATION. */
+const DEFAULT_MAX_UPSTREAM_CALLS = 50;
 
 export type CacheTtls = Pick<Config['cache'], 'renderTtlSeconds' | 'dashboardTtlSeconds'>;
 
@@ -39,6 +47,9 @@ export interface SharedDependencies {
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
   /** Clock of `operationInstant`; tests pin it. */
   now?: () => number;
+  /** MAX_UPSTREAM_CALLS_PER_OPERATION; DEFAULT_MAX_UPSTREAM_CALLS when absent. */
+  maxUpstreamCallsPerOperation?: number;
+  metrics?: Pick<Metrics, 'recordBatch'>;
 }
 
 /**
@@ -46,13 +57,21 @@ export interface SharedDependencies {
  * a module-level loader would serve one caller's cached answers to the next.
  */
 export function createContext(shared: SharedDependencies): Context {
+  const budget = new UpstreamBudget(shared.maxUpstreamCallsPerOperation ?? DEFAULT_MAX_UPSTREAM_CALLS);
+  const metrics = shared.metrics;
+  const reporting = budgetedReporting(shared.reporting, budget);
   return {
-    reporting: shared.reporting,
-    recommendations: createRecommendationsLoader(shared.recommender, { maxConcurrency: shared.renderMaxConcurrency }),
-    articleMetrics: createArticleMetricsLoader(shared.reporting, { chunkSize: shared.analytics.chunkSize }),
+    reporting,
+    recommendations: createRecommendationsLoader(shared.recommender, {
+      maxConcurrency: shared.renderMaxConcurrency,
+      budget,
+      ...(metrics === undefined ? {} : { onBatch: (size: number) => metrics.recordBatch('recommendations', size) }),
+    }),
+    articleMetrics: createArticleMetricsLoader(reporting, { chunkSize: shared.analytics.chunkSize }),
     operationInstant: alignInstant((shared.now ?? Date.now)(), shared.analytics.windowAlignSeconds),
     analyticsMemo: new AnalyticsMemo(),
     cacheTtls: shared.cacheTtls,
     logger: shared.logger,
+    budget,
   };
 }

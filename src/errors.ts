@@ -3,6 +3,7 @@ import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { SIGN_IN_PATH } from './datasources/signIn';
 import { redactCredentials } from './http/redactCredentials';
 import { UpstreamError, type UpstreamService } from './http/upstreamError';
+import { limitCodeOf } from './limits/limitErrors';
 
 /** Every `extensions.code` this subgraph produces itself. */
 export const ErrorCode = {
@@ -62,6 +63,8 @@ export function rejectInvalid(problems: readonly InvalidArgument[]): void {
 export function formatError(formatted: GraphQLFormattedError, error: unknown, options: FormatErrorOptions): GraphQLFormattedError {
   const upstreamError = findUpstreamError(error);
   if (upstreamError !== undefined) return formatUpstreamError(formatted, upstreamError, options);
+  const limitCode = limitCodeOf(error);
+  if (limitCode !== undefined) return withLocation(formatted, { message: formatted.message, extensions: { code: limitCode } });
 
   const code = formatted.extensions?.code;
   if (typeof code === 'string' && code !== ErrorCode.INTERNAL_SERVER_ERROR) {

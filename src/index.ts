@@ -1,8 +1,13 @@
+// First: tracing patches http and graphql as they load.
+import { runningTracing } from './tracing/register';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEMO_API_USER, startEmulator, type RunningEmulator } from '../emulator';
 import { ConfigError, loadConfig, type Config } from './config';
+import { loadPersistedManifest, type PersistedManifest } from './limits/persistedManifest';
 import { createLogger, type Logger } from './logger';
+import { Metrics } from './metrics/metrics';
+import { createMetricsServer } from './metrics/metricsServer';
 import { Secret } from './secret';
 import { connectSharedState } from './redis/sharedState';
 import { buildServer } from './server';
@@ -20,6 +25,8 @@ type UpstreamTarget = Pick<UpstreamsOptions, 'reportingBaseUrl' | 'recommenderUr
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger(config);
+  const persistedManifest = loadManifestOrExit(config);
+  const metrics = config.metricsEnabled ? new Metrics() : undefined;
   const target = await resolveUpstream(config, logger);
   const shared = config.redis === undefined ? undefined : await connectSharedState(config.redis, logger);
   const upstreams = createUpstreams({
@@ -28,12 +35,15 @@ async function main(): Promise<void> {
     logger,
     protection: { cache: config.cache, governor: config.governor, breaker: config.breaker },
     ...(shared === undefined ? {} : { redis: shared.redis }),
+    ...(metrics === undefined ? {} : { metrics }),
   });
   const server = buildServer(config, {
     reporting: upstreams.reporting,
     recommender: upstreams.recommender,
     logger,
     ...(shared === undefined ? {} : { apolloCache: shared.apolloCache, redisMode: () => shared.redis.mode() }),
+    ...(metrics === undefined ? {} : { metrics }),
+    ...(persistedManifest === undefined ? {} : { persistedManifest }),
   });
 
   const steps: ShutdownStep[] = [
@@ -41,6 +51,14 @@ async function main(): Promise<void> {
     { name: 'upstream connections', run: () => upstreams.close() },
   ];
   if (shared !== undefined) steps.push({ name: 'redis', run: () => shared.close() });
+  const tracing = runningTracing;
+  if (tracing !== undefined) steps.push({ name: 'tracing', run: () => tracing.shutdown() });
+  if (config.metricsPort !== undefined && metrics !== undefined) {
+    const metricsServer = createMetricsServer(metrics.registry);
+    const metricsPort = await listen(metricsServer, config.metricsPort);
+    steps.push({ name: 'metrics server', run: () => new Promise<void>((resolve) => metricsServer.close(() => resolve())) });
+    logger.info({ url: `http://localhost:${metricsPort}/metrics` }, 'metrics listening');
+  }
   const emulator = target.emulator;
   if (emulator !== undefined) steps.push({ name: 'embedded emulator', run: () => emulator.close() });
   installShutdown({ steps, logger, timeoutMs: SHUTDOWN_TIMEOUT_MS, exit: (code) => process.exit(code) });
@@ -48,7 +66,10 @@ async function main(): Promise<void> {
   await server.start();
   const port = await listen(server.httpServer, config.port);
   const corsOrigins = allowedOrigins(config.production, config.corsOrigins);
-  logger.info({ url: `http://localhost:${port}/graphql`, production: config.production, corsOrigins }, 'subgraph listening');
+  logger.info(
+    { url: `http://localhost:${port}/graphql`, production: config.production, corsOrigins, tracing: tracing !== undefined },
+    'subgraph listening',
+  );
 }
 
 function loadConfigOrExit(): Config {
@@ -57,6 +78,17 @@ function loadConfigOrExit(): Config {
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`${error.message}\n`);
+    process.exit(1);
+  }
+}
+
+function loadManifestOrExit(config: Config): PersistedManifest | undefined {
+  const path = config.limits.persistedQueriesManifest;
+  if (path === undefined) return undefined;
+  try {
+    return loadPersistedManifest(path);
+  } catch (error) {
+    process.stderr.write(`Invalid configuration:\n  - ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
   }
 }

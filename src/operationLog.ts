@@ -1,21 +1,26 @@
-import type { ApolloServerPlugin, GraphQLResponse } from '@apollo/server';
+import type { ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError } from 'graphql';
+import type { Context } from './context';
 import type { Logger } from './logger';
 import { UpstreamError } from './http/upstreamError';
+import { operationOutcome, sentErrorCodes } from './operationOutcome';
 
 type OperationLogger = Pick<Logger, 'debug' | 'info' | 'error'>;
 
 /**
- * One log line per GraphQL operation: its name, type, duration and error
- * codes. Never the variables or the query text: they carry reader ids and
- * could carry anything a client pastes in. Successful operations log at
- * debug (they are the bulk of the traffic), failed ones at info, and
- * unexpected errors (bugs) additionally at error with their stack.
+ * One info line per GraphQL operation: its name, type, duration, outcome,
+ * the upstream calls it made (and was refused) and its cache hits, the same
+ * story the metrics tell. Never the variables or the query text: they carry
+ * reader ids and could carry anything a client pastes in. Unexpected errors
+ * (bugs) are additionally logged at error with their stack.
  */
-export function operationLogPlugin(logger: OperationLogger, now: () => number = performance.now.bind(performance)): ApolloServerPlugin {
+export function operationLogPlugin(
+  logger: OperationLogger,
+  now: () => number = performance.now.bind(performance),
+): ApolloServerPlugin<Context> {
   return {
-    async requestDidStart() {
+    async requestDidStart({ contextValue }) {
       const startedAt = now();
       return {
         async didEncounterErrors({ errors }) {
@@ -28,23 +33,21 @@ export function operationLogPlugin(logger: OperationLogger, now: () => number = 
         },
         async willSendResponse({ operationName, operation, response }) {
           const codes = sentErrorCodes(response.body);
+          const budget = contextValue.budget;
           const entry = {
             operationName: operationName ?? null,
             operationType: operation?.operation ?? null,
             durationMs: Math.round((now() - startedAt) * 10) / 10,
             status: response.http.status ?? 200,
+            outcome: operationOutcome(codes),
+            upstreamCalls: budget?.calls ?? 0,
+            ...(budget !== undefined && budget.refusedCalls > 0 ? { refusedUpstreamCalls: budget.refusedCalls } : {}),
+            cacheHits: budget?.cacheHits ?? 0,
             ...(codes.length > 0 ? { errorCodes: [...new Set(codes)] } : {}),
           };
-          if (codes.length > 0) logger.info(entry, 'graphql operation failed');
-          else logger.debug(entry, 'graphql operation');
+          logger.info(entry, codes.length > 0 ? 'graphql operation failed' : 'graphql operation');
         },
       };
     },
   };
-}
-
-/** The codes as the client sees them, i.e. after formatError. */
-function sentErrorCodes(body: GraphQLResponse['body']): string[] {
-  const errors = body.kind === 'single' ? body.singleResult.errors : body.initialResult.errors;
-  return (errors ?? []).map((error) => String(error.extensions?.code ?? 'UNKNOWN'));
 }

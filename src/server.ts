@@ -6,11 +6,18 @@ import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/dis
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
-import { DEFAULT_ANALYTICS_CONFIG, type Config } from './config';
+import { DEFAULT_ANALYTICS_CONFIG, DEFAULT_LIMITS, type Config, type LimitsConfig } from './config';
 import { createContext, type CacheTtls, type Context, type SharedDependencies } from './context';
 import { formatError } from './errors';
 import { createHealthRoutes, type Lifecycle } from './health';
 import type { Logger } from './logger';
+import { createDocumentCache } from './limits/documentCache';
+import type { PersistedManifest } from './limits/persistedManifest';
+import { persistedOnlyPlugin } from './limits/persistedOnlyPlugin';
+import { limitValidationRules } from './limits/validationRules';
+import { metricsHandler } from './metrics/handler';
+import type { Metrics } from './metrics/metrics';
+import { operationMetricsPlugin } from './metrics/operationMetricsPlugin';
 import { operationLogPlugin } from './operationLog';
 import { resolvers } from './resolvers';
 import { loadTypeDefs } from './schema';
@@ -21,9 +28,9 @@ import { createRouter } from './web/router';
 
 export type { RouteHandler } from './web/respond';
 
-/** `analytics` and `corsOrigins` are optional so callers that do not care (tests) get the defaults. */
+/** `analytics`, `corsOrigins` and `limits` are optional so callers that do not care (tests) get the defaults. */
 export type ServerConfig = Pick<Config, 'production' | 'renderMaxConcurrency'> & { cache: CacheTtls } & Partial<
-    Pick<Config, 'analytics' | 'corsOrigins'>
+    Pick<Config, 'analytics' | 'corsOrigins' | 'limits'>
   >;
 
 export interface ServerDependencies {
@@ -34,6 +41,10 @@ export interface ServerDependencies {
   apolloCache?: KeyValueCache<string>;
   /** Where shared state lives now (`shared` or `degraded`), shown by /health/ready; unset when Redis is not configured. */
   redisMode?: () => string;
+  /** Operations are recorded and GET /metrics is served when given. */
+  metrics?: Metrics;
+  /** Required when limits.persistedQueriesOnly is on (loaded at start-up from PERSISTED_QUERIES_MANIFEST). */
+  persistedManifest?: PersistedManifest;
 }
 
 export interface ServerOptions {
@@ -69,13 +80,15 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
   const routes = new Map<string, RouteHandler>(Object.entries(createHealthRoutes(() => state, deps.redisMode)));
   const onError = (error: unknown) => deps.logger.error({ err: error }, 'unexpected error outside GraphQL execution');
   const httpServer = createServer(createRouter(routes, onError));
-  const apollo = createApollo(config, deps, httpServer);
+  const limits = config.limits ?? DEFAULT_LIMITS;
+  const apollo = createApollo(config, limits, deps, httpServer);
   const { renderTtlSeconds, dashboardTtlSeconds } = config.cache;
   const shared: SharedDependencies = {
     ...deps,
     renderMaxConcurrency: config.renderMaxConcurrency,
     cacheTtls: { renderTtlSeconds, dashboardTtlSeconds },
     analytics: config.analytics ?? DEFAULT_ANALYTICS_CONFIG,
+    maxUpstreamCallsPerOperation: limits.maxUpstreamCallsPerOperation,
   };
   const context = async () => createContext(shared);
   const graphql = createGraphQLHandler({
@@ -85,7 +98,9 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
     bodyLimitBytes: BODY_LIMIT_BYTES,
     onError,
   });
-  addRoutes(routes, options.extraRoutes ?? {});
+  const metricsRoute: Record<string, RouteHandler> =
+    deps.metrics === undefined ? {} : { '/metrics': metricsHandler(deps.metrics.registry) };
+  addRoutes(routes, { ...metricsRoute, ...options.extraRoutes });
 
   return {
     httpServer,
@@ -105,7 +120,7 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
   };
 }
 
-function createApollo(config: ServerConfig, deps: ServerDependencies, httpServer: Server): ApolloServer<Context> {
+function createApollo(config: ServerConfig, limits: LimitsConfig, deps: ServerDependencies, httpServer: Server): ApolloServer<Context> {
   return new ApolloServer<Context>({
     schema: buildSubgraphSchema({ typeDefs: loadTypeDefs(), resolvers }),
     logger: deps.logger,
@@ -114,10 +129,19 @@ function createApollo(config: ServerConfig, deps: ServerDependencies, httpServer
     formatError: (formatted, error) => formatError(formatted, error, { production: config.production }),
     includeStacktraceInErrorResponses: !config.production,
     introspection: !config.production,
+    // No `Did you mean "recommendations"?` for strangers: introspection is off there too.
+    hideSchemaDetailsFromClientErrors: config.production,
+    validationRules: limitValidationRules(limits),
+    parseOptions: { maxTokens: limits.maxTokens },
+    documentStore: limits.documentCacheBytes === 0 ? null : createDocumentCache(limits.documentCacheBytes),
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: DRAIN_GRACE_MS }),
       config.production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ footer: false }),
+      ...(limits.persistedQueriesOnly
+        ? [persistedOnlyPlugin(requireManifest(deps.persistedManifest), (code) => deps.metrics?.recordLimitRefusal(code))]
+        : []),
       operationLogPlugin(deps.logger),
+      ...(deps.metrics === undefined ? [] : [operationMetricsPlugin(deps.metrics)]),
       // Every root field and every object field without a hint counts as maxAge 0 (uncacheable): each
       // cacheable field says so in the schema (@cacheControl) or its resolver (TTLs from config).
       ApolloServerPluginCacheControl({ defaultMaxAge: 0, calculateHttpHeaders: true }),
@@ -131,4 +155,9 @@ function addRoutes(routes: Map<string, RouteHandler>, extra: Record<string, Rout
     if (!path.startsWith('/')) throw new Error(`route ${path} must start with /`);
     routes.set(path, handler);
   }
+}
+
+function requireManifest(manifest: PersistedManifest | undefined): PersistedManifest {
+  if (manifest === undefined) throw new Error('PERSISTED_QUERIES_ONLY is on but no persisted operations manifest was loaded');
+  return manifest;
 }

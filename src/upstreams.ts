@@ -12,6 +12,9 @@ import type { Logger } from './logger';
 import { RedisAnswerStore } from './redis/redisAnswerStore';
 import { RedisBudgetStore } from './redis/redisBudgetStore';
 import type { SharedRedis } from './redis/sharedRedis';
+import type { Metrics } from './metrics/metrics';
+import { upstreamEventMetrics } from './metrics/upstreamEvents';
+import { upstreamMetricsObserver } from './metrics/upstreamObserver';
 import type { Secret } from './secret';
 import { createBreaker } from './upstream/breaker';
 import { MemoryBudgetStore } from './upstream/budgetStore';
@@ -36,6 +39,8 @@ export interface UpstreamsOptions {
   protection?: Partial<ProtectionOptions>;
   /** Set when replicas share the token, the answer cache and the budgets through Redis (REDIS_URL). */
   redis?: SharedRedis;
+  /** Upstream calls, sign-ins, token renewals and the call path's events (cache, governor, breaker) are recorded here when given. */
+  metrics?: Metrics;
 }
 
 /** Longest a replica waits for another replica fetching the same answer before it fetches itself. */
@@ -63,7 +68,9 @@ export interface Upstreams {
 export function createUpstreams(options: UpstreamsOptions): Upstreams {
   const protection: ProtectionOptions = { ...DEFAULT_PROTECTION, ...options.protection };
   const now = protection.now ?? Date.now;
-  const onEvent = emitter(protection.onEvent);
+  const metrics = options.metrics;
+  // The call path's events become metrics when metrics are on; a sink given in the options (tests) wins.
+  const onEvent = emitter(protection.onEvent ?? (metrics === undefined ? undefined : upstreamEventMetrics(metrics)));
   const agent = createAgent({ connections: options.maxConnectionsPerOrigin });
   const redis = options.redis;
   const localBudgets = new MemoryBudgetStore();
@@ -75,7 +82,12 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
     onEvent,
   });
   const http = createGovernedHttpClient({
-    http: createHttpClient({ dispatcher: agent, timeoutMs: options.timeoutMs, logger: options.logger }),
+    http: createHttpClient({
+      dispatcher: agent,
+      timeoutMs: options.timeoutMs,
+      logger: options.logger,
+      ...(metrics === undefined ? {} : { observer: upstreamMetricsObserver(metrics) }),
+    }),
     governor,
     budgetOf: budgetsFor(options, protection.governor),
     deadlineMs: options.timeoutMs,
@@ -83,10 +95,15 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
     onEvent,
   });
   const signIn = createSignIn({ baseUrl: options.reportingBaseUrl, email: options.email, password: options.password, http });
-  const loggedSignIn = withSignInLogging(signIn, options.logger);
+  const loggedSignIn = withSignInLogging(signIn, options.logger, metrics);
   const tokens: TokenSource =
     redis === undefined
-      ? new TokenProvider({ signIn: loggedSignIn })
+      ? new TokenProvider({
+          signIn: loggedSignIn,
+          onSignIn: (reason) => {
+            if (reason !== 'initial') metrics?.recordTokenRenewal(reason);
+          },
+        })
       : // The renewal lock outlives the longest sign-in (its timeout, plus time to wait for its budget).
         new SharedTokenProvider({ signIn: loggedSignIn, redis, lockMs: options.timeoutMs + protection.governor.queueTimeoutMs + 1_000 });
   const reporting = new ReportingAPI({ baseUrl: options.reportingBaseUrl, tokens, http, now });
@@ -158,13 +175,19 @@ function budgetsFor(options: UpstreamsOptions, rates: ProtectionOptions['governo
 }
 
 /** Sign-ins are rare (about every two weeks) and budget-limited, so each one is worth a log line; the token never is. */
-function withSignInLogging(signIn: () => Promise<string>, logger: Pick<Logger, 'info' | 'warn'>): () => Promise<string> {
+function withSignInLogging(
+  signIn: () => Promise<string>,
+  logger: Pick<Logger, 'info' | 'warn'>,
+  metrics: Pick<Metrics, 'recordSignIn'> | undefined,
+): () => Promise<string> {
   return async () => {
     try {
       const token = await signIn();
+      metrics?.recordSignIn('ok');
       logger.info({ upstream: 'reporting' }, 'signed in to the reporting API');
       return token;
     } catch (error) {
+      metrics?.recordSignIn('failed');
       logger.warn({ upstream: 'reporting', error: error instanceof Error ? error.message : String(error) }, 'reporting API sign-in failed');
       throw error;
     }

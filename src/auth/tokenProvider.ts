@@ -8,7 +8,11 @@ export interface TokenProviderOptions {
   safetyMarginMs?: number;
   /** Lifetime assumed when the token carries no usable `exp`. Default: 14 days, the documented validity. */
   fallbackTtlMs?: number;
+  /** Told when a sign-in starts and why: the first token, renewal ahead of expiry, or after a rejection (metrics). */
+  onSignIn?: (reason: SignInReason) => void;
 }
+
+export type SignInReason = 'initial' | 'expiry' | 'rejected';
 
 interface CurrentToken {
   token: string;
@@ -26,6 +30,7 @@ export class TokenProvider {
   private readonly now: () => number;
   private readonly safetyMarginMs: number;
   private readonly fallbackTtlMs: number;
+  private readonly onSignIn: (reason: SignInReason) => void;
   private current: CurrentToken | undefined;
   /** The sign-in in flight, shared by everyone who needs a token meanwhile. */
   private pending: Promise<string> | undefined;
@@ -35,13 +40,14 @@ export class TokenProvider {
     this.now = options.now ?? Date.now;
     this.safetyMarginMs = options.safetyMarginMs ?? HOUR_MS;
     this.fallbackTtlMs = options.fallbackTtlMs ?? FOURTEEN_DAYS_MS;
+    this.onSignIn = options.onSignIn ?? (() => {});
   }
 
   getToken(): Promise<string> {
     if (this.current !== undefined && this.now() < this.current.renewAtMs) {
       return Promise.resolve(this.current.token);
     }
-    return this.signInOnce();
+    return this.signInOnce(this.current === undefined ? 'initial' : 'expiry');
   }
 
   /**
@@ -53,11 +59,12 @@ export class TokenProvider {
     if (this.pending !== undefined) return this.pending;
     if (this.current !== undefined && this.current.token !== rejectedToken) return this.getToken();
     this.current = undefined;
-    return this.signInOnce();
+    return this.signInOnce('rejected');
   }
 
-  private signInOnce(): Promise<string> {
+  private signInOnce(reason: SignInReason): Promise<string> {
     if (this.pending === undefined) {
+      this.onSignIn(reason);
       const startedAtMs = this.now();
       // A failure is not cached: it rejects everyone waiting now, and the next call tries again.
       this.pending = this.signIn()

@@ -39,6 +39,22 @@ export interface HttpClientOptions {
   backoff?: BackoffOptions;
   /** Shared call deadlines; one per client unless given. */
   deadlines?: DeadlineSlots;
+  /** Told about every attempt (retries included), e.g. to record metrics. */
+  observer?: HttpObserver;
+}
+
+/** One finished attempt: where, how long, and the status or the failure kind. Never the URL. */
+export interface HttpAttempt {
+  service: UpstreamService;
+  endpoint: string;
+  durationMs: number;
+  status?: number;
+  failure?: 'timeout' | 'network';
+  retryAfterSeconds?: number;
+}
+
+export interface HttpObserver {
+  attemptFinished(attempt: HttpAttempt): void;
 }
 
 type ResolvedOptions = HttpClientOptions & { backoff: BackoffOptions; deadlines: DeadlineSlots };
@@ -85,7 +101,7 @@ async function requestJson(jsonRequest: JsonRequest, options: ResolvedOptions): 
   const deadlineAt = performance.now() + options.timeoutMs;
   for (let retry = 0; ; retry++) {
     try {
-      return await attempt(jsonRequest, options, signal);
+      return await observedAttempt(jsonRequest, options, signal);
     } catch (error) {
       if (!(error instanceof UpstreamError) || !isRetryable(jsonRequest, error) || retry >= options.backoff.retries) throw error;
       const delayMs = backoffDelayMs(retry, options.backoff);
@@ -111,6 +127,31 @@ function isRetryable(jsonRequest: JsonRequest, error: UpstreamError): boolean {
   if (error.kind === 'http') return error.status !== undefined && RETRYABLE_STATUSES.has(error.status);
   if (error.kind === 'network') return error.reason !== undefined && RETRYABLE_NETWORK_CODES.has(error.reason);
   return false;
+}
+
+/** `attempt`, reported to the observer however it ends. */
+async function observedAttempt(jsonRequest: JsonRequest, options: HttpClientOptions, signal: AbortSignal): Promise<unknown> {
+  const observer = options.observer;
+  if (observer === undefined) return attempt(jsonRequest, options, signal);
+  const startedAt = performance.now();
+  const where = { service: jsonRequest.service, endpoint: jsonRequest.endpoint };
+  try {
+    const json = await attempt(jsonRequest, options, signal);
+    observer.attemptFinished({ ...where, durationMs: performance.now() - startedAt, status: 200 });
+    return json;
+  } catch (error) {
+    observer.attemptFinished({ ...where, durationMs: performance.now() - startedAt, ...describeFailure(error) });
+    throw error;
+  }
+}
+
+function describeFailure(error: unknown): Pick<HttpAttempt, 'status' | 'failure' | 'retryAfterSeconds'> {
+  if (!(error instanceof UpstreamError)) return { failure: 'network' };
+  if (error.kind === 'timeout') return { failure: 'timeout' };
+  if (error.status === undefined) return { failure: 'network' };
+  return error.retryAfterSeconds === undefined
+    ? { status: error.status }
+    : { status: error.status, retryAfterSeconds: error.retryAfterSeconds };
 }
 
 async function attempt(jsonRequest: JsonRequest, options: HttpClientOptions, signal: AbortSignal): Promise<unknown> {

@@ -2,6 +2,7 @@ import DataLoader from 'dataloader';
 import type { RecommenderAPI } from '../datasources/recommenderAPI';
 import type { Fetched } from '../datasources/fetched';
 import type { RecommendationWire, RenderParams } from '../datasources/wire';
+import type { UpstreamBudget } from '../limits/upstreamBudget';
 import { settleWithConcurrency } from './concurrency';
 
 export type RecommendationsLoader = DataLoader<RenderParams, Fetched<RecommendationWire[]>, string>;
@@ -9,6 +10,10 @@ export type RecommendationsLoader = DataLoader<RenderParams, Fetched<Recommendat
 export interface RecommendationsLoaderOptions {
   /** render.json calls in flight at once for one GraphQL operation. */
   maxConcurrency: number;
+  /** The operation's upstream-call budget; keys beyond it fail with UPSTREAM_BUDGET_EXCEEDED. Unlimited when absent. */
+  budget?: UpstreamBudget;
+  /** Told each batch's size (metrics). */
+  onBatch?: (size: number) => void;
 }
 
 /**
@@ -39,7 +44,12 @@ export function renderBatch(
   options: RecommendationsLoaderOptions,
 ): (keys: readonly RenderParams[]) => Promise<(Fetched<RecommendationWire[]> | Error)[]> {
   return async (keys) => {
-    const settled = await settleWithConcurrency(keys, options.maxConcurrency, (params) => recommender.render(params));
+    options.onBatch?.(keys.length);
+    // Budget is taken in key order before any call starts, so which keys fail does not depend on timing.
+    const granted = keys.map(() => options.budget?.tryTake() ?? true);
+    const settled = await settleWithConcurrency(keys, options.maxConcurrency, (params, index) =>
+      granted[index] ? recommender.render(params) : Promise.reject(options.budget?.exceededError()),
+    );
     const results = settled.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : asError(outcome.reason)));
     assertBatchContract(results);
     return results;

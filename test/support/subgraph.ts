@@ -7,7 +7,8 @@ import type { GraphQLFormattedError } from 'graphql';
 import type { Fetched } from '../../src/datasources/fetched';
 import type { DashboardMetricResultWire, DashboardQueryBody, RecommendationWire, RenderParams } from '../../src/datasources/wire';
 import { loadConfig } from '../../src/config';
-import { buildServer, type BuiltServer, type ServerConfig } from '../../src/server';
+import type { PersistedManifest } from '../../src/limits/persistedManifest';
+import { buildServer, type BuiltServer, type ServerConfig, type ServerDependencies } from '../../src/server';
 
 export interface FakeRecommender {
   calls: RenderParams[];
@@ -100,6 +101,8 @@ export interface TestServerOptions {
   recommender?: FakeRecommender;
   reporting?: FakeReporting;
   config?: Partial<ServerConfig>;
+  persistedManifest?: PersistedManifest;
+  logger?: ServerDependencies['logger'];
 }
 
 /** A started server over fakes; stop it in afterAll/afterEach. */
@@ -110,7 +113,12 @@ export async function startTestServer(
   const reporting = options.reporting ?? fakeReporting();
   const server = buildServer(
     { production: false, renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, ...options.config },
-    { recommender, reporting, logger: silentLogger },
+    {
+      recommender,
+      reporting,
+      logger: options.logger ?? silentLogger,
+      ...(options.persistedManifest === undefined ? {} : { persistedManifest: options.persistedManifest }),
+    },
   );
   await server.start();
   return { ...server, recommender, reporting };

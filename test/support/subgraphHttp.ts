@@ -5,6 +5,7 @@
 import type { AddressInfo } from 'node:net';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import type { EmulatorOptions } from '../../emulator';
+import type { Metrics } from '../../src/metrics/metrics';
 import { Secret } from '../../src/secret';
 import { buildServer, type BuiltServer, type ServerConfig } from '../../src/server';
 import type { ProtectionOptions } from '../../src/upstream/protection';
@@ -26,6 +27,8 @@ export interface SubgraphOverEmulatorOptions {
   timeoutMs?: number;
   /** Default: DEFAULT_PROTECTION (cache on, the emulator's default budgets). */
   protection?: Partial<ProtectionOptions>;
+  /** Wired into the upstreams and the server (GET /metrics) as `npm start` does. */
+  metrics?: Metrics;
 }
 
 /**
@@ -48,10 +51,16 @@ export async function startSubgraph(emulator: RunningEmulator, options: Subgraph
     timeoutMs: options.timeoutMs ?? 5_000,
     logger: silentLogger,
     ...(options.protection === undefined ? {} : { protection: options.protection }),
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
   });
   const server = buildServer(
     { production: false, renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, ...options.config },
-    { reporting: upstreams.reporting, recommender: upstreams.recommender, logger: silentLogger },
+    {
+      reporting: upstreams.reporting,
+      recommender: upstreams.recommender,
+      logger: silentLogger,
+      ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    },
   );
   await server.start();
   await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));

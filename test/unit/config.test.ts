@@ -36,6 +36,17 @@ describe('loadConfig', () => {
       governor: { reportingPerMinute: 600, signinPerMinute: 20, renderPerMinute: 6_000, queueTimeoutMs: 2_000 },
       breaker: { cooldownSeconds: 10 },
       redis: undefined,
+      metricsEnabled: true,
+      limits: {
+        maxDepth: 7,
+        maxAliases: 15,
+        maxDirectives: 50,
+        maxTokens: 1_000,
+        maxUpstreamCallsPerOperation: 50,
+        documentCacheBytes: 16 * 1024 * 1024,
+        persistedQueriesOnly: false,
+      },
+      tracing: { enabled: false },
     });
   });
 
@@ -117,6 +128,66 @@ describe('loadConfig', () => {
     expect(error.problems).toHaveLength(3);
     expect(error.problems[0]).toContain('CORS_ORIGINS must list origins');
     expect(error.problems.join('\n')).toContain('"https://app.example.com/path"');
+  });
+
+  test('reads the metrics, limit and tracing variables', () => {
+    const config = loadConfig({
+      METRICS_PORT: '9464',
+      METRICS_ENABLED: 'false',
+      MAX_QUERY_DEPTH: '5',
+      MAX_QUERY_ALIASES: '3',
+      MAX_QUERY_DIRECTIVES: '4',
+      MAX_QUERY_TOKENS: '200',
+      MAX_UPSTREAM_CALLS_PER_OPERATION: '10',
+      DOCUMENT_CACHE_MAX_BYTES: '0',
+      PERSISTED_QUERIES_ONLY: 'true',
+      PERSISTED_QUERIES_MANIFEST: '/etc/subgraph/persisted.json',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+    });
+
+    expect(config.metricsPort).toBe(9464);
+    expect(config.metricsEnabled).toBe(false);
+    expect(config.limits).toEqual({
+      maxDepth: 5,
+      maxAliases: 3,
+      maxDirectives: 4,
+      maxTokens: 200,
+      maxUpstreamCallsPerOperation: 10,
+      documentCacheBytes: 0,
+      persistedQueriesOnly: true,
+      persistedQueriesManifest: '/etc/subgraph/persisted.json',
+    });
+    expect(config.tracing).toEqual({ enabled: true });
+  });
+
+  test('tracing stays off when the SDK is disabled or the exporter is none', () => {
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318', OTEL_SDK_DISABLED: 'true' }).tracing.enabled).toBe(false);
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'none' }).tracing.enabled).toBe(false);
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).tracing.enabled).toBe(true);
+  });
+
+  test('lists every bad metrics, limit and tracing variable at once', () => {
+    const error = configError({
+      METRICS_PORT: '0',
+      MAX_UPSTREAM_CALLS_PER_OPERATION: '0',
+      MAX_QUERY_DEPTH: 'deep',
+      PERSISTED_QUERIES_ONLY: 'yes',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318',
+    });
+
+    expect(error.problems).toEqual([
+      'MAX_QUERY_DEPTH must be an integer from 1 to 1000 (got "deep")',
+      'MAX_UPSTREAM_CALLS_PER_OPERATION must be an integer from 1 to 1000000 (got "0")',
+      'PERSISTED_QUERIES_ONLY must be true or false (got "yes")',
+      'OTEL_EXPORTER_OTLP_ENDPOINT must be an absolute http(s) URL (got "collector:4318")',
+      'METRICS_PORT must be an integer from 1 to 65535 (got "0")',
+    ]);
+  });
+
+  test('PERSISTED_QUERIES_ONLY needs a manifest', () => {
+    expect(configError({ PERSISTED_QUERIES_ONLY: 'true' }).problems).toEqual([
+      'PERSISTED_QUERIES_ONLY=true needs PERSISTED_QUERIES_MANIFEST: the path of the persisted operations manifest',
+    ]);
   });
 
   test('all four upstream variables select the remote upstream, with the password kept secret and untrimmed', () => {

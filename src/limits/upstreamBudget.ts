@@ -1,0 +1,67 @@
+import { GraphQLError } from 'graphql';
+import { LimitCode } from './codes';
+
+/**
+ * How many distinct upstream calls one operation may make
+ * (MAX_UPSTREAM_CALLS_PER_OPERATION). One per request, in the context, and
+ * taken where calls are made (the loaders), because the number of calls is
+ * often only known at run time: list sizes multiply through nesting, and an
+ * `_entities` batch is as large as the router makes it. Also where the
+ * operation log and metrics read what the operation spent.
+ */
+export class UpstreamBudget {
+  private granted = 0;
+  private refused = 0;
+  private hits = 0;
+  private exceeded: GraphQLError | undefined;
+
+  constructor(readonly limit: number) {
+    if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`UpstreamBudget: limit must be an integer >= 0, got ${limit}`);
+  }
+
+  /** Takes one call from the budget; false once it is spent. */
+  tryTake(): boolean {
+    if (this.granted >= this.limit) {
+      this.refused += 1;
+      return false;
+    }
+    this.granted += 1;
+    return true;
+  }
+
+  /**
+   * The error every key beyond the budget fails with. One instance per
+   * operation: graphql-js wraps it per path anyway, and building (and
+   * source-mapping the stack of) 10,000 errors for one `_entities` batch cost
+   * seconds.
+   */
+  exceededError(): GraphQLError {
+    this.exceeded ??= budgetExceededError(this.limit);
+    return this.exceeded;
+  }
+
+  /** An answer served without a call (the answer cache): counted for the operation log, free of budget. */
+  recordCacheHit(): void {
+    this.hits += 1;
+  }
+
+  get calls(): number {
+    return this.granted;
+  }
+
+  get refusedCalls(): number {
+    return this.refused;
+  }
+
+  get cacheHits(): number {
+    return this.hits;
+  }
+}
+
+/** The error a key beyond the budget fails with, at its own path. */
+function budgetExceededError(limit: number): GraphQLError {
+  return new GraphQLError(
+    `This operation needs more than ${limit} upstream calls (MAX_UPSTREAM_CALLS_PER_OPERATION); split it into smaller operations`,
+    { extensions: { code: LimitCode.UPSTREAM_BUDGET_EXCEEDED, limit } },
+  );
+}

@@ -1,0 +1,26 @@
+/** What a label takes once its budget of distinct values is spent. */
+export const OTHER_LABEL = '__other__';
+
+/** GraphQL name syntax, capped in length: anything else is not a name a client chose honestly. */
+const NAME_PATTERN = /^[_A-Za-z][_0-9A-Za-z]{0,63}$/;
+
+/**
+ * Keeps a client-chosen label (the operation name) from growing the metric
+ * series without bound: the first `limit` distinct valid names are kept as
+ * they are, later ones share OTHER_LABEL. Every Prometheus series costs
+ * memory here and in the scraper for as long as the process lives, and a
+ * client can invent names at will.
+ */
+export class BoundedLabel {
+  private readonly seen = new Set<string>();
+
+  constructor(private readonly limit: number) {}
+
+  valueOf(name: string | null | undefined): string {
+    if (name === null || name === undefined || name === '') return '__anonymous__';
+    if (this.seen.has(name)) return name;
+    if (!NAME_PATTERN.test(name) || this.seen.size >= this.limit) return OTHER_LABEL;
+    this.seen.add(name);
+    return name;
+  }
+}

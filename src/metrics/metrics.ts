@@ -1,0 +1,112 @@
+import type { Registry } from 'prom-client';
+import { BoundedLabel } from './boundedLabel';
+import { createInstruments, type Instruments, type MetricsOptions } from './registry';
+
+/** Distinct operation names kept as labels; the rest count as `__other__`. */
+const DEFAULT_OPERATION_NAME_LIMIT = 200;
+
+export interface OperationRecord {
+  name: string | null | undefined;
+  /** query, mutation, subscription, or `unknown` when the document never parsed. */
+  type: string;
+  /** `ok`, or the first error code the client saw. */
+  outcome: string;
+  durationSeconds: number;
+  upstreamCalls: number;
+}
+
+/** One upstream HTTP attempt, as the HTTP client saw it (see HttpObserver). */
+export interface UpstreamAttemptRecord {
+  service: string;
+  /** The endpoint's path constant, never a URL: a query string carries reader ids. */
+  endpoint: string;
+  status?: number;
+  /** How the attempt ended when there is no status: `timeout` or `network`. */
+  failure?: string;
+  durationSeconds: number;
+  retryAfterSeconds?: number;
+}
+
+export type CacheResult = 'hit' | 'miss' | 'stale' | 'coalesced' | 'stale_if_error';
+export type BreakerState = 'closed' | 'half_open' | 'open';
+export type RenewalReason = 'expiry' | 'rejected';
+
+const BREAKER_VALUES: Record<BreakerState, number> = { closed: 0, half_open: 1, open: 2 };
+
+/**
+ * The recording functions the rest of the subgraph calls. Label values are
+ * bounded by construction: enums, path constants, error codes, and operation
+ * names through BoundedLabel. Nothing here takes a URL, a client id or a
+ * query text.
+ */
+export class Metrics {
+  readonly registry: Registry;
+  private readonly instruments: Instruments;
+  private readonly operationNames: BoundedLabel;
+
+  constructor(options: MetricsOptions & { operationNameLimit?: number } = {}) {
+    this.instruments = createInstruments(options);
+    this.registry = this.instruments.registry;
+    this.operationNames = new BoundedLabel(options.operationNameLimit ?? DEFAULT_OPERATION_NAME_LIMIT);
+  }
+
+  recordOperation(record: OperationRecord): void {
+    const labels = { operation_name: this.operationNames.valueOf(record.name), operation_type: record.type, outcome: record.outcome };
+    this.instruments.operations.inc(labels);
+    this.instruments.operationDuration.observe(labels, record.durationSeconds);
+    this.instruments.operationUpstreamCalls.observe({ operation_type: record.type }, record.upstreamCalls);
+  }
+
+  recordLimitRefusal(code: string): void {
+    this.instruments.limitRefusals.inc({ code });
+  }
+
+  recordUpstreamAttempt(attempt: UpstreamAttemptRecord): void {
+    const where = { service: attempt.service, endpoint: attempt.endpoint };
+    const labels = { ...where, status_class: statusClass(attempt) };
+    this.instruments.upstreamRequests.inc(labels);
+    this.instruments.upstreamDuration.observe(labels, attempt.durationSeconds);
+    if (attempt.status === 429) this.instruments.upstreamRateLimited.inc(where);
+    if (attempt.retryAfterSeconds !== undefined) {
+      this.instruments.upstreamRetryAfter.observe({ service: attempt.service }, attempt.retryAfterSeconds);
+    }
+  }
+
+  recordRetryAfterWait(budget: string, seconds: number): void {
+    this.instruments.upstreamRetryAfterWait.inc({ budget }, seconds);
+  }
+
+  recordCacheEvent(endpoint: string, result: CacheResult): void {
+    this.instruments.cacheEvents.inc({ endpoint, result });
+  }
+
+  recordGovernorWait(budget: string, seconds: number): void {
+    this.instruments.governorWaits.inc({ budget });
+    this.instruments.governorWaitSeconds.inc({ budget }, seconds);
+  }
+
+  recordGovernorRefusal(budget: string): void {
+    this.instruments.governorRefusals.inc({ budget });
+  }
+
+  setBreakerState(upstream: string, state: BreakerState): void {
+    this.instruments.breakerState.set({ upstream }, BREAKER_VALUES[state]);
+  }
+
+  recordSignIn(outcome: 'ok' | 'failed'): void {
+    this.instruments.signIns.inc({ outcome });
+  }
+
+  recordTokenRenewal(reason: RenewalReason): void {
+    this.instruments.tokenRenewals.inc({ reason });
+  }
+
+  recordBatch(loader: string, size: number): void {
+    this.instruments.loaderBatchSize.observe({ loader }, size);
+  }
+}
+
+function statusClass(attempt: UpstreamAttemptRecord): string {
+  if (attempt.status !== undefined) return `${Math.floor(attempt.status / 100)}xx`;
+  return attempt.failure ?? 'network';
+}

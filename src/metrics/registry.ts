@@ -1,0 +1,138 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/** Every metric name starts with this, so dashboards can tell ours from the exporter's. */
+const METRIC_PREFIX = 'subgraph_';
+
+/**
+ * Seconds. Upstream calls and operations both span a few milliseconds (cache,
+ * emulator) to the 10 s timeout; finer buckets at the low end show the cache.
+ */
+const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const BATCH_BUCKETS = [1, 2, 5, 10, 25, 50, 100, 250, 1000, 10_000];
+const CALLS_BUCKETS = [0, 1, 2, 5, 10, 25, 50, 100];
+const RETRY_AFTER_BUCKETS = [1, 2, 5, 10, 30, 60, 300, 3600];
+
+export interface MetricsOptions {
+  /** Process and event-loop metrics (prom-client's defaults). Off in unit tests that build many registries. */
+  processMetrics?: boolean;
+}
+
+/** The registry and every instrument, built once per process (tests build their own). */
+export function createInstruments(options: MetricsOptions = {}) {
+  const registry = new Registry();
+  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });
+  const registers = [registry];
+  const name = (suffix: string) => `${METRIC_PREFIX}${suffix}`;
+  return {
+    registry,
+    operations: new Counter({
+      name: name('graphql_operations_total'),
+      help: 'GraphQL operations by operation name (bounded), type and outcome (ok or the first error code)',
+      labelNames: ['operation_name', 'operation_type', 'outcome'] as const,
+      registers,
+    }),
+    operationDuration: new Histogram({
+      name: name('graphql_operation_duration_seconds'),
+      help: 'Time from request start to response, by operation name (bounded), type and outcome',
+      labelNames: ['operation_name', 'operation_type', 'outcome'] as const,
+      buckets: DURATION_BUCKETS,
+      registers,
+    }),
+    operationUpstreamCalls: new Histogram({
+      name: name('graphql_operation_upstream_calls'),
+      help: 'Upstream calls one operation was granted from its budget (MAX_UPSTREAM_CALLS_PER_OPERATION)',
+      labelNames: ['operation_type'] as const,
+      buckets: CALLS_BUCKETS,
+      registers,
+    }),
+    limitRefusals: new Counter({
+      name: name('graphql_limit_refusals_total'),
+      help: 'Operations or fields refused by a limit, by error code',
+      labelNames: ['code'] as const,
+      registers,
+    }),
+    upstreamRequests: new Counter({
+      name: name('upstream_requests_total'),
+      help: 'HTTP requests to an upstream (each attempt, retries included) by service, endpoint and status class',
+      labelNames: ['service', 'endpoint', 'status_class'] as const,
+      registers,
+    }),
+    upstreamDuration: new Histogram({
+      name: name('upstream_request_duration_seconds'),
+      help: 'Duration of one upstream HTTP attempt, by service, endpoint and status class',
+      labelNames: ['service', 'endpoint', 'status_class'] as const,
+      buckets: DURATION_BUCKETS,
+      registers,
+    }),
+    upstreamRateLimited: new Counter({
+      name: name('upstream_rate_limited_total'),
+      help: 'Upstream 429 answers by service and endpoint',
+      labelNames: ['service', 'endpoint'] as const,
+      registers,
+    }),
+    upstreamRetryAfter: new Histogram({
+      name: name('upstream_retry_after_seconds'),
+      help: 'Retry-After values the upstream sent (429, 503), in seconds',
+      labelNames: ['service'] as const,
+      buckets: RETRY_AFTER_BUCKETS,
+      registers,
+    }),
+    upstreamRetryAfterWait: new Counter({
+      name: name('upstream_retry_after_wait_seconds_total'),
+      help: 'Seconds the governor paused a budget because the upstream sent Retry-After',
+      labelNames: ['budget'] as const,
+      registers,
+    }),
+    cacheEvents: new Counter({
+      name: name('upstream_cache_events_total'),
+      help: 'Answer-cache lookups by endpoint and result: hit, miss, stale (served while refreshing), coalesced (joined a call in flight), stale_if_error',
+      labelNames: ['endpoint', 'result'] as const,
+      registers,
+    }),
+    governorWaits: new Counter({
+      name: name('upstream_governor_waits_total'),
+      help: 'Calls the rate governor queued until their budget had room, by budget',
+      labelNames: ['budget'] as const,
+      registers,
+    }),
+    governorWaitSeconds: new Counter({
+      name: name('upstream_governor_wait_seconds_total'),
+      help: 'Seconds calls were queued by the rate governor, by budget',
+      labelNames: ['budget'] as const,
+      registers,
+    }),
+    governorRefusals: new Counter({
+      name: name('upstream_governor_refusals_total'),
+      help: 'Calls the rate governor refused (queue full or wait too long), by budget',
+      labelNames: ['budget'] as const,
+      registers,
+    }),
+    breakerState: new Gauge({
+      name: name('upstream_breaker_state'),
+      help: 'Circuit breaker state per upstream: 0 closed, 1 half-open, 2 open',
+      labelNames: ['upstream'] as const,
+      registers,
+    }),
+    signIns: new Counter({
+      name: name('upstream_signins_total'),
+      help: 'Sign-ins to the reporting API by outcome (ok, failed)',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+    tokenRenewals: new Counter({
+      name: name('upstream_token_renewals_total'),
+      help: 'Reporting token renewals by reason: expiry (renewed ahead of exp) or rejected (after a 401)',
+      labelNames: ['reason'] as const,
+      registers,
+    }),
+    loaderBatchSize: new Histogram({
+      name: name('dataloader_batch_size'),
+      help: 'Keys per DataLoader batch, by loader',
+      labelNames: ['loader'] as const,
+      buckets: BATCH_BUCKETS,
+      registers,
+    }),
+  };
+}
+
+export type Instruments = ReturnType<typeof createInstruments>;
