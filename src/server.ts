@@ -4,7 +4,6 @@ import { ApolloServerPluginCacheControl } from '@apollo/server/plugin/cacheContr
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
-import { buildSubgraphSchema } from '@apollo/subgraph';
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import { DEFAULT_ANALYTICS_CONFIG, DEFAULT_LIMITS, type Config, type LimitsConfig } from './config';
 import { createContext, type CacheTtls, type Context, type SharedDependencies } from './context';
@@ -19,8 +18,7 @@ import { metricsHandler } from './metrics/handler';
 import type { Metrics } from './metrics/metrics';
 import { operationMetricsPlugin } from './metrics/operationMetricsPlugin';
 import { operationLogPlugin } from './operationLog';
-import { resolvers } from './resolvers';
-import { loadTypeDefs } from './schema';
+import { buildSchema } from './subgraphSchema';
 import { allowedOrigins, createCorsPolicy } from './web/cors';
 import { createGraphQLHandler } from './web/graphqlHandler';
 import type { RouteHandler } from './web/respond';
@@ -122,7 +120,7 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
 
 function createApollo(config: ServerConfig, limits: LimitsConfig, deps: ServerDependencies, httpServer: Server): ApolloServer<Context> {
   return new ApolloServer<Context>({
-    schema: buildSubgraphSchema({ typeDefs: loadTypeDefs(), resolvers }),
+    schema: buildSchema(),
     logger: deps.logger,
     // APQ and other Apollo caches: in Redis when replicas share state, so a query registered on one works on all.
     ...(deps.apolloCache === undefined ? {} : { cache: deps.apolloCache }),

@@ -7,7 +7,15 @@ import type { RunningEmulator } from '../../emulator';
 import { Metrics } from '../../src/metrics/metrics';
 import { postGraphQL } from '../support/federationGateway';
 import { countOf, familyNames, scrape, valueOf } from '../support/metricsText';
-import { addFault, advanceClock, clearFaults, startSmallEmulator, startSubgraph, type RunningSubgraph } from '../support/subgraphHttp';
+import {
+  PASS_THROUGH,
+  addFault,
+  advanceClock,
+  clearFaults,
+  startSmallEmulator,
+  startSubgraph,
+  type RunningSubgraph,
+} from '../support/subgraphHttp';
 
 const RENDER = { service: 'recommender', endpoint: '/recommenderexperience/render.json' };
 const SIGN_IN = { service: 'reporting', endpoint: '/api/user/signin' };
@@ -24,7 +32,8 @@ const metrics = new Metrics();
 
 beforeAll(async () => {
   emulator = await startSmallEmulator();
-  subgraph = await startSubgraph(emulator, { timeoutMs: 10_000, metrics });
+  // Every call reaches the upstream here, so upstream counters move by what each operation asked; the cache has its own test.
+  subgraph = await startSubgraph(emulator, { timeoutMs: 10_000, metrics, protection: PASS_THROUGH });
   metricsUrl = `${subgraph.baseUrl}/metrics`;
 });
 
@@ -83,6 +92,30 @@ describe('GET /metrics', () => {
     expect(countsAfter.map((count, index) => count - countsBefore[index])).toEqual([2, 2, 3, 4]);
   });
 
+  it('counts the shared cache: a miss, then a hit for the same parameters from another operation', async () => {
+    const cachedMetrics = new Metrics();
+    const cached = await startSubgraph(emulator, { timeoutMs: 10_000, metrics: cachedMetrics });
+    try {
+      const cachedUrl = `${cached.baseUrl}/metrics`;
+      const before = await scrape(cachedUrl);
+      const query = 'query Sports($id: ID!) { recommendations(experienceId: $id, domain: "sportsdesk.example") { url } }';
+      expect((await postGraphQL(cached.graphqlUrl, query, { id: experienceId() })).errors).toBeUndefined();
+      expect((await postGraphQL(cached.graphqlUrl, query, { id: experienceId() })).errors).toBeUndefined();
+      const after = await scrape(cachedUrl);
+
+      const moved = (result: string) =>
+        valueOf(after, 'subgraph_upstream_cache_events_total', { endpoint: RENDER.endpoint, result }) -
+        valueOf(before, 'subgraph_upstream_cache_events_total', { endpoint: RENDER.endpoint, result });
+      expect([moved('miss'), moved('hit')]).toEqual([1, 1]);
+      expect(
+        valueOf(after, 'subgraph_upstream_requests_total', { ...RENDER, status_class: '2xx' }) -
+          valueOf(before, 'subgraph_upstream_requests_total', { ...RENDER, status_class: '2xx' }),
+      ).toBe(1);
+    } finally {
+      await cached.close();
+    }
+  });
+
   it('counts 429s and the Retry-After the upstream asked for', async () => {
     await addFault(emulator, { target: 'render', status: 429, rate: 1 });
     const before = await scrape(metricsUrl);
@@ -90,12 +123,13 @@ describe('GET /metrics', () => {
     const result = await postGraphQL(subgraph.graphqlUrl, FRONT, { id: experienceId() });
     const after = await scrape(metricsUrl);
 
+    // The governor retries a 429 once when its Retry-After fits the call's deadline: two 429s, each with its Retry-After.
     expect(result.errors?.map((error) => error.extensions?.code)).toEqual(['UPSTREAM_RATE_LIMITED']);
     expect(
       valueOf(after, 'subgraph_upstream_rate_limited_total', RENDER) - valueOf(before, 'subgraph_upstream_rate_limited_total', RENDER),
-    ).toBe(1);
+    ).toBe(2);
     expect(await countOf(metrics.registry, 'subgraph_upstream_retry_after_seconds', { service: 'recommender' })).toBe(
-      retryAftersBefore + 1,
+      retryAftersBefore + 2,
     );
     expect(
       valueOf(after, 'subgraph_graphql_operations_total', { operation_name: 'Front', outcome: 'UPSTREAM_RATE_LIMITED' }) -
