@@ -3,9 +3,11 @@ import { alignInstant } from './analytics/window';
 import type { AnalyticsConfig, Config } from './config';
 import type { RecommenderAPI } from './datasources/recommenderAPI';
 import type { ReportingAPI } from './datasources/reportingAPI';
+import type { RenderParams } from './datasources/wire';
 import { createArticleMetricsLoader, type ArticleMetricsLoader } from './loaders/articleMetrics';
 import { createRecommendationsLoader, type RecommendationsLoader } from './loaders/recommendations';
 import { budgetedReporting } from './limits/budgetedReporting';
+import { countingCacheHits } from './limits/cacheHits';
 import { UpstreamBudget } from './limits/upstreamBudget';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics/metrics';
@@ -59,10 +61,11 @@ export interface SharedDependencies {
 export function createContext(shared: SharedDependencies): Context {
   const budget = new UpstreamBudget(shared.maxUpstreamCallsPerOperation ?? DEFAULT_MAX_UPSTREAM_CALLS);
   const metrics = shared.metrics;
-  const reporting = budgetedReporting(shared.reporting, budget);
+  const reporting = budgetedReporting({ query: countingCacheHits((body) => shared.reporting.query(body), budget) }, budget);
+  const recommender = { render: countingCacheHits((params: RenderParams) => shared.recommender.render(params), budget) };
   return {
     reporting,
-    recommendations: createRecommendationsLoader(shared.recommender, {
+    recommendations: createRecommendationsLoader(recommender, {
       maxConcurrency: shared.renderMaxConcurrency,
       budget,
       ...(metrics === undefined ? {} : { onBatch: (size: number) => metrics.recordBatch('recommendations', size) }),

@@ -40,9 +40,10 @@ export class UpstreamBudget {
     return this.exceeded;
   }
 
-  /** An answer served without a call (the answer cache): counted for the operation log, free of budget. */
+  /** An answer served without a call (the answer cache), after tryTake granted one: counted for the operation log, and given back. */
   recordCacheHit(): void {
     this.hits += 1;
+    if (this.granted > 0) this.granted -= 1;
   }
 
   get calls(): number {

@@ -1,10 +1,11 @@
+import type { RenderParams } from '../../src/datasources/wire';
 import { createLogger } from '../../src/logger';
 import { BoundedLabel, OTHER_LABEL } from '../../src/metrics/boundedLabel';
 import { Metrics } from '../../src/metrics/metrics';
 import { upstreamEventMetrics } from '../../src/metrics/upstreamEvents';
 import { upstreamMetricsObserver } from '../../src/metrics/upstreamObserver';
 import { countOf } from '../support/metricsText';
-import { execute, startTestServer } from '../support/subgraph';
+import { execute, fakeRecommender, startTestServer } from '../support/subgraph';
 
 describe('BoundedLabel', () => {
   it('keeps the first names, then answers __other__; anonymous and malformed names never take a slot', () => {
@@ -64,7 +65,10 @@ describe('the operation log', () => {
   it('writes one info line per operation with its outcome, upstream calls and cache hits', async () => {
     const written: string[] = [];
     const logger = createLogger({ logLevel: 'info' }, { write: (line: string) => written.push(line) });
-    const server = await startTestServer({ logger });
+    // Answers stamped now: fetched by this operation, not served from the answer cache (src/limits/cacheHits.ts).
+    const fake = fakeRecommender();
+    const recommender = { ...fake, render: async (params: RenderParams) => ({ ...(await fake.render(params)), fetchedAt: Date.now() }) };
+    const server = await startTestServer({ logger, recommender });
     try {
       await execute(
         server,
