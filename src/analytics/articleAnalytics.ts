@@ -8,7 +8,6 @@ import { Metric, TimeUnit } from '../enums';
 import { hintDashboardAnswer } from '../resolvers/cacheHints';
 import { rejectInvalid } from '../errors';
 import type { ArticleAnalyticsParent } from '../resolvers/mappers';
-import { windowFromArgument } from './enumDefaults';
 import { selectedMetrics } from './selection';
 import { resolveWindow, validateWindow, type ResolvedWindow } from './window';
 
@@ -30,7 +29,7 @@ export async function resolveArticleAnalytics(
   context: Pick<Context, 'articleMetrics' | 'operationInstant' | 'analyticsMemo' | 'cacheTtls'>,
   info: GraphQLResolveInfo,
 ): Promise<ArticleAnalyticsParent> {
-  const input = windowFromArgument(window ?? DEFAULT_ANALYTICS_WINDOW);
+  const input = window ?? DEFAULT_ANALYTICS_WINDOW;
   const resolved = context.analyticsMemo.window(input, () => {
     rejectInvalid(validateWindow(input, 'window'));
     return resolveWindow(input, context.operationInstant);

@@ -4,7 +4,6 @@ import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '
 import { Dimension, FilterOperator, Granularity, Metric, SortDirection, TimeUnit } from '../enums';
 import type { InvalidArgument } from '../errors';
 import type { ArticleRankingParent } from '../resolvers/mappers';
-import { metricFromArgument, windowFromArgument } from './enumDefaults';
 import { validateWindow, type ResolvedWindow } from './window';
 
 const MAX_TOP_ARTICLES = 100;
@@ -27,8 +26,8 @@ export interface TopArticlesRequest {
 
 export function toTopArticlesRequest(args: Partial<QueryTopArticlesArgs>): TopArticlesRequest {
   const request: TopArticlesRequest = {
-    window: windowFromArgument(args.window ?? TOP_ARTICLES_DEFAULTS.window),
-    metric: metricFromArgument(args.metric ?? TOP_ARTICLES_DEFAULTS.metric),
+    window: args.window ?? TOP_ARTICLES_DEFAULTS.window,
+    metric: args.metric ?? TOP_ARTICLES_DEFAULTS.metric,
     limit: args.limit ?? TOP_ARTICLES_DEFAULTS.limit,
   };
   if (args.domain != null) request.domain = args.domain;

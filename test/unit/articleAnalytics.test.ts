@@ -1,5 +1,4 @@
 import { articleMetricsQuery, canonicalMetrics, chunkUrls } from '../../src/analytics/articleMetricsQuery';
-import { metricFromArgument, windowFromArgument } from '../../src/analytics/enumDefaults';
 import { toTopArticlesRequest, validateTopArticles } from '../../src/analytics/topArticles';
 import { alignInstant, resolveWindow, validateWindow, type ResolvedWindow } from '../../src/analytics/window';
 import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../src/datasources/wire';
@@ -130,13 +129,6 @@ describe('windows', () => {
     ]);
     expect(validateWindow({}, 'window')).toEqual([{ path: 'window', message: 'give exactly one of last and range' }]);
     expect(validateWindow({ range: { start: '2026-11-01', end: '2026-11-02' } }, 'window')).toEqual([]);
-  });
-
-  it('reads enum defaults under either name (buildSubgraphSchema keeps schema names in defaults)', () => {
-    expect(windowFromArgument({ last: { number: 7, unit: 'DAY' as 'day' } })).toEqual({ last: { number: 7, unit: 'day' } });
-    expect(metricFromArgument('PAGE_VIEWS_TOTAL')).toBe('pageViewsTotal');
-    expect(metricFromArgument('newArticles')).toBe('newArticles');
-    expect(() => metricFromArgument('NOPE')).toThrow(/neither/);
   });
 });
 

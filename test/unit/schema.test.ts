@@ -1,16 +1,37 @@
 import path from 'node:path';
-import { buildSubgraphSchema } from '@apollo/subgraph';
-import { GraphQLEnumType, GraphQLError, isEnumType, isInputObjectType, isObjectType, Kind, parse, type GraphQLSchema } from 'graphql';
+import {
+  GraphQLEnumType,
+  GraphQLError,
+  isEnumType,
+  isInputObjectType,
+  isObjectType,
+  Kind,
+  parse,
+  printSchema,
+  type GraphQLSchema,
+} from 'graphql';
 import { resolvers } from '../../src/resolvers';
 import { DateTimeScalar } from '../../src/scalars/dateTime';
 import { checkedUpstreamTimeToIso, parseIsoInstant, upstreamTimeToIso } from '../../src/scalars/instants';
 import { loadTypeDefs, SCHEMA_DIR, schemaDirFor } from '../../src/schema';
+import { buildSchema } from '../../src/subgraphSchema';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 
 function subgraphSchema(): GraphQLSchema {
-  return buildSubgraphSchema({ typeDefs: loadTypeDefs(), resolvers });
+  return buildSchema();
 }
+
+describe('enum defaults', () => {
+  it('hold the upstream names the enums map to, so the schema prints (introspection) and resolvers get upstream names', () => {
+    const schema = subgraphSchema();
+    const topArticles = schema.getQueryType()?.getFields().topArticles;
+
+    expect(topArticles?.args.find((arg) => arg.name === 'metric')?.defaultValue).toBe('pageViewsTotal');
+    expect(topArticles?.args.find((arg) => arg.name === 'window')?.defaultValue).toEqual({ last: { number: 1, unit: 'day' } });
+    expect(printSchema(schema)).toContain('metric: Metric = PAGE_VIEWS_TOTAL');
+  });
+});
 
 describe('schema files', () => {
   it('are found from the module location, under src/ and under dist/src/', () => {
