@@ -83,6 +83,11 @@ export class Metrics {
   recordGovernorWait(budget: string, seconds: number): void {
     this.instruments.governorWaits.inc({ budget });
     this.instruments.governorWaitSeconds.inc({ budget }, seconds);
+    this.instruments.governorQueueLength.inc({ budget });
+  }
+
+  recordGovernorRelease(budget: string): void {
+    this.instruments.governorQueueLength.dec({ budget });
   }
 
   recordGovernorRefusal(budget: string): void {

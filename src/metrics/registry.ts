@@ -101,6 +101,12 @@ export function createInstruments(options: MetricsOptions = {}) {
       labelNames: ['budget'] as const,
       registers,
     }),
+    governorQueueLength: new Gauge({
+      name: name('upstream_governor_queue_length'),
+      help: 'Calls waiting for their budget in the rate governor right now, by budget',
+      labelNames: ['budget'] as const,
+      registers,
+    }),
     governorRefusals: new Counter({
       name: name('upstream_governor_refusals_total'),
       help: 'Calls the rate governor refused (queue full or wait too long), by budget',

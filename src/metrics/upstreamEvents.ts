@@ -3,7 +3,7 @@ import type { Metrics } from './metrics';
 
 type EventMetrics = Pick<
   Metrics,
-  'recordCacheEvent' | 'recordGovernorWait' | 'recordGovernorRefusal' | 'recordRetryAfterWait' | 'setBreakerState'
+  'recordCacheEvent' | 'recordGovernorWait' | 'recordGovernorRelease' | 'recordGovernorRefusal' | 'recordRetryAfterWait' | 'setBreakerState'
 >;
 
 /**
@@ -33,6 +33,7 @@ export function upstreamEventMetrics(metrics: EventMetrics): (event: UpstreamEve
 function recordGovernor(metrics: EventMetrics, event: Extract<UpstreamEvent, { type: 'governor' }>): void {
   const seconds = event.waitMs / 1000;
   if (event.outcome === 'queued') metrics.recordGovernorWait(event.budget, seconds);
+  else if (event.outcome === 'released') metrics.recordGovernorRelease(event.budget);
   else if (event.outcome === 'refused') metrics.recordGovernorRefusal(event.budget);
   else metrics.recordRetryAfterWait(event.budget, seconds);
 }

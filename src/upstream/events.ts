@@ -17,7 +17,13 @@ export type UpstreamEvent =
       service: UpstreamService;
       endpoint: string;
     }
-  | { type: 'governor'; outcome: 'queued' | 'refused' | 'paused'; budget: BudgetName; waitMs: number }
+  | {
+      type: 'governor';
+      /** queued: starts waiting for its budget; released: that wait is over; refused: would wait too long; paused: an upstream 429 */
+      outcome: 'queued' | 'released' | 'refused' | 'paused';
+      budget: BudgetName;
+      waitMs: number;
+    }
   | { type: 'breaker'; service: UpstreamService; state: 'open' | 'half_open' | 'closed' }
   | { type: 'rate_limited'; service: UpstreamService; endpoint: string; retryAfterSeconds?: number };
 

@@ -47,6 +47,8 @@ export class Governor {
     if (reservation.waitMs > 0) {
       this.options.onEvent({ type: 'governor', outcome: 'queued', budget: budget.name, waitMs: reservation.waitMs });
       await this.options.sleep(reservation.waitMs);
+      // Paired with `queued`, so the calls waiting right now (the queue's length) can be followed.
+      this.options.onEvent({ type: 'governor', outcome: 'released', budget: budget.name, waitMs: reservation.waitMs });
     }
   }
 

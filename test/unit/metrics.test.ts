@@ -56,8 +56,11 @@ describe('the upstream metrics observer', () => {
     expect(text).toContain('subgraph_upstream_governor_refusals_total{budget="render"} 1');
     expect(text).toContain('subgraph_upstream_retry_after_wait_seconds_total{budget="reporting"} 2');
     expect(text).toContain('subgraph_upstream_breaker_state{upstream="recommender"} 2');
+    expect(text).toContain('subgraph_upstream_governor_queue_length{budget="render"} 1');
     onEvent({ type: 'breaker', service: 'recommender', state: 'half_open' });
+    onEvent({ type: 'governor', outcome: 'released', budget: 'render', waitMs: 250 });
     expect(await metrics.registry.getSingleMetricAsString('subgraph_upstream_breaker_state')).toContain('{upstream="recommender"} 1');
+    expect(await metrics.registry.getSingleMetricAsString('subgraph_upstream_governor_queue_length')).toContain('{budget="render"} 0');
   });
 });
 

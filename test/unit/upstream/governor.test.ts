@@ -52,7 +52,9 @@ describe('Governor', () => {
     expect(slept).toEqual([1_000, 1_000]);
     expect(events).toEqual([
       { type: 'governor', outcome: 'queued', budget: 'reporting', waitMs: 1_000 },
+      { type: 'governor', outcome: 'released', budget: 'reporting', waitMs: 1_000 },
       { type: 'governor', outcome: 'queued', budget: 'reporting', waitMs: 1_000 },
+      { type: 'governor', outcome: 'released', budget: 'reporting', waitMs: 1_000 },
     ]);
   });
 
