@@ -54,6 +54,15 @@ describe('the budget in an operation', () => {
     expect(result.errors?.[0].path).toEqual(['c']);
     expect(result.data).toEqual({ a: [{ total: 100 }], b: [{ total: 100 }], c: null });
   });
+
+  it('lets identical aliased dashboards share one call and one unit of the budget', async () => {
+    server = await startTestServer({ config: { limits: { ...DEFAULT_LIMITS, maxUpstreamCallsPerOperation: 1 } } });
+    const today = 'dashboard(query: { dates: { last: { number: 1, unit: DAY } }, metrics: [PAGE_VIEWS_TOTAL] }) { total }';
+    const result = await execute(server, `{ a: ${today} b: ${today} }`);
+    expect(result.errors).toBeUndefined();
+    expect(server.reporting.bodies).toHaveLength(1);
+    expect(result.data).toEqual({ a: [{ total: 100 }], b: [{ total: 100 }] });
+  });
 });
 
 describe('schema hints', () => {
