@@ -2,17 +2,7 @@ import type { RecommendationWire, RenderParams } from '../../src/datasources/wir
 import { settleWithConcurrency } from '../../src/loaders/concurrency';
 import { createRecommendationsLoader, renderBatch, renderCacheKey } from '../../src/loaders/recommendations';
 import { FAKE_FETCHED_AT, fakeRecommender, itemsFor } from '../support/subgraph';
-
-/** A promise the test settles by hand, to hold calls in flight. */
-function deferred<T>() {
-  let resolve!: (value: T) => void;
-  let reject!: (reason: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
+import { deferred } from '../support/deferred';
 
 describe('renderCacheKey', () => {
   it('is the same for the same parameter set, whatever the property order', () => {

@@ -1,14 +1,5 @@
 import { Coalescer } from '../../../src/upstream/coalescer';
-
-function deferred<T>() {
-  let resolve!: (value: T) => void;
-  let reject!: (reason: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
+import { deferred } from '../../support/deferred';
 
 describe('Coalescer', () => {
   test('identical calls in flight share one start; different keys do not', async () => {
