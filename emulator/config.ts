@@ -1,3 +1,5 @@
+import { EnvReader } from '../src/config/env';
+
 /** How to start an emulator; every field has a default. */
 export interface EmulatorOptions {
   /** 0 (the default) picks a free port. */
@@ -97,15 +99,16 @@ const RATE_VARIABLES = [
 /**
  * The one parser of the `EMULATOR_*` variables that shape the data and the
  * limits, shared by `npm run emulator` and the subgraph's embedded emulator
- * (src/config.ts). Unset or empty variables are left out, so the defaults
- * apply; every unusable one is listed in `problems`, none thrown.
+ * (src/config/upstream.ts), read with the subgraph's own EnvReader so both
+ * accept the same numbers. Unset or empty variables are left out, so the
+ * defaults apply; every unusable one is listed in `problems`, none thrown.
  */
 export function readEmulatorEnv(env: NodeJS.ProcessEnv): { options: EmulatorBehaviour; problems: string[] } {
   const reader = new EnvReader(env);
   const options: EmulatorBehaviour = {};
   const seed = reader.integer('EMULATOR_SEED', LIMITS.seed);
   if (seed !== undefined) options.seed = seed;
-  const scale = reader.scale('EMULATOR_SCALE');
+  const scale = reader.decimal('EMULATOR_SCALE', { above: 0, max: LIMITS.scale.max });
   if (scale !== undefined) options.scale = scale;
   const ttl = reader.integer('EMULATOR_TOKEN_TTL_SECONDS', LIMITS.tokenTtlSeconds);
   if (ttl !== undefined) options.tokenTtlSeconds = ttl;
@@ -126,40 +129,9 @@ export function readEmulatorEnv(env: NodeJS.ProcessEnv): { options: EmulatorBeha
 export function emulatorOptionsFromEnv(env: NodeJS.ProcessEnv): EmulatorOptions {
   const reader = new EnvReader(env);
   const port = reader.integer('EMULATOR_PORT', LIMITS.port);
-  const host = env.EMULATOR_HOST?.trim();
+  const host = reader.text('EMULATOR_HOST');
   const { options, problems } = readEmulatorEnv(env);
   const all = [...reader.problems, ...problems];
   if (all.length > 0) throw new Error(all.join('; '));
-  return { ...(port === undefined ? {} : { port }), ...(host === undefined || host === '' ? {} : { host }), ...options };
-}
-
-/** Collects a problem per unusable variable; the value is then left out. */
-class EnvReader {
-  readonly problems: string[] = [];
-
-  constructor(private readonly env: NodeJS.ProcessEnv) {}
-
-  integer(name: string, range: Range): number | undefined {
-    const text = this.text(name);
-    if (text === undefined) return undefined;
-    const value = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-    if (isInteger(value, range)) return value;
-    this.problems.push(`${name} must be an integer from ${range.min} to ${range.max} (got ${JSON.stringify(text)})`);
-    return undefined;
-  }
-
-  /** Plain decimals only (`0.5`, `2`): an exponent or a bare `.5` is more likely a typo than intended. */
-  scale(name: string): number | undefined {
-    const text = this.text(name);
-    if (text === undefined) return undefined;
-    const value = /^\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN;
-    if (isScale(value)) return value;
-    this.problems.push(`${name} must be a number > 0 and <= ${LIMITS.scale.max} (got ${JSON.stringify(text)})`);
-    return undefined;
-  }
-
-  private text(name: string): string | undefined {
-    const text = this.env[name]?.trim();
-    return text === undefined || text === '' ? undefined : text;
-  }
+  return { ...(port === undefined ? {} : { port }), ...(host === undefined ? {} : { host }), ...options };
 }

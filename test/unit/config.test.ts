@@ -1,4 +1,20 @@
-import { ConfigError, loadConfig, type Config } from '../../src/config';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  ConfigError,
+  DEFAULT_ANALYTICS_CONFIG,
+  DEFAULT_BREAKER_CONFIG,
+  DEFAULT_CACHE_CONFIG,
+  DEFAULT_LIMITS,
+  EMBEDDED_GOVERNOR_CONFIG,
+  loadConfig,
+  SERVER_DEFAULTS,
+  UPSTREAM_CALL_DEFAULTS,
+  type Config,
+} from '../../src/config';
+import type { ReadSecretFile } from '../../src/config/env';
+import { tracingWanted } from '../../src/config/tracing';
 import { emulatorOptionsFromEnv } from '../../emulator';
 import { Secret } from '../../src/secret';
 
@@ -9,9 +25,9 @@ const REMOTE = {
   REPORTING_PASSWORD: ' pass word with spaces ',
 };
 
-function configError(env: NodeJS.ProcessEnv): ConfigError {
+function configError(env: NodeJS.ProcessEnv, readSecretFile?: ReadSecretFile): ConfigError {
   try {
-    loadConfig(env);
+    loadConfig(env, readSecretFile);
   } catch (error) {
     if (error instanceof ConfigError) return error;
     throw error;
@@ -30,7 +46,13 @@ describe('loadConfig', () => {
       upstream: { mode: 'embedded', emulator: {} },
       upstreamTimeoutMs: 10_000,
       renderMaxConcurrency: 8,
+      upstreamMaxResponseBytes: 8_388_608,
+      maxRetryAfterSeconds: 300,
+      reportingMaxRows: 500,
+      signinFailureBackoffSeconds: 60,
       corsOrigins: [],
+      shutdownDelaySeconds: 5,
+      responseCacheEnabled: true,
       cache: { renderTtlSeconds: 60, dashboardTtlSeconds: 60, staleIfErrorSeconds: 600 },
       analytics: { chunkSize: 500, windowAlignSeconds: 60 },
       governor: { reportingPerMinute: 600, signinPerMinute: 20, renderPerMinute: 6_000, queueTimeoutMs: 2_000 },
@@ -310,5 +332,208 @@ describe('loadConfig', () => {
     expect(Object.isFrozen(config.upstream)).toBe(true);
     if (config.upstream.mode !== 'embedded') throw new Error('expected embedded mode');
     expect(Object.isFrozen(config.upstream.emulator)).toBe(true);
+  });
+});
+
+describe('the variables other modules take as options', () => {
+  test('each is read, with its documented default when unset', () => {
+    const config = loadConfig({
+      UPSTREAM_MAX_RESPONSE_BYTES: '1048576',
+      MAX_RETRY_AFTER_SECONDS: '60',
+      REPORTING_MAX_ROWS: '1000',
+      SIGNIN_FAILURE_BACKOFF_SECONDS: '5',
+      SHUTDOWN_DELAY_SECONDS: '0',
+      RESPONSE_CACHE_ENABLED: 'false',
+      DOCTOR_EXPERIENCE_ID: ' exp-1 ',
+    });
+
+    expect(config).toMatchObject({
+      upstreamMaxResponseBytes: 1_048_576,
+      maxRetryAfterSeconds: 60,
+      reportingMaxRows: 1000,
+      signinFailureBackoffSeconds: 5,
+      shutdownDelaySeconds: 0,
+      responseCacheEnabled: false,
+      doctorExperienceId: 'exp-1',
+    });
+    expect(loadConfig({})).not.toHaveProperty('doctorExperienceId');
+    expect(loadConfig({ DOCTOR_EXPERIENCE_ID: '  ' })).not.toHaveProperty('doctorExperienceId');
+  });
+
+  test('each unusable one is named with its range', () => {
+    expect(
+      configError({
+        UPSTREAM_MAX_RESPONSE_BYTES: '1000',
+        MAX_RETRY_AFTER_SECONDS: '0',
+        REPORTING_MAX_ROWS: '1001',
+        SIGNIN_FAILURE_BACKOFF_SECONDS: '901',
+        SHUTDOWN_DELAY_SECONDS: '-1',
+        RESPONSE_CACHE_ENABLED: 'maybe',
+      }).problems,
+    ).toEqual([
+      'SHUTDOWN_DELAY_SECONDS must be an integer from 0 to 600 (got "-1")',
+      'RESPONSE_CACHE_ENABLED must be true or false (got "maybe")',
+      'UPSTREAM_MAX_RESPONSE_BYTES must be an integer from 1024 to 1073741824 (got "1000")',
+      'MAX_RETRY_AFTER_SECONDS must be an integer from 1 to 86400 (got "0")',
+      'REPORTING_MAX_ROWS must be an integer from 1 to 1000 (got "1001")',
+      'SIGNIN_FAILURE_BACKOFF_SECONDS must be an integer from 1 to 900 (got "901")',
+    ]);
+  });
+
+  test('analytics chunks follow REPORTING_MAX_ROWS: a smaller cap shrinks the default chunk, a larger chunk is refused', () => {
+    expect(loadConfig({ REPORTING_MAX_ROWS: '200' }).analytics.chunkSize).toBe(200);
+    expect(loadConfig({ REPORTING_MAX_ROWS: '1000' }).analytics.chunkSize).toBe(500);
+    expect(loadConfig({ REPORTING_MAX_ROWS: '1000', ANALYTICS_CHUNK_SIZE: '800' }).analytics.chunkSize).toBe(800);
+    expect(configError({ ANALYTICS_CHUNK_SIZE: '800' }).problems).toEqual([
+      "ANALYTICS_CHUNK_SIZE (800) must not exceed REPORTING_MAX_ROWS (500): each chunk's rows must fit in one query",
+    ]);
+  });
+
+  test('the exported defaults are what an empty environment gives, so code that is given no configuration agrees with it', () => {
+    const config = loadConfig({});
+
+    expect(config.cache).toEqual(DEFAULT_CACHE_CONFIG);
+    expect(config.governor).toEqual(EMBEDDED_GOVERNOR_CONFIG);
+    expect(config.breaker).toEqual(DEFAULT_BREAKER_CONFIG);
+    expect(config.analytics).toEqual(DEFAULT_ANALYTICS_CONFIG);
+    expect(config.limits).toEqual(DEFAULT_LIMITS);
+    expect(config).toMatchObject({ ...SERVER_DEFAULTS, ...UPSTREAM_CALL_DEFAULTS });
+  });
+});
+
+describe('*_FILE secrets', () => {
+  let directory: string;
+  const { REPORTING_PASSWORD: _password, ...REMOTE_WITHOUT_PASSWORD } = REMOTE;
+
+  beforeAll(() => {
+    directory = mkdtempSync(join(tmpdir(), 'config-test-'));
+  });
+
+  afterAll(() => {
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  function secretFile(name: string, content: string): string {
+    const path = join(directory, name);
+    writeFileSync(path, content);
+    return path;
+  }
+
+  test('REPORTING_PASSWORD_FILE gives the password, trailing newline removed, other whitespace kept', () => {
+    const path = secretFile('password', ' pass word \n');
+
+    const config = loadConfig({ ...REMOTE_WITHOUT_PASSWORD, REPORTING_PASSWORD_FILE: path });
+
+    if (config.upstream.mode !== 'remote') throw new Error('expected remote mode');
+    expect(config.upstream.password.reveal()).toBe(' pass word ');
+    expect(JSON.stringify(config)).not.toContain('pass word');
+  });
+
+  test('the file is read once, at start-up', () => {
+    const path = secretFile('password-once', 'once\r\n');
+    const read = jest.fn((file: string) => readFileSync(file, 'utf8'));
+
+    const config = loadConfig({ ...REMOTE_WITHOUT_PASSWORD, REPORTING_PASSWORD_FILE: path }, read);
+
+    expect(read.mock.calls).toEqual([[path]]);
+    if (config.upstream.mode !== 'remote') throw new Error('expected remote mode');
+    expect(config.upstream.password.reveal()).toBe('once');
+  });
+
+  test('REPORTING_PASSWORD_FILE alone counts as the password: the other three are named missing', () => {
+    const path = secretFile('password-alone', 'x\n');
+
+    expect(configError({ REPORTING_PASSWORD_FILE: path }).problems).toEqual([
+      expect.stringMatching(/^REPORTING_BASE_URL, RECOMMENDER_URL, REPORTING_EMAIL are missing/),
+    ]);
+  });
+
+  test('setting both a variable and its _FILE is an error naming both, and the file is not read', () => {
+    const path = secretFile('password-both', 'file-content-secret\n');
+    const read = jest.fn((file: string) => readFileSync(file, 'utf8'));
+
+    const error = configError({ ...REMOTE, REPORTING_PASSWORD_FILE: path });
+    const redis = configError({ REDIS_URL: 'redis://r:6379', REDIS_URL_FILE: path });
+    expect(() => loadConfig({ ...REMOTE, REPORTING_PASSWORD_FILE: path }, read)).toThrow(ConfigError);
+
+    expect(error.problems).toEqual(['REPORTING_PASSWORD and REPORTING_PASSWORD_FILE are both set: set only one of them']);
+    expect(redis.problems).toEqual(['REDIS_URL and REDIS_URL_FILE are both set: set only one of them']);
+    expect(read).not.toHaveBeenCalled();
+    expect(error.message).not.toContain(REMOTE.REPORTING_PASSWORD);
+  });
+
+  test('a missing file is an error naming the path', () => {
+    const path = join(directory, 'no-such-file');
+
+    expect(configError({ ...REMOTE_WITHOUT_PASSWORD, REPORTING_PASSWORD_FILE: path }).problems).toEqual([
+      `REPORTING_PASSWORD_FILE names a file that cannot be read: ${path} (ENOENT)`,
+    ]);
+  });
+
+  test('an unreadable file is an error naming the path, never its content', () => {
+    const unreadable = (): string => {
+      throw Object.assign(new Error('EACCES: permission denied, the file said hunter2'), { code: 'EACCES' });
+    };
+
+    const error = configError({ ...REMOTE_WITHOUT_PASSWORD, REPORTING_PASSWORD_FILE: '/run/secrets/password' }, unreadable);
+    const directoryError = configError({ REDIS_URL_FILE: directory });
+
+    expect(error.problems).toEqual(['REPORTING_PASSWORD_FILE names a file that cannot be read: /run/secrets/password (EACCES)']);
+    expect(error.message).not.toContain('hunter2');
+    expect(directoryError.problems).toEqual([`REDIS_URL_FILE names a file that cannot be read: ${directory} (EISDIR)`]);
+  });
+
+  test('an empty file is an error naming the path', () => {
+    const path = secretFile('empty', '\n');
+
+    expect(configError({ ...REMOTE_WITHOUT_PASSWORD, REPORTING_PASSWORD_FILE: path }).problems).toEqual([
+      `REPORTING_PASSWORD_FILE names an empty file: ${path}`,
+    ]);
+  });
+
+  test('REDIS_URL_FILE gives the Redis URL, kept secret; a bad one is refused without echoing it', () => {
+    const good = secretFile('redis-url', 'rediss://:s3cret@redis.internal:6380/2\n');
+    const bad = secretFile('redis-url-bad', 'http://:pw-in-file@redis.internal\n');
+
+    const redis = loadConfig({ REDIS_URL_FILE: good }).redis;
+    const error = configError({ REDIS_URL_FILE: bad });
+
+    expect(redis?.url.reveal()).toBe('rediss://:s3cret@redis.internal:6380/2');
+    expect(JSON.stringify(redis)).not.toContain('s3cret');
+    expect(error.problems).toEqual([
+      expect.stringMatching(/^REDIS_URL \(read from REDIS_URL_FILE\) must be a redis:\/\/ or rediss:\/\/ URL/),
+    ]);
+    expect(error.message).not.toContain('pw-in-file');
+  });
+});
+
+describe('one env reader for the subgraph and the emulator', () => {
+  function emulatorProblem(env: NodeJS.ProcessEnv): string {
+    try {
+      emulatorOptionsFromEnv(env);
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+    throw new Error('expected emulatorOptionsFromEnv to throw');
+  }
+
+  test.each([' 7 ', '7'])('an integer may carry surrounding whitespace (%j), in both', (value) => {
+    expect(loadConfig({ PORT: value }).port).toBe(7);
+    expect(emulatorOptionsFromEnv({ EMULATOR_PORT: value }).port).toBe(7);
+  });
+
+  test.each(['.5', '1e1', '0x10', '-1'])('the same decimals are refused by both (%j)', (value) => {
+    expect(configError({ BREAKER_COOLDOWN_SECONDS: value }).problems).toEqual([
+      `BREAKER_COOLDOWN_SECONDS must be a number > 0 and <= 3600 (got ${JSON.stringify(value)})`,
+    ]);
+    expect(emulatorProblem({ EMULATOR_SCALE: value })).toBe(`EMULATOR_SCALE must be a number > 0 and <= 10 (got ${JSON.stringify(value)})`);
+  });
+});
+
+describe('tracing at import (src/tracing/register.ts)', () => {
+  test('reads only the tracing variables: other problems do not matter, its own problems turn it off', () => {
+    expect(tracingWanted({ OTEL_TRACES_EXPORTER: 'otlp', PORT: 'not a port' })).toBe(true);
+    expect(tracingWanted({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' })).toBe(false);
+    expect(tracingWanted({})).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 import { ApolloServer } from '@apollo/server';
 import { GraphQLError, locatedError, type GraphQLFormattedError } from 'graphql';
-import { ErrorCode, formatError, invalidArguments, rejectInvalid, upstreamErrorCode } from '../../src/errors';
+import { describeUpstreamFailure, ErrorCode, formatError, invalidArguments, rejectInvalid, upstreamErrorCode } from '../../src/errors';
 import { UpstreamError, type UpstreamErrorDetails } from '../../src/http/upstreamError';
 
 const SIGN_IN = { service: 'reporting', endpoint: '/api/user/signin' } as const;
@@ -294,5 +294,20 @@ describe('refusals of the call path', () => {
     const formatted = format({ ...RENDER, kind: 'circuit_open' });
     expect(formatted.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
     expect(formatted.message).toBe('The recommender is failing repeatedly; calls are suspended for a short cool-down');
+  });
+});
+
+describe('one table for every upstream error kind', () => {
+  test.each<[string, UpstreamErrorDetails]>([
+    ['http', { ...DASHBOARD, kind: 'http', status: 403, upstreamMessage: 'API role not enabled for this user' }],
+    ['http without a message', { ...RENDER, kind: 'http', status: 502 }],
+    ['timeout', { ...DASHBOARD, kind: 'timeout', timeoutMs: 200 }],
+    ['timeout without a limit', { ...DASHBOARD, kind: 'timeout' }],
+    ['network', { ...RENDER, kind: 'network', reason: 'ECONNRESET' }],
+    ['bad response', { ...RENDER, kind: 'bad_response', reason: '[0].total is not a number' }],
+    ['budget', { ...DASHBOARD, kind: 'budget_exhausted', retryAfterSeconds: 42 }],
+    ['circuit', { ...RENDER, kind: 'circuit_open' }],
+  ])('%s: its account for logs is what UpstreamError says', (_label, details) => {
+    expect(describeUpstreamFailure(details)).toBe(new UpstreamError(details).message);
   });
 });

@@ -1,0 +1,38 @@
+import type { EnvReader } from './env';
+import { UPSTREAM_CALL_DEFAULTS, UPSTREAM_MAX_ROWS } from './upstreamCalls';
+
+/** Article analytics (`Article.analytics`, `topArticles`). */
+export interface AnalyticsConfig {
+  /** Article URLs per dashboard query: one chunk's rows must fit in one page of REPORTING_MAX_ROWS. */
+  chunkSize: number;
+  /**
+   * Relative windows end at the operation's instant rounded down to this many
+   * seconds (0: not rounded), so repeated operations ask the same question
+   * and the answer cache can serve them.
+   */
+  windowAlignSeconds: number;
+}
+
+/** What the server uses when a caller (a test) gives no analytics configuration. */
+export const DEFAULT_ANALYTICS_CONFIG: AnalyticsConfig = Object.freeze({
+  chunkSize: UPSTREAM_CALL_DEFAULTS.reportingMaxRows,
+  windowAlignSeconds: 60,
+});
+
+/**
+ * Chunks follow the rows cap: unset, a chunk is the default or the cap,
+ * whichever is smaller; set above the cap, it is a problem naming both.
+ */
+export function readAnalytics(reader: EnvReader, reportingMaxRows: number): AnalyticsConfig {
+  const chunkSize = reader.integer('ANALYTICS_CHUNK_SIZE', { min: 1, max: UPSTREAM_MAX_ROWS });
+  if (chunkSize !== undefined && chunkSize > reportingMaxRows) {
+    reader.problem(
+      `ANALYTICS_CHUNK_SIZE (${chunkSize}) must not exceed REPORTING_MAX_ROWS (${reportingMaxRows}): each chunk's rows must fit in one query`,
+    );
+  }
+  return {
+    chunkSize: chunkSize ?? Math.min(DEFAULT_ANALYTICS_CONFIG.chunkSize, reportingMaxRows),
+    windowAlignSeconds:
+      reader.integer('ANALYTICS_WINDOW_ALIGN_SECONDS', { min: 0, max: 3_600 }) ?? DEFAULT_ANALYTICS_CONFIG.windowAlignSeconds,
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * The configuration: env → typed, validated, frozen Config. One module per
+ * section reads its variables (through the one EnvReader) and holds its
+ * defaults; this module composes them and re-exports what other modules use.
+ */
+import { Secret } from '../secret';
+import { readAnalytics, type AnalyticsConfig } from './analytics';
+import { readBreaker, type BreakerConfig } from './breaker';
+import { readCache, type CacheConfig } from './cache';
+import { ConfigError } from './configError';
+import { readDoctor, type DoctorSettings } from './doctor';
+import { EnvReader, type ReadSecretFile } from './env';
+import { readGovernor, type GovernorConfig } from './governor';
+import { readLimits, type LimitsConfig } from './limits';
+import { readMetrics, type MetricsSettings } from './metrics';
+import { readRedis, type RedisConfig } from './redis';
+import { readServer, type ServerSettings } from './server';
+import { readTracing, type TracingConfig } from './tracing';
+import { readUpstream, type UpstreamConfig } from './upstream';
+import { readUpstreamCalls, type UpstreamCallSettings } from './upstreamCalls';
+
+export { DEFAULT_ANALYTICS_CONFIG, type AnalyticsConfig } from './analytics';
+export { DEFAULT_BREAKER_CONFIG, type BreakerConfig } from './breaker';
+export { DEFAULT_CACHE_CONFIG, type CacheConfig } from './cache';
+export { ConfigError } from './configError';
+export { EMBEDDED_GOVERNOR_CONFIG, type GovernorConfig } from './governor';
+export { DEFAULT_LIMITS, type LimitsConfig } from './limits';
+export type { RedisConfig } from './redis';
+export { SERVER_DEFAULTS } from './server';
+export type { TracingConfig } from './tracing';
+export type { EmulatorOptions, UpstreamConfig } from './upstream';
+export { UPSTREAM_CALL_DEFAULTS } from './upstreamCalls';
+
+export interface Config extends ServerSettings, UpstreamCallSettings, MetricsSettings, DoctorSettings {
+  upstream: UpstreamConfig;
+  cache: CacheConfig;
+  analytics: AnalyticsConfig;
+  governor: GovernorConfig;
+  breaker: BreakerConfig;
+  /** Shared state for several replicas; undefined keeps everything in process. */
+  redis: RedisConfig | undefined;
+  limits: LimitsConfig;
+  tracing: TracingConfig;
+}
+
+/**
+ * Reads and validates the whole environment at once, so that one start-up
+ * failure lists every problem instead of revealing them one restart at a
+ * time. `*_FILE` secrets are read here, once. `readSecretFile` is for tests.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv, readSecretFile?: ReadSecretFile): Config {
+  const reader = new EnvReader(env, readSecretFile);
+  // Sections in the order of the README's table, so problems are listed in that order.
+  const server = readServer(reader, env);
+  const upstream = readUpstream(reader, env);
+  const calls = readUpstreamCalls(reader);
+  const config: Config = {
+    ...server,
+    upstream,
+    ...calls,
+    analytics: readAnalytics(reader, calls.reportingMaxRows),
+    cache: readCache(reader),
+    governor: readGovernor(reader, upstream),
+    breaker: readBreaker(reader),
+    redis: readRedis(reader),
+    limits: readLimits(reader),
+    tracing: readTracing(reader, env),
+    ...readMetrics(reader),
+    ...readDoctor(reader),
+  };
+  if (reader.problems.length > 0) throw new ConfigError(reader.problems);
+  return deepFreeze(config);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !(value instanceof Secret)) {
+    for (const field of Object.values(value)) deepFreeze(field);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,61 @@
+import type { EnvReader } from './env';
+
+/** The HTTP server and how it presents itself. */
+export interface ServerSettings {
+  port: number;
+  production: boolean;
+  logLevel: string;
+  /** Browser origins allowed to call /graphql (CORS); development adds the hosted Apollo Sandbox. */
+  corsOrigins: string[];
+  /** After SIGTERM: how long /health/ready answers 503 while GraphQL keeps serving, before the listener closes. */
+  shutdownDelaySeconds: number;
+  /** Apollo's response cache for public operations (RESPONSE_CACHE_ENABLED). */
+  responseCacheEnabled: boolean;
+}
+
+export const SERVER_DEFAULTS: Readonly<Omit<ServerSettings, 'production' | 'corsOrigins'>> = Object.freeze({
+  port: 4001,
+  logLevel: 'info',
+  shutdownDelaySeconds: 5,
+  responseCacheEnabled: true,
+});
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export function readServer(reader: EnvReader, env: NodeJS.ProcessEnv): ServerSettings {
+  return {
+    port: reader.integer('PORT', { min: 0, max: 65_535 }) ?? SERVER_DEFAULTS.port,
+    production: env.NODE_ENV === 'production',
+    logLevel: reader.oneOf('LOG_LEVEL', LOG_LEVELS) ?? SERVER_DEFAULTS.logLevel,
+    corsOrigins: readOrigins(reader, 'CORS_ORIGINS'),
+    shutdownDelaySeconds: reader.integer('SHUTDOWN_DELAY_SECONDS', { min: 0, max: 600 }) ?? SERVER_DEFAULTS.shutdownDelaySeconds,
+    responseCacheEnabled: reader.boolean('RESPONSE_CACHE_ENABLED') ?? SERVER_DEFAULTS.responseCacheEnabled,
+  };
+}
+
+/** A comma-separated list of exact origins (`https://host[:port]`), as browsers send them in `Origin`. */
+function readOrigins(reader: EnvReader, name: string): string[] {
+  const origins: string[] = [];
+  for (const raw of (reader.raw(name) ?? '').split(',')) {
+    const value = raw.trim();
+    if (value === '') continue;
+    const origin = asOrigin(value);
+    if (origin === undefined) {
+      reader.problem(
+        `${name} must list origins like https://app.example.com (scheme, host, optional port; no path), comma-separated (got ${JSON.stringify(value)})`,
+      );
+    } else {
+      origins.push(origin);
+    }
+  }
+  return origins;
+}
+
+function asOrigin(value: string): string | undefined {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.origin === value.replace(/\/$/, '') ? url.origin : undefined;
+  } catch {
+    return undefined;
+  }
+}

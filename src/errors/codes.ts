@@ -1,0 +1,15 @@
+/** Every `extensions.code` this subgraph produces itself. */
+export const ErrorCode = {
+  BAD_USER_INPUT: 'BAD_USER_INPUT',
+  NOT_FOUND: 'NOT_FOUND',
+  UPSTREAM_UNAUTHENTICATED: 'UPSTREAM_UNAUTHENTICATED',
+  UPSTREAM_FORBIDDEN: 'UPSTREAM_FORBIDDEN',
+  UPSTREAM_RATE_LIMITED: 'UPSTREAM_RATE_LIMITED',
+  UPSTREAM_TIMEOUT: 'UPSTREAM_TIMEOUT',
+  UPSTREAM_UNAVAILABLE: 'UPSTREAM_UNAVAILABLE',
+  UPSTREAM_BAD_RESPONSE: 'UPSTREAM_BAD_RESPONSE',
+  /** The reporting API answered 200 with an empty body: a metric outside the account's plan. */
+  UPSTREAM_METRIC_UNAVAILABLE: 'UPSTREAM_METRIC_UNAVAILABLE',
+  INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
+} as const;
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
