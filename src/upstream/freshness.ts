@@ -49,7 +49,8 @@ export function isUpstreamOutage(error: unknown): boolean {
       return true;
     case 'http':
       return error.status === 429 || (error.status !== undefined && error.status >= 500);
-    case 'bad_response':
+    default:
+      // bad_response and any other kind: about the answer, not the upstream's availability.
       return false;
   }
 }
