@@ -23,6 +23,8 @@ export interface RedisAnswerStoreOptions {
   pollMs?: number;
   /** Clock of the fill wait's deadline. Default Date.now. */
   now?: () => number;
+  /** Told when a claim starts waiting for another replica's fill (tests await it instead of sleeping). */
+  onWait?: (key: string) => void;
 }
 
 /**
@@ -40,6 +42,7 @@ export class RedisAnswerStore implements AnswerStore {
   private readonly fillWaitMs: number;
   private readonly pollMs: number;
   private readonly now: () => number;
+  private readonly onWait: (key: string) => void;
   /** key → the token of this replica's claim in Redis. */
   private readonly ownClaims = new Map<string, string>();
   /** Keys claimed in the local store because Redis was away when they were claimed. */
@@ -53,6 +56,7 @@ export class RedisAnswerStore implements AnswerStore {
     this.fillWaitMs = options.fillWaitMs;
     this.pollMs = options.pollMs ?? 20;
     this.now = options.now ?? Date.now;
+    this.onWait = options.onWait ?? (() => {});
   }
 
   async get(key: string): Promise<Fetched<unknown> | undefined> {
@@ -115,6 +119,7 @@ export class RedisAnswerStore implements AnswerStore {
   /** Until the claimant's answer arrives (`filled`), or its claim is gone without one: failed, or lapsed (`unclaimed`). */
   private async waitForAnotherFill(key: string): Promise<Claim> {
     const giveUpAt = this.now() + this.fillWaitMs;
+    this.onWait(key);
     while (this.now() < giveUpAt) {
       await delay(this.pollMs);
       const read = await this.read(key);

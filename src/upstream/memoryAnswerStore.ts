@@ -11,6 +11,8 @@ export interface MemoryAnswerStoreOptions {
   fillWaitMs?: number;
   /** Clock of the entries' time to live (injected by tests). */
   now?: () => number;
+  /** Told when a claim starts waiting for another filler (tests await it instead of sleeping). */
+  onWait?: (key: string) => void;
 }
 
 const DEFAULT_MAX_ENTRIES = 10_000;
@@ -33,9 +35,11 @@ export class MemoryAnswerStore implements AnswerStore {
   private readonly cache: LRUCache<string, Fetched<unknown>>;
   private readonly claims = new Map<string, HeldClaim>();
   private readonly fillWaitMs: number;
+  private readonly onWait: (key: string) => void;
 
   constructor(options: MemoryAnswerStoreOptions = {}) {
     this.fillWaitMs = options.fillWaitMs ?? 0;
+    this.onWait = options.onWait ?? (() => {});
     this.cache = new LRUCache<string, Fetched<unknown>>({
       max: options.maxEntries ?? DEFAULT_MAX_ENTRIES,
       maxSize: options.maxBytes ?? DEFAULT_MAX_BYTES,
@@ -55,9 +59,13 @@ export class MemoryAnswerStore implements AnswerStore {
     if (this.fillWaitMs <= 0) return { kind: 'unclaimed' };
     const held = this.claims.get(key);
     if (held === undefined) {
+      // Someone may have stored the answer between the caller's miss and this claim.
+      const entry = this.cache.get(key);
+      if (entry !== undefined) return { kind: 'filled', entry };
       this.hold(key);
       return { kind: 'claimed' };
     }
+    this.onWait(key);
     await held.released;
     const entry = this.cache.get(key);
     return entry === undefined ? { kind: 'unclaimed' } : { kind: 'filled', entry };

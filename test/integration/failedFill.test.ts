@@ -31,13 +31,13 @@ describeWithRedis('a failed fill across replicas', () => {
     await server.close();
   });
 
-  async function replica(fetch: (input: string) => Promise<Fetched<string[]>>) {
+  async function replica(fetch: (input: string) => Promise<Fetched<string[]>>, onWait: (key: string) => void = () => {}) {
     const client = createRedisClient({ url: new Secret(server.url), keyPrefix: 'fill:', timeoutMs: 1_000 });
     clients.push(client);
     const redis = new SharedRedis({ client, logger: { info: () => {}, warn: () => {} }, retryAfterMs: 0, timeoutMs: 1_000 });
     await waitUntilReady(client, 5_000);
     // The claim would last a minute: only its release can end the other replica's wait.
-    const store = new RedisAnswerStore(redis, new MemoryAnswerStore(), { fillWaitMs: 60_000, pollMs: 5 });
+    const store = new RedisAnswerStore(redis, new MemoryAnswerStore(), { fillWaitMs: 60_000, pollMs: 5, now: () => NOW, onWait });
     return protectEndpoint<string, string[]>({
       ...WHERE,
       keyOf: (input) => `key:${input}`,
@@ -54,24 +54,29 @@ describeWithRedis('a failed fill across replicas', () => {
   test("replica 2 fetches for itself as soon as replica 1's fetch fails, instead of waiting for the claim to lapse", async () => {
     const oneStarted = deferred<void>();
     const oneFails = deferred<void>();
+    const twoWaits = deferred<void>();
     const twoCalls: string[] = [];
     const one = await replica(async () => {
       oneStarted.resolve();
       await oneFails.promise;
       throw new UpstreamError({ ...WHERE, kind: 'http', status: 503 });
     });
-    const two = await replica(async (input) => {
-      twoCalls.push(input);
-      return { value: [`${input} from two`], fetchedAt: NOW };
-    });
+    const two = await replica(
+      async (input) => {
+        twoCalls.push(input);
+        return { value: [`${input} from two`], fetchedAt: NOW };
+      },
+      () => twoWaits.resolve(),
+    );
 
     const first = one('a').catch((error: unknown) => error);
     await oneStarted.promise; // replica 1 holds the claim and is fetching
     const second = two('a');
+    await twoWaits.promise; // replica 2 waits on replica 1's claim
     oneFails.resolve();
 
     expect(await first).toMatchObject({ kind: 'http', status: 503 });
-    await expect(second).resolves.toMatchObject({ value: ['a from two'], fetchedAt: NOW });
+    await expect(second).resolves.toEqual({ value: ['a from two'], fetchedAt: NOW, cache: 'miss' });
     expect(twoCalls).toEqual(['a']);
   });
 });
