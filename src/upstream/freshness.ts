@@ -35,7 +35,7 @@ export function keepMsOf(policy: FreshnessPolicy): number {
 
 /**
  * Failures of the upstream (or of our access to it) rather than of the
- * question: a 5xx, a timeout, a dropped connection, a 429, a budget refused
+ * question: a 5xx, a timeout, a dropped connection, a 429, a rate refused
  * locally, an open circuit. A 4xx about the request, or a malformed answer,
  * is not hidden behind an old answer.
  */
