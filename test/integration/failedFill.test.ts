@@ -1,6 +1,7 @@
 /**
- * Issue 15 defect: a failed fill on one replica must release the replicas
- * waiting for that answer at once, not after the fill claim lapses.
+ * Fills across replicas. Issue 15 defect: a failed fill on one replica must
+ * release the replicas waiting for that answer at once, not after the fill
+ * claim lapses; a successful one serves them its answer.
  * Two replicas (two stores, two connections) on one real redis-server; the
  * clock never moves, so only the release itself can end the wait.
  */
@@ -78,5 +79,34 @@ describeWithRedis('a failed fill across replicas', () => {
     expect(await first).toMatchObject({ kind: 'http', status: 503 });
     await expect(second).resolves.toEqual({ value: ['a from two'], fetchedAt: NOW, cache: 'miss' });
     expect(twoCalls).toEqual(['a']);
+  });
+
+  test("replica 2 waiting on replica 1's claim is served replica 1's answer, as coalesced, without a call", async () => {
+    const oneStarted = deferred<void>();
+    const oneAnswers = deferred<void>();
+    const twoWaits = deferred<void>();
+    const twoCalls: string[] = [];
+    const one = await replica(async (input) => {
+      oneStarted.resolve();
+      await oneAnswers.promise;
+      return { value: [`${input} from one`], fetchedAt: NOW };
+    });
+    const two = await replica(
+      async (input) => {
+        twoCalls.push(input);
+        return { value: [`${input} from two`], fetchedAt: NOW };
+      },
+      () => twoWaits.resolve(),
+    );
+
+    const first = one('b');
+    await oneStarted.promise;
+    const second = two('b');
+    await twoWaits.promise;
+    oneAnswers.resolve();
+
+    await expect(first).resolves.toEqual({ value: ['b from one'], fetchedAt: NOW, cache: 'miss' });
+    await expect(second).resolves.toEqual({ value: ['b from one'], fetchedAt: NOW, cache: 'coalesced' });
+    expect(twoCalls).toEqual([]);
   });
 });
