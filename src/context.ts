@@ -1,21 +1,21 @@
 import { AnalyticsMemo } from './analytics/operationMemo';
 import { alignInstant } from './analytics/window';
 import type { AnalyticsConfig, Config } from './config';
-import type { RecommenderAPI } from './datasources/recommenderAPI';
-import type { ReportingAPI } from './datasources/reportingAPI';
 import type { RenderParams } from './datasources/wire';
 import { createArticleMetricsLoader, type ArticleMetricsLoader } from './loaders/articleMetrics';
 import { createRecommendationsLoader, type RecommendationsLoader } from './loaders/recommendations';
-import { budgetedReporting } from './limits/budgetedReporting';
 import { countingCacheHits } from './limits/cacheHits';
-import { UpstreamBudget } from './limits/upstreamBudget';
+import { withDashboardAllowance } from './limits/dashboardAllowance';
+import { UpstreamAllowance } from './limits/upstreamAllowance';
 import type { Logger } from './logger';
 import type { Metrics } from './metrics/metrics';
+import type { DashboardEndpoint } from './upstream/endpoints/dashboard';
+import type { RenderEndpoint } from './upstream/endpoints/render';
 
 /** What every resolver receives (codegen `contextType`). Built per GraphQL request. */
 export interface Context {
-  /** Process-wide: it holds only the service account's token, never caller data. */
-  reporting: Pick<ReportingAPI, 'query'>;
+  /** The protected dashboard endpoint, taking from this operation's allowance; identical queries share one answer. */
+  reporting: DashboardEndpoint;
   /** Per request: its cache holds what this caller asked for. */
   recommendations: RecommendationsLoader;
   /** Per request: every `Article.analytics` of the operation joins its batches. */
@@ -25,13 +25,15 @@ export interface Context {
    * captured once: every relative window of the operation ends here.
    */
   operationInstant: number;
+  /** The clock of this operation's time readings (cache hints); tests pin it. */
+  now: () => number;
   /** Per request: window and selection readings shared by every article of the operation. */
   analyticsMemo: AnalyticsMemo;
   /** The answer TTLs, which the resolvers turn into cache hints for the response's `cache-control` header. */
   cacheTtls: CacheTtls;
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
-  /** Per request: the upstream calls this operation may still make; every loader takes from it. */
-  budget: UpstreamBudget;
+  /** Per request: the upstream calls this operation may still make (its allowance); every loader takes from it. */
+  allowance: UpstreamAllowance;
 }
 
 /** Default of MAX_UPSTREAM_CALLS_PER_OPERATION. */
@@ -41,13 +43,14 @@ export type CacheTtls = Pick<Config['cache'], 'renderTtlSeconds' | 'dashboardTtl
 
 /** The process-wide pieces every request's context is built from. */
 export interface SharedDependencies {
-  reporting: Pick<ReportingAPI, 'query'>;
-  recommender: Pick<RecommenderAPI, 'render'>;
+  /** Process-wide: it holds only the service account's token, never caller data. */
+  reporting: DashboardEndpoint;
+  recommender: RenderEndpoint;
   renderMaxConcurrency: number;
   analytics: AnalyticsConfig;
   cacheTtls: CacheTtls;
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
-  /** Clock of `operationInstant`; tests pin it. */
+  /** Clock of `operationInstant` and of the cache hints; tests pin it. Default Date.now. */
   now?: () => number;
   /** MAX_UPSTREAM_CALLS_PER_OPERATION; DEFAULT_MAX_UPSTREAM_CALLS when absent. */
   maxUpstreamCallsPerOperation?: number;
@@ -59,22 +62,24 @@ export interface SharedDependencies {
  * a module-level loader would serve one caller's cached answers to the next.
  */
 export function createContext(shared: SharedDependencies): Context {
-  const budget = new UpstreamBudget(shared.maxUpstreamCallsPerOperation ?? DEFAULT_MAX_UPSTREAM_CALLS);
+  const now = shared.now ?? Date.now;
+  const allowance = new UpstreamAllowance(shared.maxUpstreamCallsPerOperation ?? DEFAULT_MAX_UPSTREAM_CALLS);
   const metrics = shared.metrics;
-  const reporting = budgetedReporting({ query: countingCacheHits((body) => shared.reporting.query(body), budget) }, budget);
-  const recommender = { render: countingCacheHits((params: RenderParams) => shared.recommender.render(params), budget) };
+  const reporting = withDashboardAllowance({ query: countingCacheHits((body) => shared.reporting.query(body), allowance) }, allowance);
+  const recommender: RenderEndpoint = { render: countingCacheHits((params: RenderParams) => shared.recommender.render(params), allowance) };
   return {
     reporting,
     recommendations: createRecommendationsLoader(recommender, {
       maxConcurrency: shared.renderMaxConcurrency,
-      budget,
+      allowance,
       ...(metrics === undefined ? {} : { onBatch: (size: number) => metrics.recordBatch('recommendations', size) }),
     }),
     articleMetrics: createArticleMetricsLoader(reporting, { chunkSize: shared.analytics.chunkSize }),
-    operationInstant: alignInstant((shared.now ?? Date.now)(), shared.analytics.windowAlignSeconds),
+    operationInstant: alignInstant(now(), shared.analytics.windowAlignSeconds),
+    now,
     analyticsMemo: new AnalyticsMemo(),
     cacheTtls: shared.cacheTtls,
     logger: shared.logger,
-    budget,
+    allowance,
   };
 }

@@ -13,7 +13,7 @@ import { connectSharedState } from './redis/sharedState';
 import { buildServer } from './server';
 import { installShutdown, type ShutdownStep } from './shutdown';
 import { allowedOrigins } from './web/cors';
-import { createUpstreams, type UpstreamsOptions } from './upstreams';
+import { createUpstreams, type UpstreamsOptions } from './upstream/upstreams';
 
 /** Longer than the HTTP drain grace period, so a normal drain always completes first. */
 const SHUTDOWN_TIMEOUT_MS = 15_000;

@@ -33,16 +33,16 @@ export function operationLogPlugin(
         },
         async willSendResponse({ operationName, operation, response }) {
           const codes = sentErrorCodes(response.body);
-          const budget = contextValue.budget;
+          const allowance = contextValue.allowance;
           const entry = {
             operationName: operationName ?? null,
             operationType: operation?.operation ?? null,
             durationMs: Math.round((now() - startedAt) * 10) / 10,
             status: response.http.status ?? 200,
             outcome: operationOutcome(codes),
-            upstreamCalls: budget?.calls ?? 0,
-            ...(budget !== undefined && budget.refusedCalls > 0 ? { refusedUpstreamCalls: budget.refusedCalls } : {}),
-            cacheHits: budget?.cacheHits ?? 0,
+            upstreamCalls: allowance?.calls ?? 0,
+            ...(allowance !== undefined && allowance.refusedCalls > 0 ? { refusedUpstreamCalls: allowance.refusedCalls } : {}),
+            cacheHits: allowance?.cacheHits ?? 0,
             ...(codes.length > 0 ? { errorCodes: [...new Set(codes)] } : {}),
           };
           logger.info(entry, codes.length > 0 ? 'graphql operation failed' : 'graphql operation');

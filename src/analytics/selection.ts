@@ -44,7 +44,7 @@ function isResolveTree(parsed: ReturnType<typeof parseResolveInfo>): parsed is R
   return parsed != null && typeof parsed.name === 'string' && typeof parsed.fieldsByTypeName === 'object';
 }
 
-/** Enum arguments arrive as the enum's internal value: the upstream name (src/resolvers/enums.ts). */
+/** Enum arguments arrive as the enum's internal value: the upstream name (src/enums.ts). */
 function metricArgument(field: ResolveTree): MetricName | undefined {
   const value = field.args.metric;
   return isMetricName(value) ? value : undefined;

@@ -1,22 +1,25 @@
-import type { Fetched } from '../datasources/fetched';
-import type { UpstreamBudget } from './upstreamBudget';
+import type { CacheOutcome, Served } from '../datasources/fetched';
+import type { UpstreamAllowance } from './upstreamAllowance';
 
 /**
- * An answer that arrived from the upstream before it was asked for came from
- * the shared answer cache (fresh or stale): it is counted as a cache hit in
- * the operation's budget (the operation log shows it) and costs no budget.
- * A call that joined an identical call in flight gets an answer fetched after
- * it asked, so it counts as a call.
+ * Outcomes served from the answer cache without a call (fresh, or stale while
+ * refreshing, or stale because the upstream failed). A call that joined an
+ * identical call in flight waited for a real call, so it counts as one.
+ */
+const FROM_THE_CACHE: ReadonlySet<CacheOutcome> = new Set(['hit', 'stale', 'stale_if_error']);
+
+/**
+ * An answer the call path served from the answer cache is counted as a cache
+ * hit in the operation's allowance (the operation log shows it) and costs no
+ * allowance: the call path says so with the answer (`cache`).
  */
 export function countingCacheHits<P, T>(
-  fetch: (params: P) => Promise<Fetched<T>>,
-  budget: UpstreamBudget,
-  now: () => number = Date.now,
-): (params: P) => Promise<Fetched<T>> {
+  fetch: (params: P) => Promise<Served<T>>,
+  allowance: UpstreamAllowance,
+): (params: P) => Promise<Served<T>> {
   return async (params) => {
-    const askedAt = now();
     const answer = await fetch(params);
-    if (answer.fetchedAt < askedAt) budget.recordCacheHit();
+    if (FROM_THE_CACHE.has(answer.cache)) allowance.recordCacheHit();
     return answer;
   };
 }

@@ -2,9 +2,10 @@ import DataLoader from 'dataloader';
 import { articleMetricsQuery, canonicalMetrics, chunkUrls, tabulateByUrl, type ArticleMetricTable } from '../analytics/articleMetricsQuery';
 import type { ResolvedWindow } from '../analytics/window';
 import type { Fetched } from '../datasources/fetched';
-import { DASHBOARD_QUERY_PATH, type ReportingAPI } from '../datasources/reportingAPI';
+import { DASHBOARD_QUERY_PATH } from '../datasources/reportingAPI';
 import type { MetricName } from '../datasources/wire';
 import { UpstreamError } from '../http/upstreamError';
+import type { DashboardEndpoint } from '../upstream/endpoints/dashboard';
 
 /** One number: one metric of one article over one window. */
 export interface ArticleMetricKey {
@@ -30,10 +31,7 @@ function articleMetricCacheKey(key: ArticleMetricKey): string {
  * lands in one batch, which becomes one dashboard query per distinct window
  * (more only when the URLs exceed a chunk).
  */
-export function createArticleMetricsLoader(
-  reporting: Pick<ReportingAPI, 'query'>,
-  options: ArticleMetricsLoaderOptions,
-): ArticleMetricsLoader {
+export function createArticleMetricsLoader(reporting: DashboardEndpoint, options: ArticleMetricsLoaderOptions): ArticleMetricsLoader {
   return new DataLoader(articleMetricsBatch(reporting, options), { cacheKeyFn: articleMetricCacheKey, name: 'articleMetrics' });
 }
 
@@ -49,7 +47,7 @@ type ChunkOutcome = { table: ArticleMetricTable; fetchedAt: number } | Error;
 
 /** The batch function, exported for tests of its contract. */
 export function articleMetricsBatch(
-  reporting: Pick<ReportingAPI, 'query'>,
+  reporting: DashboardEndpoint,
   options: ArticleMetricsLoaderOptions,
 ): (keys: readonly ArticleMetricKey[]) => Promise<(Fetched<number> | Error)[]> {
   return async (keys) => {
@@ -77,11 +75,7 @@ function collectDemands(keys: readonly ArticleMetricKey[]): Map<string, WindowDe
 }
 
 /** url → the outcome of the chunk that carried it. Chunks are settled separately: one failure keeps the others' numbers. */
-async function fetchWindow(
-  reporting: Pick<ReportingAPI, 'query'>,
-  demand: WindowDemand,
-  chunkSize: number,
-): Promise<Map<string, ChunkOutcome>> {
+async function fetchWindow(reporting: DashboardEndpoint, demand: WindowDemand, chunkSize: number): Promise<Map<string, ChunkOutcome>> {
   const metrics = canonicalMetrics(demand.metrics);
   const chunks = chunkUrls(demand.urls, chunkSize);
   const settled = await Promise.allSettled(chunks.map((urls) => reporting.query(articleMetricsQuery(demand.window, urls, metrics))));

@@ -1,8 +1,8 @@
 import DataLoader from 'dataloader';
-import type { RecommenderAPI } from '../datasources/recommenderAPI';
 import type { Fetched } from '../datasources/fetched';
 import type { RecommendationWire, RenderParams } from '../datasources/wire';
-import type { UpstreamBudget } from '../limits/upstreamBudget';
+import type { UpstreamAllowance } from '../limits/upstreamAllowance';
+import type { RenderEndpoint } from '../upstream/endpoints/render';
 import { settleWithConcurrency } from './concurrency';
 
 export type RecommendationsLoader = DataLoader<RenderParams, Fetched<RecommendationWire[]>, string>;
@@ -10,8 +10,8 @@ export type RecommendationsLoader = DataLoader<RenderParams, Fetched<Recommendat
 export interface RecommendationsLoaderOptions {
   /** render.json calls in flight at once for one GraphQL operation. */
   maxConcurrency: number;
-  /** The operation's upstream-call budget; keys beyond it fail with UPSTREAM_BUDGET_EXCEEDED. Unlimited when absent. */
-  budget?: UpstreamBudget;
+  /** The operation's allowance of upstream calls; keys beyond it fail with UPSTREAM_BUDGET_EXCEEDED. Unlimited when absent. */
+  allowance?: UpstreamAllowance;
   /** Told each batch's size (metrics). */
   onBatch?: (size: number) => void;
 }
@@ -31,24 +31,21 @@ export function renderCacheKey(params: RenderParams): string {
  * the same article twice, reach render.json once. render.json takes one
  * parameter set per call, so a batch becomes bounded parallel calls.
  */
-export function createRecommendationsLoader(
-  recommender: Pick<RecommenderAPI, 'render'>,
-  options: RecommendationsLoaderOptions,
-): RecommendationsLoader {
+export function createRecommendationsLoader(recommender: RenderEndpoint, options: RecommendationsLoaderOptions): RecommendationsLoader {
   return new DataLoader(renderBatch(recommender, options), { cacheKeyFn: renderCacheKey, name: 'recommendations' });
 }
 
 /** The batch function, exported for tests of its contract. */
 export function renderBatch(
-  recommender: Pick<RecommenderAPI, 'render'>,
+  recommender: RenderEndpoint,
   options: RecommendationsLoaderOptions,
 ): (keys: readonly RenderParams[]) => Promise<(Fetched<RecommendationWire[]> | Error)[]> {
   return async (keys) => {
     options.onBatch?.(keys.length);
-    // Budget is taken in key order before any call starts, so which keys fail does not depend on timing.
-    const granted = keys.map(() => options.budget?.tryTake() ?? true);
+    // The allowance is taken in key order before any call starts, so which keys fail does not depend on timing.
+    const granted = keys.map(() => options.allowance?.tryTake() ?? true);
     const settled = await settleWithConcurrency(keys, options.maxConcurrency, (params, index) =>
-      granted[index] ? recommender.render(params) : Promise.reject(options.budget?.exceededError()),
+      granted[index] ? recommender.render(params) : Promise.reject(options.allowance?.exceededError()),
     );
     const results = settled.map((outcome) => (outcome.status === 'fulfilled' ? outcome.value : asError(outcome.reason)));
     assertBatchContract(results);

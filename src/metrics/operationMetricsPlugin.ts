@@ -20,7 +20,7 @@ export function operationMetricsPlugin(
             type: operation?.operation ?? 'unknown',
             outcome: operationOutcome(codes),
             durationSeconds: (now() - startedAt) / 1000,
-            upstreamCalls: contextValue.budget?.calls ?? 0,
+            upstreamCalls: contextValue.allowance?.calls ?? 0,
           });
           for (const code of new Set(codes)) if (isLimitCode(code)) metrics.recordLimitRefusal(code);
         },

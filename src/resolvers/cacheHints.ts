@@ -39,9 +39,15 @@ export function recommendationScope(clientId: string | undefined): CacheScope {
   return clientId === undefined ? 'PUBLIC' : 'PRIVATE';
 }
 
-/** A render.json answer stays fresh for the render TTL. */
-export function hintRenderAnswer(info: GraphQLResolveInfo, ttls: CacheTtls, fetchedAt: number, scope: CacheScope): void {
-  hintFreshness(info, { ttlSeconds: ttls.renderTtlSeconds, fetchedAt, scope, now: Date.now() });
+/** A render.json answer stays fresh for the render TTL. `now`: the operation's clock (Context.now). */
+export function hintRenderAnswer(
+  info: GraphQLResolveInfo,
+  ttls: CacheTtls,
+  fetchedAt: number,
+  scope: CacheScope,
+  now: () => number = Date.now,
+): void {
+  hintFreshness(info, { ttlSeconds: ttls.renderTtlSeconds, fetchedAt, scope, now: now() });
 }
 
 /**
@@ -54,7 +60,13 @@ export function hintDashboardAnswer(
   ttls: CacheTtls,
   dates: DashboardQueryInput['dates'],
   fetchedAt: number,
+  now: () => number = Date.now,
 ): void {
-  const now = Date.now();
-  hintFreshness(info, { ttlSeconds: dashboardTtlSeconds(dates, now, ttls.dashboardTtlSeconds), fetchedAt, scope: 'PUBLIC', now });
+  const nowMs = now();
+  hintFreshness(info, {
+    ttlSeconds: dashboardTtlSeconds(dates, nowMs, ttls.dashboardTtlSeconds),
+    fetchedAt,
+    scope: 'PUBLIC',
+    now: nowMs,
+  });
 }

@@ -13,14 +13,14 @@ export const Query: QueryResolvers = {
     const params = toRenderParams(args);
     rejectInvalid(validateRenderParams(params));
     const answer = await context.recommendations.load(params);
-    hintRenderAnswer(info, context.cacheTtls, answer.fetchedAt, recommendationScope(params.clientId));
+    hintRenderAnswer(info, context.cacheTtls, answer.fetchedAt, recommendationScope(params.clientId), context.now);
     return rankRecommendations(answer);
   },
 
   dashboard: async (_root, { query }, context, info) => {
     rejectInvalid(validateDashboardQuery(query));
     const answer = await context.reporting.query(toDashboardQueryBody(query));
-    hintDashboardAnswer(info, context.cacheTtls, query.dates, answer.fetchedAt);
+    hintDashboardAnswer(info, context.cacheTtls, query.dates, answer.fetchedAt, context.now);
     return stampDashboardResults(answer);
   },
 
@@ -29,7 +29,7 @@ export const Query: QueryResolvers = {
     rejectInvalid(validateTopArticles(request));
     const answer = await context.reporting.query(topArticlesQuery(request, resolveWindow(request.window, context.operationInstant)));
     // The caller's window, not the pinned one: "the last day" keeps moving, so it gets the short TTL.
-    hintDashboardAnswer(info, context.cacheTtls, request.window, answer.fetchedAt);
+    hintDashboardAnswer(info, context.cacheTtls, request.window, answer.fetchedAt, context.now);
     return rankArticles(answer);
   },
 };

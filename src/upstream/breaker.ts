@@ -1,6 +1,7 @@
 import { BrokenCircuitError, CircuitState, ConsecutiveBreaker, circuitBreaker, handleWhen, type CircuitBreakerPolicy } from 'cockatiel';
 import { UpstreamError, type UpstreamService } from '../http/upstreamError';
 import type { UpstreamEventSink } from './events';
+import type { Stage } from './stage';
 
 export interface BreakerOptions {
   service: UpstreamService;
@@ -10,6 +11,8 @@ export interface BreakerOptions {
   cooldownMs: number;
   /** Consecutive failures that open it. */
   failureThreshold: number;
+  /** Clock of the cool-down. */
+  now: () => number;
   onEvent: UpstreamEventSink;
 }
 
@@ -25,9 +28,10 @@ const STATE_NAMES: Partial<Record<CircuitState, 'open' | 'half_open' | 'closed'>
 };
 
 /**
- * Only the upstream's own failures count: a 5xx, a timeout, a dropped
- * connection. A 4xx is about the request (or, for 429, about the budget,
- * which the governor handles), so it never opens the circuit.
+ * Only upstream outages count: a 5xx, a timeout, a dropped connection. A 4xx
+ * is about the request (or, for 429, about the rate, which the governor
+ * handles), and a malformed or empty answer is about the answer, so none of
+ * them opens the circuit.
  */
 export function isBreakerFailure(error: unknown): boolean {
   if (!(error instanceof UpstreamError)) return false;
@@ -35,13 +39,20 @@ export function isBreakerFailure(error: unknown): boolean {
   return error.kind === 'http' && error.status !== undefined && error.status >= 500;
 }
 
-/** A cockatiel circuit breaker for one upstream. */
+/**
+ * A cockatiel circuit breaker for one upstream, on our clock: cockatiel
+ * counts the failures and keeps the state, but reads the global Date.now for
+ * its cool-down, so its own cool-down is 0 and this wrapper holds the circuit
+ * open for `cooldownMs` on the injected clock instead.
+ */
 export function createBreaker(options: BreakerOptions): Breaker {
   const policy = circuitBreaker(handleWhen(isBreakerFailure), {
-    halfOpenAfter: options.cooldownMs,
+    halfOpenAfter: 0,
     breaker: new ConsecutiveBreaker(options.failureThreshold),
   });
+  let openedAt = 0;
   policy.onStateChange((state) => {
+    if (state === CircuitState.Open) openedAt = options.now();
     const name = STATE_NAMES[state];
     if (name !== undefined) options.onEvent({ type: 'breaker', service: options.service, state: name });
   });
@@ -50,9 +61,15 @@ export function createBreaker(options: BreakerOptions): Breaker {
     execute: async (call) => {
       // cockatiel makes callers wait for the half-open probe; ours fail fast instead, like while open.
       if (policy.state === CircuitState.HalfOpen) throw refused();
+      if (policy.state === CircuitState.Open && options.now() - openedAt < options.cooldownMs) throw refused();
       return runThrough(policy, call, refused);
     },
   };
+}
+
+/** The breaker stage: every call this process makes to the upstream passes through the endpoint's circuit. */
+export function breakerStage<I, T>(breaker: Breaker): Stage<I, T> {
+  return (next) => (call) => breaker.execute(() => next(call));
 }
 
 async function runThrough<T>(policy: CircuitBreakerPolicy, call: () => Promise<T>, refused: () => UpstreamError): Promise<T> {

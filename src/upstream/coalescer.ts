@@ -1,3 +1,7 @@
+import type { Served } from '../datasources/fetched';
+import type { CacheEventSink } from './events';
+import type { Stage } from './stage';
+
 /**
  * Identical calls that overlap in time share one: the first starts the work,
  * the others join its promise until it settles. Process-wide, so it
@@ -24,4 +28,21 @@ export class Coalescer<T> {
     this.inFlight.set(key, call);
     return call;
   }
+}
+
+/**
+ * The coalescing stage: a caller that finds an identical call in flight
+ * joins it (`coalesced`), the first one starts it (`miss`). A background
+ * refresh joins silently: it only has to make sure one call is under way.
+ */
+export function coalescingStage<I, T>(emit: CacheEventSink): Stage<I, T> {
+  return (next) => {
+    const coalescer = new Coalescer<Served<T>>();
+    return async (call) => {
+      const joining = coalescer.has(call.key);
+      if (!call.background) emit(joining ? 'coalesced' : 'miss');
+      const served = await coalescer.run(call.key, () => next(call));
+      return joining ? { ...served, cache: 'coalesced' } : served;
+    };
+  };
 }

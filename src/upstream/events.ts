@@ -1,7 +1,10 @@
+import type { CacheOutcome } from '../datasources/fetched';
 import type { UpstreamService } from '../http/upstreamError';
 
-/** The rate budgets the governor keeps (one bucket per account, email or host within each). */
-export type BudgetName = 'reporting' | 'signin' | 'render';
+/** The rates the governor keeps (one bucket per account, email or host within each). */
+export type RateName = 'reporting' | 'signin' | 'render';
+/** The rates' former name, kept while governor.ts (the transport's) still imports it. */
+export type BudgetName = RateName;
 
 /**
  * What the upstream call path reports for metrics. Labels are deliberately
@@ -12,16 +15,17 @@ export type BudgetName = 'reporting' | 'signin' | 'render';
 export type UpstreamEvent =
   | {
       type: 'cache';
-      /** fresh hit, miss, stale answer served while refreshing, joined an identical call in flight, stale answer served because the upstream failed */
-      outcome: 'hit' | 'miss' | 'stale' | 'coalesced' | 'stale_if_error';
+      /** See CacheOutcome: how the call path found the answer it serves. */
+      outcome: CacheOutcome;
       service: UpstreamService;
       endpoint: string;
     }
   | {
       type: 'governor';
-      /** queued: starts waiting for its budget; released: that wait is over; refused: would wait too long; paused: an upstream 429 */
+      /** queued: starts waiting for its rate; released: that wait is over; refused: would wait too long; paused: an upstream 429 */
       outcome: 'queued' | 'released' | 'refused' | 'paused';
-      budget: BudgetName;
+      /** The rate (field name kept: governor.ts, the transport's, sets it). */
+      budget: RateName;
       waitMs: number;
     }
   | { type: 'breaker'; service: UpstreamService; state: 'open' | 'half_open' | 'closed' }
@@ -29,6 +33,9 @@ export type UpstreamEvent =
 
 /** The one optional hook of the call path; it must not throw (it is called in the middle of upstream calls). */
 export type UpstreamEventSink = (event: UpstreamEvent) => void;
+
+/** How a stage reports the cache outcome it decided on (the endpoint fills in service and endpoint). */
+export type CacheEventSink = (outcome: CacheOutcome) => void;
 
 /** Calls the sink, and keeps a faulty sink from failing the upstream call it reports on. */
 export function emitter(sink: UpstreamEventSink | undefined): UpstreamEventSink {

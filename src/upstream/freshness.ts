@@ -35,7 +35,7 @@ export function keepMsOf(policy: FreshnessPolicy): number {
 
 /**
  * Failures of the upstream (or of our access to it) rather than of the
- * question: a 5xx, a timeout, a dropped connection, a 429, a budget refused
+ * question: a 5xx, a timeout, a dropped connection, a 429, a rate refused
  * locally, an open circuit. A 4xx about the request, or a malformed answer,
  * is not hidden behind an old answer.
  */
@@ -49,7 +49,8 @@ export function isUpstreamOutage(error: unknown): boolean {
       return true;
     case 'http':
       return error.status === 429 || (error.status !== undefined && error.status >= 500);
-    case 'bad_response':
+    default:
+      // bad_response and any other kind: about the answer, not the upstream's availability.
       return false;
   }
 }

@@ -24,9 +24,11 @@ function mapStore(): AnswerStore & { entries: Map<string, Fetched<unknown>> } {
   return {
     entries,
     get: async (key) => entries.get(key),
+    claim: async () => ({ kind: 'unclaimed' }),
     set: async (key, entry) => {
       entries.set(key, entry);
     },
+    fail: async () => {},
   };
 }
 
@@ -160,12 +162,12 @@ describeWithRedis('shared state in a real Redis', () => {
       const waiting = new RedisAnswerStore(two.redis, mapStore(), { fillWaitMs: 5_000, pollMs: 5 });
       const other = new RedisAnswerStore(three.redis, mapStore(), { fillWaitMs: 5_000, pollMs: 5 });
 
-      await expect(fetching.get('k')).resolves.toBeUndefined(); // claims 'k': this replica fetches
-      const waited = waiting.get('k');
-      await expect(other.get('other-key')).resolves.toBeUndefined(); // a different key is not held up
+      await expect(fetching.claim('k')).resolves.toEqual({ kind: 'claimed' }); // this replica fetches
+      const waited = waiting.claim('k');
+      await expect(other.claim('other-key')).resolves.toEqual({ kind: 'claimed' }); // a different key is not held up
       await fetching.set('k', entry, 60_000);
 
-      await expect(waited).resolves.toEqual(entry);
+      await expect(waited).resolves.toEqual({ kind: 'filled', entry });
       expect(await one.client.exists('filling:k')).toBe(0);
     });
 

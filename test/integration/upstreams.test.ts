@@ -8,7 +8,7 @@ import { UpstreamError } from '../../src/http/upstreamError';
 import { createLogger } from '../../src/logger';
 import { Secret } from '../../src/secret';
 import type { ProtectionOptions } from '../../src/upstream/protection';
-import { createUpstreams, type Upstreams } from '../../src/upstreams';
+import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';
 import { rejection } from '../support/rejection';
 import { PASS_THROUGH } from '../support/subgraphHttp';
 
@@ -109,7 +109,7 @@ describe('against the emulator', () => {
     expect(results[0].actualData.values.length).toBeGreaterThan(0);
     expect(results[0].actualData.values.length).toBeLessThanOrEqual(5);
     expect(results[0].actualData.values[0].items[0].type).toBe('section');
-    expect(again).toEqual({ value: results, fetchedAt });
+    expect(again).toEqual({ value: results, fetchedAt, cache: 'hit' });
     expect(await counts()).toEqual({ signin: 1, dashboard: 1, render: 0 });
   });
 

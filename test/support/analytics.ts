@@ -9,7 +9,7 @@ import type { AnalyticsConfig } from '../../src/config';
 import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../src/datasources/wire';
 import { Secret } from '../../src/secret';
 import { buildServer } from '../../src/server';
-import { createUpstreams } from '../../src/upstreams';
+import { createUpstreams } from '../../src/upstream/upstreams';
 import { call } from './emulator';
 import { DEFAULT_CACHE_TTLS, silentLogger } from './subgraph';
 

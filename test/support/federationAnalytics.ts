@@ -9,7 +9,7 @@ import { DEMO_API_USER } from '../../emulator';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/logger';
 import { buildServer } from '../../src/server';
-import { createUpstreams, type Upstreams } from '../../src/upstreams';
+import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';
 
 export interface RunningAnalyticsSubgraph {
   /** The GraphQL endpoint, `http://127.0.0.1:<port>/graphql`. */

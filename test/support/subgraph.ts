@@ -1,10 +1,10 @@
 /**
  * Helpers for the subgraph's own tests: recording fakes of the two upstream
- * datasources (same method signatures as ReportingAPI.query and
- * RecommenderAPI.render) and a started server to run operations against.
+ * datasources (same method signatures as the protected
+ * DashboardEndpoint.query and RenderEndpoint.render) and a started server to run operations against.
  */
 import type { GraphQLFormattedError } from 'graphql';
-import type { Fetched } from '../../src/datasources/fetched';
+import type { Served } from '../../src/datasources/fetched';
 import type { DashboardMetricResultWire, DashboardQueryBody, RecommendationWire, RenderParams } from '../../src/datasources/wire';
 import { loadConfig } from '../../src/config';
 import type { PersistedManifest } from '../../src/limits/persistedManifest';
@@ -12,18 +12,23 @@ import { buildServer, type BuiltServer, type ServerConfig, type ServerDependenci
 
 export interface FakeRecommender {
   calls: RenderParams[];
-  render(params: RenderParams): Promise<Fetched<RecommendationWire[]>>;
+  render(params: RenderParams): Promise<Served<RecommendationWire[]>>;
 }
 
 export interface FakeReporting {
   bodies: DashboardQueryBody[];
-  query(body: DashboardQueryBody): Promise<Fetched<DashboardMetricResultWire[]>>;
+  query(body: DashboardQueryBody): Promise<Served<DashboardMetricResultWire[]>>;
 }
 
 /** When every fake answer "arrived" (2026-11-20T12:00:00.000Z). */
 export const FAKE_FETCHED_AT = Date.UTC(2026, 10, 20, 12);
 
-const fetchedNow = async <T>(answer: Promise<T>): Promise<Fetched<T>> => ({ value: await answer, fetchedAt: FAKE_FETCHED_AT });
+/** Every fake answer is a call to the upstream (a cache `miss`), as the protected endpoints report it. */
+const fetchedNow = async <T>(answer: Promise<T>): Promise<Served<T>> => ({
+  value: await answer,
+  fetchedAt: FAKE_FETCHED_AT,
+  cache: 'miss',
+});
 
 /** Three items per call whose urls and titles name the parameters, so tests can tell answers apart. */
 export function itemsFor(params: RenderParams, count = 3): RecommendationWire[] {

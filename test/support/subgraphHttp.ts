@@ -9,7 +9,7 @@ import type { Metrics } from '../../src/metrics/metrics';
 import { Secret } from '../../src/secret';
 import { buildServer, type BuiltServer, type ServerConfig } from '../../src/server';
 import type { ProtectionOptions } from '../../src/upstream/protection';
-import { createUpstreams, type Upstreams } from '../../src/upstreams';
+import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';
 import { call, startTestEmulator } from './emulator';
 import { DEFAULT_CACHE_TTLS, silentLogger } from './subgraph';
 

@@ -148,7 +148,7 @@ describe('the hint of an answer that has aged', () => {
   it('counts down from the TTL by the age of the answer the datasource returned', async () => {
     const recommender = fakeRecommender();
     // An answer fetched 20 s ago, as the shared cache would return it.
-    recommender.render = async (params) => ({ value: itemsFor(params), fetchedAt: Date.now() - 20_000 });
+    recommender.render = async (params) => ({ value: itemsFor(params), fetchedAt: Date.now() - 20_000, cache: 'hit' });
     const server = await startTestServer({ recommender, config: { cache: { renderTtlSeconds: 60, dashboardTtlSeconds: 60 } } });
     try {
       const response = await server.apollo.executeOperation(

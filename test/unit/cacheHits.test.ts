@@ -1,36 +1,33 @@
+import type { CacheOutcome } from '../../src/datasources/fetched';
 import { countingCacheHits } from '../../src/limits/cacheHits';
-import { UpstreamBudget } from '../../src/limits/upstreamBudget';
+import { UpstreamAllowance } from '../../src/limits/upstreamAllowance';
 
 describe('countingCacheHits', () => {
   const NOW = Date.UTC(2026, 10, 23, 12);
+  const servedAs = (cache: CacheOutcome) => async (key: string) => ({ value: key, fetchedAt: NOW - 5_000, cache });
 
-  it('counts an answer fetched before it was asked for as a cache hit, and gives its budget back', async () => {
-    const budget = new UpstreamBudget(2);
-    const fetch = countingCacheHits(
-      async (key: string) => ({ value: key, fetchedAt: NOW - 5_000 }),
-      budget,
-      () => NOW,
-    );
+  it.each<CacheOutcome>(['hit', 'stale', 'stale_if_error'])(
+    'counts an answer served from the cache (%s) as a cache hit, and gives its allowance back',
+    async (cache) => {
+      const allowance = new UpstreamAllowance(2);
+      const fetch = countingCacheHits(servedAs(cache), allowance);
 
-    expect(budget.tryTake()).toBe(true);
-    await expect(fetch('a')).resolves.toEqual({ value: 'a', fetchedAt: NOW - 5_000 });
+      expect(allowance.tryTake()).toBe(true);
+      await expect(fetch('a')).resolves.toEqual({ value: 'a', fetchedAt: NOW - 5_000, cache });
 
-    expect(budget.cacheHits).toBe(1);
-    expect(budget.calls).toBe(0);
-  });
+      expect(allowance.cacheHits).toBe(1);
+      expect(allowance.calls).toBe(0);
+    },
+  );
 
-  it('counts an answer fetched after it was asked for (a real or joined call) as a call', async () => {
-    const budget = new UpstreamBudget(2);
-    const fetch = countingCacheHits(
-      async (key: string) => ({ value: key, fetchedAt: NOW }),
-      budget,
-      () => NOW,
-    );
+  it.each<CacheOutcome>(['miss', 'coalesced'])('counts an answer fetched for it (%s: a real or joined call) as a call', async (cache) => {
+    const allowance = new UpstreamAllowance(2);
+    const fetch = countingCacheHits(servedAs(cache), allowance);
 
-    expect(budget.tryTake()).toBe(true);
+    expect(allowance.tryTake()).toBe(true);
     await fetch('a');
 
-    expect(budget.cacheHits).toBe(0);
-    expect(budget.calls).toBe(1);
+    expect(allowance.cacheHits).toBe(0);
+    expect(allowance.calls).toBe(1);
   });
 });

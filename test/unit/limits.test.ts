@@ -6,7 +6,7 @@ import { parse } from 'graphql';
 import { DEFAULT_LIMITS } from '../../src/config';
 import { createDocumentCache, estimateDocumentBytes, DOCUMENT_BYTES_PER_CHARACTER } from '../../src/limits/documentCache';
 import { loadPersistedManifest, sha256 } from '../../src/limits/persistedManifest';
-import { UpstreamBudget } from '../../src/limits/upstreamBudget';
+import { UpstreamAllowance } from '../../src/limits/upstreamAllowance';
 import { createRecommendationsLoader } from '../../src/loaders/recommendations';
 import type { BuiltServer } from '../../src/server';
 import { postGraphQL } from '../support/federationGateway';
@@ -14,30 +14,30 @@ import { errorCodes, execute, fakeRecommender, startTestServer } from '../suppor
 
 const FRONT = 'query Front { recommendations(experienceId: "IL_a", domain: "d.example") { url } }';
 
-describe('UpstreamBudget', () => {
+describe('UpstreamAllowance', () => {
   it('grants exactly `limit` calls, then refuses and counts the refusals', () => {
-    const budget = new UpstreamBudget(2);
-    expect([budget.tryTake(), budget.tryTake(), budget.tryTake(), budget.tryTake()]).toEqual([true, true, false, false]);
-    expect([budget.calls, budget.refusedCalls]).toEqual([2, 2]);
-    expect(budget.exceededError().extensions).toEqual({ code: 'UPSTREAM_BUDGET_EXCEEDED', limit: 2 });
+    const allowance = new UpstreamAllowance(2);
+    expect([allowance.tryTake(), allowance.tryTake(), allowance.tryTake(), allowance.tryTake()]).toEqual([true, true, false, false]);
+    expect([allowance.calls, allowance.refusedCalls]).toEqual([2, 2]);
+    expect(allowance.exceededError().extensions).toEqual({ code: 'UPSTREAM_BUDGET_EXCEEDED', limit: 2 });
   });
 
   it('refuses a limit that is not a non-negative integer', () => {
-    expect(() => new UpstreamBudget(-1)).toThrow('UpstreamBudget: limit must be an integer >= 0, got -1');
+    expect(() => new UpstreamAllowance(-1)).toThrow('UpstreamAllowance: limit must be an integer >= 0, got -1');
   });
 });
 
-describe('the recommendations loader under a budget', () => {
+describe('the recommendations loader under a allowance', () => {
   it('calls render for the first keys of a batch and fails the rest with UPSTREAM_BUDGET_EXCEEDED', async () => {
     const recommender = fakeRecommender();
-    const loader = createRecommendationsLoader(recommender, { maxConcurrency: 4, budget: new UpstreamBudget(2) });
+    const loader = createRecommendationsLoader(recommender, { maxConcurrency: 4, allowance: new UpstreamAllowance(2) });
     const settled = await Promise.allSettled(['a', 'b', 'c', 'a'].map((id) => loader.load({ id: `IL_${id}` })));
     expect(recommender.calls).toEqual([{ id: 'IL_a' }, { id: 'IL_b' }]);
     expect(settled.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
   });
 });
 
-describe('the budget in an operation', () => {
+describe('the allowance in an operation', () => {
   let server: Awaited<ReturnType<typeof startTestServer>>;
 
   afterEach(async () => {
@@ -55,7 +55,7 @@ describe('the budget in an operation', () => {
     expect(result.data).toEqual({ a: [{ total: 100 }], b: [{ total: 100 }], c: null });
   });
 
-  it('lets identical aliased dashboards share one call and one unit of the budget', async () => {
+  it('lets identical aliased dashboards share one call and one unit of the allowance', async () => {
     server = await startTestServer({ config: { limits: { ...DEFAULT_LIMITS, maxUpstreamCallsPerOperation: 1 } } });
     const today = 'dashboard(query: { dates: { last: { number: 1, unit: DAY } }, metrics: [PAGE_VIEWS_TOTAL] }) { total }';
     const result = await execute(server, `{ a: ${today} b: ${today} }`);

@@ -114,9 +114,9 @@ describe('renderBatch (the DataLoader batch contract)', () => {
     ];
     const results = await renderBatch(recommender, { maxConcurrency: 3 })(keys);
     expect(results).toHaveLength(3);
-    expect(results[0]).toEqual({ value: itemsFor(keys[0], 1), fetchedAt: FAKE_FETCHED_AT });
+    expect(results[0]).toEqual({ value: itemsFor(keys[0], 1), fetchedAt: FAKE_FETCHED_AT, cache: 'miss' });
     expect(results[1]).toEqual(new Error('boom'));
-    expect(results[2]).toEqual({ value: itemsFor(keys[2], 1), fetchedAt: FAKE_FETCHED_AT });
+    expect(results[2]).toEqual({ value: itemsFor(keys[2], 1), fetchedAt: FAKE_FETCHED_AT, cache: 'miss' });
   });
 
   it('turns a non-Error rejection into an Error, so DataLoader does not cache it as a value', async () => {

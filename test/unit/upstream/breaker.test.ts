@@ -9,15 +9,18 @@ const START = Date.UTC(2026, 10, 23, 12);
 let now = START;
 beforeEach(() => {
   now = START;
-  // cockatiel reads Date.now for its cool-down; moving it is how these tests "wait".
-  jest.spyOn(Date, 'now').mockImplementation(() => now);
 });
-afterEach(() => jest.restoreAllMocks());
 
 function breaker() {
   const events: UpstreamEvent[] = [];
   const calls: string[] = [];
-  const instance = createBreaker({ ...WHERE, cooldownMs: 10_000, failureThreshold: 3, onEvent: (event) => events.push(event) });
+  const instance = createBreaker({
+    ...WHERE,
+    cooldownMs: 10_000,
+    failureThreshold: 3,
+    now: () => now,
+    onEvent: (event) => events.push(event),
+  });
   const run = (outcome: UpstreamError | string) =>
     instance.execute(async () => {
       calls.push(typeof outcome === 'string' ? outcome : `fail ${outcome.status ?? outcome.kind}`);

@@ -1,7 +1,7 @@
 import type { Fetched } from '../../../src/datasources/fetched';
 import { UpstreamError } from '../../../src/http/upstreamError';
 import { createBreaker } from '../../../src/upstream/breaker';
-import { protectEndpoint } from '../../../src/upstream/callPath';
+import { protectEndpoint } from '../../../src/upstream/pipeline';
 import type { UpstreamEvent } from '../../../src/upstream/events';
 import { MemoryAnswerStore } from '../../../src/upstream/memoryAnswerStore';
 
@@ -36,8 +36,8 @@ function setUp(options: { ttlMs?: number } = {}) {
     policyOf: () => ({ ttlMs: options.ttlMs ?? TTL_MS, staleIfErrorMs: STALE_IF_ERROR_MS }),
     isAnswer: (value): value is string[] => Array.isArray(value),
     store: new MemoryAnswerStore({ now: () => now }),
-    breaker: createBreaker({ ...WHERE, cooldownMs: 10_000, failureThreshold: 1_000, onEvent }),
-    fetch,
+    breaker: createBreaker({ ...WHERE, cooldownMs: 10_000, failureThreshold: 1_000, now: () => now, onEvent }),
+    request: fetch,
     now: () => now,
     onEvent,
   });
@@ -52,8 +52,8 @@ describe('the protected call path', () => {
     advance(TTL_MS - 1);
     const second = await call('a');
 
-    expect(second).toEqual(first);
-    expect(first).toEqual({ value: ['a @ 0'], fetchedAt: START });
+    expect(second).toEqual({ ...first, cache: 'hit' });
+    expect(first).toEqual({ value: ['a @ 0'], fetchedAt: START, cache: 'miss' });
     expect(upstream.calls).toEqual(['a']);
     expect(outcomes()).toEqual(['miss', 'hit']);
   });
@@ -74,7 +74,8 @@ describe('the protected call path', () => {
     upstream.release();
 
     const answers = await Promise.all(calls);
-    expect(new Set(answers).size).toBe(1);
+    expect(new Set(answers.map((answer) => answer.value)).size).toBe(1);
+    expect(answers.map((answer) => answer.cache)).toEqual(['miss', 'coalesced', 'coalesced']);
     expect(upstream.calls).toEqual(['a']);
     expect(outcomes()).toEqual(['miss', 'coalesced', 'coalesced']);
   });
@@ -87,13 +88,14 @@ describe('the protected call path', () => {
 
     const stale = await Promise.all([call('a'), call('a')]);
     expect(stale.map((answer) => answer.fetchedAt)).toEqual([START, START]);
+    expect(stale.map((answer) => answer.cache)).toEqual(['stale', 'stale']);
     expect(upstream.calls).toEqual(['a', 'a']);
 
     upstream.mode = 'answer';
     upstream.release();
     await new Promise((resolve) => setImmediate(resolve));
     const refreshed = await call('a');
-    expect(refreshed).toEqual({ value: [`a @ ${TTL_MS}`], fetchedAt: START + TTL_MS });
+    expect(refreshed).toEqual({ value: [`a @ ${TTL_MS}`], fetchedAt: START + TTL_MS, cache: 'hit' });
     expect(outcomes()).toEqual(['miss', 'stale', 'stale', 'hit']);
   });
 
@@ -113,7 +115,7 @@ describe('the protected call path', () => {
     advance(STALE_IF_ERROR_MS);
     upstream.mode = 'fail503';
 
-    expect(await call('a')).toEqual({ value: ['a @ 0'], fetchedAt: START });
+    expect(await call('a')).toEqual({ value: ['a @ 0'], fetchedAt: START, cache: 'stale_if_error' });
     advance(1);
     await expect(call('a')).rejects.toMatchObject({ status: 503 });
     expect(outcomes()).toEqual(['miss', 'miss', 'stale_if_error', 'miss']);
@@ -153,8 +155,8 @@ describe('the protected call path', () => {
       policyOf: () => ({ ttlMs: TTL_MS, staleIfErrorMs: 0 }),
       isAnswer: (value): value is string[] => Array.isArray(value),
       store,
-      breaker: createBreaker({ ...WHERE, cooldownMs: 1_000, failureThreshold: 5, onEvent: () => {} }),
-      fetch: async (input) => {
+      breaker: createBreaker({ ...WHERE, cooldownMs: 1_000, failureThreshold: 5, now: Date.now, onEvent: () => {} }),
+      request: async (input) => {
         calls.push(input);
         return { value: [input], fetchedAt: Date.now() };
       },

@@ -1,0 +1,46 @@
+import { dashboardTtlSeconds } from '../../dashboard/cacheTtl';
+import type { Served } from '../../datasources/fetched';
+import { DASHBOARD_QUERY_PATH, findDashboardShapeProblem, type ReportingAPI } from '../../datasources/reportingAPI';
+import type { DashboardMetricResultWire, DashboardQueryBody } from '../../datasources/wire';
+import type { AnswerStore } from '../answerStore';
+import type { Breaker } from '../breaker';
+import type { UpstreamEventSink } from '../events';
+import { dashboardAnswerKey } from '../keys';
+import { protectEndpoint } from '../pipeline';
+
+/** The reporting API's dashboard query, protected: what the dashboard resolvers and the article-metrics loader call. */
+export interface DashboardEndpoint {
+  query(body: DashboardQueryBody): Promise<Served<DashboardMetricResultWire[]>>;
+}
+
+export interface DashboardEndpointOptions {
+  reporting: Pick<ReportingAPI, 'query'>;
+  /** The service account: its answers are its own sites' data, so it is part of every key. */
+  account: string;
+  store: AnswerStore;
+  breaker: Breaker;
+  /** DASHBOARD_CACHE_TTL_SECONDS for windows that are still moving (see dashboard/cacheTtl.ts). */
+  ttlSeconds: number;
+  staleIfErrorMs: number;
+  now: () => number;
+  onEvent: UpstreamEventSink;
+}
+
+export function createDashboardEndpoint(options: DashboardEndpointOptions): DashboardEndpoint {
+  const query = protectEndpoint<DashboardQueryBody, DashboardMetricResultWire[]>({
+    service: 'reporting',
+    endpoint: DASHBOARD_QUERY_PATH,
+    keyOf: (body) => dashboardAnswerKey(options.account, body),
+    policyOf: (body, nowMs) => ({
+      ttlMs: dashboardTtlSeconds(body.dates, nowMs, options.ttlSeconds) * 1000,
+      staleIfErrorMs: options.staleIfErrorMs,
+    }),
+    isAnswer: (value, body): value is DashboardMetricResultWire[] => findDashboardShapeProblem(value, body) === undefined,
+    store: options.store,
+    breaker: options.breaker,
+    request: (body) => options.reporting.query(body),
+    now: options.now,
+    onEvent: options.onEvent,
+  });
+  return { query };
+}

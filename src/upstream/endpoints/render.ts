@@ -1,0 +1,40 @@
+import type { Served } from '../../datasources/fetched';
+import { RENDER_PATH, findRenderShapeProblem, type RecommenderAPI } from '../../datasources/recommenderAPI';
+import type { RecommendationWire, RenderParams } from '../../datasources/wire';
+import type { AnswerStore } from '../answerStore';
+import type { Breaker } from '../breaker';
+import type { UpstreamEventSink } from '../events';
+import { renderAnswerKey } from '../keys';
+import { protectEndpoint } from '../pipeline';
+
+/** render.json, protected: what the recommendations loader calls. */
+export interface RenderEndpoint {
+  render(params: RenderParams): Promise<Served<RecommendationWire[]>>;
+}
+
+export interface RenderEndpointOptions {
+  recommender: Pick<RecommenderAPI, 'render'>;
+  store: AnswerStore;
+  breaker: Breaker;
+  ttlMs: number;
+  staleIfErrorMs: number;
+  now: () => number;
+  onEvent: UpstreamEventSink;
+}
+
+export function createRenderEndpoint(options: RenderEndpointOptions): RenderEndpoint {
+  const render = protectEndpoint<RenderParams, RecommendationWire[]>({
+    service: 'recommender',
+    endpoint: RENDER_PATH,
+    keyOf: renderAnswerKey,
+    policyOf: () => ({ ttlMs: options.ttlMs, staleIfErrorMs: options.staleIfErrorMs }),
+    isAnswer: (value): value is RecommendationWire[] =>
+      findRenderShapeProblem({ type: 'RecommenderExperienceResponse', recommendation: value }) === undefined,
+    store: options.store,
+    breaker: options.breaker,
+    request: (params) => options.recommender.render(params),
+    now: options.now,
+    onEvent: options.onEvent,
+  });
+  return { render };
+}

@@ -1,0 +1,58 @@
+import { SharedTokenProvider } from '../../auth/sharedTokenProvider';
+import { TokenProvider } from '../../auth/tokenProvider';
+import { createSignIn, type SignInOptions } from '../../datasources/signIn';
+import type { Logger } from '../../logger';
+import type { Metrics } from '../../metrics/metrics';
+import type { SharedRedis } from '../../redis/sharedRedis';
+
+/** The reporting API's sign-in: a new token. Its requests pass the governor's `signin` rate, then the transport. */
+export type SignInEndpoint = () => Promise<string>;
+
+/** What the reporting datasource needs from a token holder: in process, or shared through Redis. */
+export type TokenSource = Pick<TokenProvider, 'getToken' | 'renew'>;
+
+export interface SignInEndpointOptions extends SignInOptions {
+  logger: Pick<Logger, 'info' | 'warn'>;
+  metrics?: Pick<Metrics, 'recordSignIn'>;
+}
+
+/** Sign-ins are rare (about every two weeks) and rate-limited, so each one is worth a log line; the token never is. */
+export function createSignInEndpoint(options: SignInEndpointOptions): SignInEndpoint {
+  const signIn = createSignIn(options);
+  return async () => {
+    try {
+      const token = await signIn();
+      options.metrics?.recordSignIn('ok');
+      options.logger.info({ upstream: 'reporting' }, 'signed in to the reporting API');
+      return token;
+    } catch (error) {
+      options.metrics?.recordSignIn('failed');
+      options.logger.warn(
+        { upstream: 'reporting', error: error instanceof Error ? error.message : String(error) },
+        'reporting API sign-in failed',
+      );
+      throw error;
+    }
+  };
+}
+
+export interface TokenSourceOptions {
+  signIn: SignInEndpoint;
+  /** Set when replicas share the token through Redis. */
+  redis?: SharedRedis;
+  /** How long a replica's renewal lock lasts: longer than the longest sign-in. */
+  lockMs: number;
+  metrics?: Pick<Metrics, 'recordTokenRenewal'>;
+}
+
+/** The token holder every reporting call asks: this process's, or the one shared by every replica. */
+export function createTokenSource(options: TokenSourceOptions): TokenSource {
+  if (options.redis !== undefined) return new SharedTokenProvider({ signIn: options.signIn, redis: options.redis, lockMs: options.lockMs });
+  const metrics = options.metrics;
+  return new TokenProvider({
+    signIn: options.signIn,
+    onSignIn: (reason) => {
+      if (reason !== 'initial') metrics?.recordTokenRenewal(reason);
+    },
+  });
+}

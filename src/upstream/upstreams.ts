@@ -1,0 +1,190 @@
+import { RENDER_PATH, RecommenderAPI } from '../datasources/recommenderAPI';
+import { DASHBOARD_QUERY_PATH, ReportingAPI } from '../datasources/reportingAPI';
+import { SIGN_IN_PATH } from '../datasources/signIn';
+import { createAgent } from '../http/agent';
+import { createHttpClient, type HttpClient, type JsonRequest } from '../http/httpClient';
+import type { Logger } from '../logger';
+import type { Metrics } from '../metrics/metrics';
+import { upstreamEventMetrics } from '../metrics/upstreamEvents';
+import { upstreamMetricsObserver } from '../metrics/upstreamObserver';
+import { RedisAnswerStore } from '../redis/redisAnswerStore';
+import { RedisBudgetStore } from '../redis/redisBudgetStore';
+import type { SharedRedis } from '../redis/sharedRedis';
+import type { Secret } from '../secret';
+import type { AnswerStore } from './answerStore';
+import { createBreaker } from './breaker';
+import { MemoryBudgetStore } from './budgetStore';
+import { createDashboardEndpoint, type DashboardEndpoint } from './endpoints/dashboard';
+import { createRenderEndpoint, type RenderEndpoint } from './endpoints/render';
+import { createSignInEndpoint, createTokenSource, type TokenSource } from './endpoints/signIn';
+import { emitter, type UpstreamEventSink } from './events';
+import { createGovernedHttpClient } from './governedHttpClient';
+import { Governor, type Budget as Rate } from './governor';
+import { MemoryAnswerStore } from './memoryAnswerStore';
+import { DEFAULT_BREAKER_FAILURE_THRESHOLD, DEFAULT_PROTECTION, type ProtectionOptions } from './protection';
+
+export interface UpstreamsOptions {
+  reportingBaseUrl: string;
+  recommenderUrl: string;
+  email: string;
+  password: Secret;
+  timeoutMs: number;
+  logger: Pick<Logger, 'info' | 'warn'>;
+  /** Sockets per upstream origin. Default DEFAULT_CONNECTIONS_PER_ORIGIN (agent.ts). */
+  maxConnectionsPerOrigin?: number;
+  /** Cache, governor and breaker settings. Default: DEFAULT_PROTECTION (the embedded emulator's rates). */
+  protection?: Partial<ProtectionOptions>;
+  /** Set when replicas share the token, the answer cache and the rates through Redis (REDIS_URL). */
+  redis?: SharedRedis;
+  /** Upstream calls, sign-ins, token renewals and the call path's events (cache, governor, breaker) are recorded here when given. */
+  metrics?: Metrics;
+}
+
+/** Longest a replica waits for another replica fetching the same answer before it fetches itself. */
+const FILL_WAIT_CAP_MS = 10_000;
+
+export interface Upstreams {
+  /** The dashboard query, protected: cached, coalesced, governed, behind a circuit breaker. */
+  reporting: DashboardEndpoint;
+  /** render.json, protected the same way. */
+  recommender: RenderEndpoint;
+  tokens: TokenSource;
+  /** Closes the connection pool; in-flight requests finish first. */
+  close(): Promise<void>;
+}
+
+/**
+ * The composition root of the upstream access: one connection pool, one
+ * token, one answer cache and one set of rates for every GraphQL request,
+ * and one protected endpoint per upstream operation (render, dashboard,
+ * sign-in). The stage order is written once, in pipeline.ts; this file only
+ * builds the pieces. Shared state is keyed by everything that changes an
+ * answer (keys.ts), which is what makes sharing it safe; per-request loaders
+ * are built in context.ts.
+ */
+export function createUpstreams(options: UpstreamsOptions): Upstreams {
+  const protection: ProtectionOptions = { ...DEFAULT_PROTECTION, ...options.protection };
+  const now = protection.now ?? Date.now;
+  const metrics = options.metrics;
+  // The call path's events become metrics when metrics are on; a sink given in the options (tests) wins.
+  const onEvent = emitter(protection.onEvent ?? (metrics === undefined ? undefined : upstreamEventMetrics(metrics)));
+  const agent = createAgent({ connections: options.maxConnectionsPerOrigin });
+  const redis = options.redis;
+  const http = governedTransport({ options, protection, agent, now, onEvent });
+
+  const signIn = createSignInEndpoint({
+    baseUrl: options.reportingBaseUrl,
+    email: options.email,
+    password: options.password,
+    http,
+    logger: options.logger,
+    ...(metrics === undefined ? {} : { metrics }),
+  });
+  const tokens = createTokenSource({
+    signIn,
+    ...(redis === undefined ? {} : { redis }),
+    // The renewal lock outlives the longest sign-in (its timeout, plus time to wait for its rate).
+    lockMs: options.timeoutMs + protection.governor.queueTimeoutMs + 1_000,
+    ...(metrics === undefined ? {} : { metrics }),
+  });
+  const store = answerStore(redis, Math.min(options.timeoutMs, FILL_WAIT_CAP_MS), protection.now);
+  const staleIfErrorMs = protection.cache.staleIfErrorSeconds * 1000;
+  const breaker = (service: 'reporting' | 'recommender', endpoint: string) =>
+    createBreaker({
+      service,
+      endpoint,
+      cooldownMs: protection.breaker.cooldownSeconds * 1000,
+      failureThreshold: protection.breaker.failureThreshold ?? DEFAULT_BREAKER_FAILURE_THRESHOLD,
+      now,
+      onEvent,
+    });
+  const reporting = new ReportingAPI({ baseUrl: options.reportingBaseUrl, tokens, http, now });
+  const recommender = new RecommenderAPI({ baseUrl: options.recommenderUrl, http, now });
+
+  return {
+    reporting: createDashboardEndpoint({
+      reporting,
+      account: options.email,
+      store,
+      breaker: breaker('reporting', DASHBOARD_QUERY_PATH),
+      ttlSeconds: protection.cache.dashboardTtlSeconds,
+      staleIfErrorMs,
+      now,
+      onEvent,
+    }),
+    recommender: createRenderEndpoint({
+      recommender,
+      store,
+      breaker: breaker('recommender', RENDER_PATH),
+      ttlMs: protection.cache.renderTtlSeconds * 1000,
+      staleIfErrorMs,
+      now,
+      onEvent,
+    }),
+    tokens,
+    close: () => agent.close(),
+  };
+}
+
+/**
+ * The last two stages, shared by every endpoint and composed once over one
+ * connection pool: the governor (each HTTP request takes its place in its
+ * rate first), then the transport (the HTTP client: timeouts, retries,
+ * error mapping).
+ */
+function governedTransport(parts: {
+  options: UpstreamsOptions;
+  protection: ProtectionOptions;
+  agent: ReturnType<typeof createAgent>;
+  now: () => number;
+  onEvent: UpstreamEventSink;
+}): HttpClient {
+  const { options, protection, now, onEvent } = parts;
+  const redis = options.redis;
+  const localRates = new MemoryBudgetStore();
+  const governor = new Governor({
+    store: redis === undefined ? localRates : new RedisBudgetStore(redis, localRates, now),
+    queueTimeoutMs: protection.governor.queueTimeoutMs,
+    now,
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    onEvent,
+  });
+  const transport = createHttpClient({
+    dispatcher: parts.agent,
+    timeoutMs: options.timeoutMs,
+    logger: options.logger,
+    ...(options.metrics === undefined ? {} : { observer: upstreamMetricsObserver(options.metrics) }),
+  });
+  return createGovernedHttpClient({
+    http: transport,
+    governor,
+    budgetOf: ratesOf(options, protection.governor),
+    deadlineMs: options.timeoutMs,
+    now,
+    onEvent,
+  });
+}
+
+/**
+ * The rates the upstream counts: the reporting API per account (the API
+ * user), sign-in per email, render.json per client address — ours, so one
+ * bucket per recommender host.
+ */
+function ratesOf(options: UpstreamsOptions, rates: ProtectionOptions['governor']): (request: JsonRequest) => Rate | undefined {
+  return (request) => {
+    if (request.endpoint === SIGN_IN_PATH) return { name: 'signin', key: options.email, perMinute: rates.signinPerMinute };
+    if (request.service === 'reporting') return { name: 'reporting', key: options.email, perMinute: rates.reportingPerMinute };
+    return { name: 'render', key: request.url.host, perMinute: rates.renderPerMinute };
+  };
+}
+
+/**
+ * The answer cache: this process's memory, or Redis shared by every replica
+ * (with this process's memory while Redis is away). Claims on both last as
+ * long as a replica waits for another's fetch: bounded well below an
+ * operation's patience.
+ */
+function answerStore(redis: SharedRedis | undefined, fillWaitMs: number, now: (() => number) | undefined): AnswerStore {
+  const local = new MemoryAnswerStore({ fillWaitMs, ...(now === undefined ? {} : { now }) });
+  return redis === undefined ? local : new RedisAnswerStore(redis, local, { fillWaitMs, ...(now === undefined ? {} : { now }) });
+}

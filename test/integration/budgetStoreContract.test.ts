@@ -1,0 +1,110 @@
+/**
+ * One contract, three stores of the governor's rates: the in-process
+ * MemoryBudgetStore, the RedisBudgetStore against a real redis-server, and
+ * the RedisBudgetStore with Redis down (its in-process fallback). Time is
+ * the `nowMs` each call passes: nothing here waits.
+ */
+import { RedisBudgetStore } from '../../src/redis/redisBudgetStore';
+import { MemoryBudgetStore, type BudgetStore, type Reservation } from '../../src/upstream/budgetStore';
+import { redisServerAvailable } from '../support/redisAvailability';
+import { connectReplica, disconnect, type RedisReplica } from '../support/redisReplica';
+import { startRedisServer, type RedisServer } from '../support/redisServer';
+
+const T0 = 1_763_640_000_000;
+
+type Kind = 'memory' | 'redis' | 'redis down';
+
+let up: RedisServer | undefined;
+let down: RedisServer | undefined;
+const replicas: RedisReplica[] = [];
+
+async function redisStore(server: RedisServer, ready: boolean): Promise<BudgetStore> {
+  const replica = await connectReplica(server, { ready, timeoutMs: 100 });
+  replicas.push(replica);
+  return new RedisBudgetStore(replica.redis, new MemoryBudgetStore(), () => T0);
+}
+
+const stores: Record<Kind, () => Promise<BudgetStore>> = {
+  memory: async () => new MemoryBudgetStore(),
+  redis: async () => {
+    if (up === undefined) throw new Error('no redis-server');
+    return redisStore(up, true);
+  },
+  'redis down': async () => {
+    if (down === undefined) throw new Error('no redis-server');
+    return redisStore(down, false);
+  },
+};
+
+const kinds: Kind[] = redisServerAvailable() ? ['memory', 'redis', 'redis down'] : ['memory'];
+
+beforeAll(async () => {
+  if (!redisServerAvailable()) return;
+  [up, down] = await Promise.all([startRedisServer(), startRedisServer()]);
+  await down.stop();
+});
+afterEach(async () => {
+  await disconnect(replicas.splice(0));
+  if (up !== undefined) {
+    const cleaner = await connectReplica(up, { prefix: '' });
+    await cleaner.client.flushall();
+    await disconnect([cleaner]);
+  }
+});
+afterAll(async () => {
+  await Promise.all([up?.close(), down?.close()]);
+});
+
+describe.each(kinds)('the BudgetStore contract: %s', (kind) => {
+  test('a burst of perMinute is granted at once; the next would wait one interval, and is refused when that is too long', async () => {
+    const store = await stores[kind]();
+    const burst: Reservation[] = [];
+    for (let call = 0; call < 10; call += 1) burst.push(await store.reserve('reporting:acct', 10, T0, 0));
+
+    expect(burst).toEqual(Array.from({ length: 10 }, () => ({ granted: true, waitMs: 0 })));
+    await expect(store.reserve('reporting:acct', 10, T0, 0)).resolves.toEqual({ granted: false, retryAfterMs: 6_000 });
+    await expect(store.reserve('reporting:acct', 10, T0, 6_000)).resolves.toEqual({ granted: true, waitMs: 6_000 });
+    await expect(store.reserve('reporting:acct', 10, T0 + 18_000, 0)).resolves.toEqual({ granted: true, waitMs: 0 });
+  });
+
+  test('buckets are separate per key', async () => {
+    const store = await stores[kind]();
+    await expect(store.reserve('a', 1, T0, 0)).resolves.toEqual({ granted: true, waitMs: 0 });
+    await expect(store.reserve('a', 1, T0, 0)).resolves.toEqual({ granted: false, retryAfterMs: 60_000 });
+    await expect(store.reserve('b', 1, T0, 0)).resolves.toEqual({ granted: true, waitMs: 0 });
+  });
+
+  test('a pause empties the bucket until its end, then it refills evenly', async () => {
+    const store = await stores[kind]();
+    await store.pause('b', 3, T0 + 5_000);
+    await expect(store.reserve('b', 3, T0, 1_000)).resolves.toEqual({ granted: false, retryAfterMs: 5_000 });
+    await expect(store.reserve('b', 3, T0, 5_000)).resolves.toEqual({ granted: true, waitMs: 5_000 });
+    await expect(store.reserve('b', 3, T0 + 5_000, 19_999)).resolves.toEqual({ granted: false, retryAfterMs: 20_000 });
+    await expect(store.reserve('b', 3, T0 + 25_000, 0)).resolves.toEqual({ granted: true, waitMs: 0 });
+  });
+
+  test('answers exactly as the in-process bucket does over a mixed sequence', async () => {
+    const store = await stores[kind]();
+    const model = new MemoryBudgetStore();
+    const steps: [string, number, number][] = [
+      ['reserve', T0, 1_000],
+      ['reserve', T0 + 100, 1_000],
+      ['reserve', T0 + 200, 1_000],
+      ['pause', T0 + 5_000, 0],
+      ['reserve', T0 + 300, 10_000],
+      ['reserve', T0 + 5_000, 10_000],
+      ['reserve', T0 + 5_000, 100],
+    ];
+    const run = async (bucket: BudgetStore) => {
+      const results: (Reservation | undefined)[] = [];
+      for (const [step, at, maxWaitMs] of steps) {
+        if (step === 'pause') results.push(await bucket.pause('b', 3, at).then(() => undefined));
+        else results.push(await bucket.reserve('b', 3, at, maxWaitMs));
+      }
+      return results;
+    };
+    const expected = await run(model);
+    expect(expected.filter((result) => result?.granted === false)).not.toHaveLength(0);
+    await expect(run(store)).resolves.toEqual(expected);
+  });
+});
