@@ -1,4 +1,4 @@
-import type { Config } from '../config';
+import { DEFAULT_BREAKER_CONFIG, DEFAULT_CACHE_CONFIG, EMBEDDED_GOVERNOR_CONFIG, type Config } from '../config';
 import type { UpstreamEventSink } from './events';
 
 /** Everything the protected call path is configured with; createUpstreams fills what is left out. */
@@ -17,9 +17,9 @@ export interface ProtectionOptions {
 
 /** The defaults of the embedded mode (the emulator's own rates); what createUpstreams uses when given nothing. */
 export const DEFAULT_PROTECTION: ProtectionOptions = {
-  cache: { renderTtlSeconds: 60, dashboardTtlSeconds: 60, staleIfErrorSeconds: 600 },
-  governor: { reportingPerMinute: 600, signinPerMinute: 20, renderPerMinute: 6_000, queueTimeoutMs: 2_000 },
-  breaker: { cooldownSeconds: 10 },
+  cache: DEFAULT_CACHE_CONFIG,
+  governor: EMBEDDED_GOVERNOR_CONFIG,
+  breaker: DEFAULT_BREAKER_CONFIG,
 };
 
 export const DEFAULT_BREAKER_FAILURE_THRESHOLD = 5;
