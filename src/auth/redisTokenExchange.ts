@@ -6,7 +6,7 @@ import type { IssuedToken, SignInOutcome, TokenDemand, TokenExchange } from './t
 
 /** Keys under the configured REDIS_KEY_PREFIX. Only the token and a failure's details are stored, never the password. */
 export const TOKEN_KEY = 'reporting:token';
-export const SIGNIN_FAILURE_KEY = 'reporting:token:signin-failure';
+const SIGNIN_FAILURE_KEY = 'reporting:token:signin-failure';
 const LOCK_KEY = 'reporting:token:renewing';
 
 /** Deletes the lock only if this replica still holds it: an expired lock may already be someone else's. */

@@ -33,9 +33,7 @@ export interface SignInFailure {
   error: UpstreamErrorDetails;
 }
 
-export type SignInState =
-  | { state: 'ok' }
-  | { state: 'backing_off'; reason: SignInFailureReason; until: string; retryAfterSeconds: number };
+export type SignInState = { state: 'ok' } | { state: 'backing_off'; reason: SignInFailureReason; until: string; retryAfterSeconds: number };
 
 /**
  * Which failures are remembered. A refusal of our configuration and a failing
@@ -68,7 +66,8 @@ export function nextSignInFailure(
   options: SignInBackoffOptions,
 ): SignInFailure {
   const streak = (previous?.streak ?? 0) + 1;
-  const [baseMs, maxMs] = reason === 'refused' ? [options.refusedBaseMs, options.refusedMaxMs] : [options.unavailableBaseMs, options.unavailableMaxMs];
+  const [baseMs, maxMs] =
+    reason === 'refused' ? [options.refusedBaseMs, options.refusedMaxMs] : [options.unavailableBaseMs, options.unavailableMaxMs];
   const pauseMs = Math.min(Math.max(baseMs, maxMs), baseMs * 2 ** Math.min(streak - 1, 30));
   return { reason, untilMs: nowMs + pauseMs, streak, error: detailsOf(error) };
 }
@@ -80,7 +79,12 @@ export function backoffError(failure: SignInFailure, nowMs: number): UpstreamErr
 
 export function signInState(failure: SignInFailure | undefined, nowMs: number): SignInState {
   if (failure === undefined || nowMs >= failure.untilMs) return { state: 'ok' };
-  return { state: 'backing_off', reason: failure.reason, until: new Date(failure.untilMs).toISOString(), retryAfterSeconds: secondsLeft(failure, nowMs) };
+  return {
+    state: 'backing_off',
+    reason: failure.reason,
+    until: new Date(failure.untilMs).toISOString(),
+    retryAfterSeconds: secondsLeft(failure, nowMs),
+  };
 }
 
 /** Seconds until the backoff ends (0 when it has): the `subgraph_upstream_signin_backoff_seconds` gauge. */

@@ -10,7 +10,14 @@ import {
 } from './signInBackoff';
 import type { UpstreamError } from '../http/upstreamError';
 import { FOURTEEN_DAYS_MS, HOUR_MS, renewalTimeMs } from './tokenLifetime';
-import { SIGN_IN_DIRECTLY, type IssuedToken, type SignInOutcome, type SignInReason, type TokenDemand, type TokenExchange } from './tokenExchange';
+import {
+  SIGN_IN_DIRECTLY,
+  type IssuedToken,
+  type SignInOutcome,
+  type SignInReason,
+  type TokenDemand,
+  type TokenExchange,
+} from './tokenExchange';
 
 export interface TokenProviderOptions {
   /** Signs in and resolves with a fresh bearer token. */

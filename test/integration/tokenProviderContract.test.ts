@@ -63,7 +63,8 @@ describeWithRedis('the token provider contract', () => {
     [
       'shared, Redis down',
       // Nothing listens on port 1: every command fails at once and the provider is on its own.
-      async (options) => new SharedTokenProvider({ ...options, redis: await sharedRedis('redis://127.0.0.1:1', false), lockMs: 2_000, pollMs: 5 }),
+      async (options) =>
+        new SharedTokenProvider({ ...options, redis: await sharedRedis('redis://127.0.0.1:1', false), lockMs: 2_000, pollMs: 5 }),
     ],
   ];
 
@@ -188,7 +189,12 @@ describeWithRedis('the token provider contract', () => {
       await expect(tokens.getToken()).rejects.toMatchObject({ status: 401, retryAfterSeconds: 50 });
 
       const state = tokens.signInState();
-      expect(state).toEqual({ state: 'backing_off', reason: 'refused', until: new Date(START + 60 * SECOND).toISOString(), retryAfterSeconds: 50 });
+      expect(state).toEqual({
+        state: 'backing_off',
+        reason: 'refused',
+        until: new Date(START + 60 * SECOND).toISOString(),
+        retryAfterSeconds: 50,
+      });
       expect(JSON.stringify(state)).not.toContain(refused);
       expect(script.signIn).toHaveBeenCalledTimes(2);
     });

@@ -12,7 +12,8 @@ import { SharedRedis } from '../../src/redis/sharedRedis';
 import { Secret } from '../../src/secret';
 import { deferred } from '../support/deferred';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
-import { jwtLiving, scriptedSignIn } from '../support/tokenFixtures';
+import type { UpstreamError } from '../../src/http/upstreamError';
+import { jwtLiving, refusedSignIn, scriptedSignIn } from '../support/tokenFixtures';
 
 const MINUTE = 60_000;
 const START = Date.parse('2026-11-21T10:00:00Z');
@@ -147,6 +148,61 @@ describeWithRedis('one sign-in per lapse across replicas', () => {
 
     expect(perLapse).toEqual(Array(40).fill(1));
     expect(distinctTokensPerLapse).toEqual(Array(40).fill(1));
+  });
+});
+
+describeWithRedis('a failed sign-in shared across replicas', () => {
+  let server: RedisServer;
+  const clients: Redis[] = [];
+  let now: number;
+
+  beforeAll(async () => {
+    server = await startRedisServer();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.quit().catch(() => client.disconnect())));
+  });
+
+  async function replicas(signIn: () => Promise<string>, count: number): Promise<SharedTokenProvider[]> {
+    return Promise.all(
+      Array.from({ length: count }, async () => {
+        const client = createRedisClient({ url: new Secret(server.url), keyPrefix: 'backoff:', timeoutMs: 2_000 });
+        clients.push(client);
+        await waitUntilReady(client, 5_000);
+        const redis = new SharedRedis({ client, logger: quietLogger, retryAfterMs: 0, timeoutMs: 2_000 });
+        return new SharedTokenProvider({ signIn, redis, lockMs: 5_000, pollMs: 2, now: () => now });
+      }),
+    );
+  }
+
+  test('30 operations over 3 replicas with refused credentials make 1 sign-in attempt; after the backoff one replica tries again', async () => {
+    now = START;
+    const script = scriptedSignIn();
+    script.answerWith(() => refusedSignIn(401));
+    const cluster = await replicas(script.signIn, 3);
+    await cluster[0].getToken().catch(() => undefined);
+
+    const errors: UpstreamError[] = [];
+    for (let operation = 0; operation < 30; operation += 1) {
+      now += 1_000;
+      errors.push((await cluster[operation % 3].getToken().catch((error: unknown) => error)) as UpstreamError);
+    }
+
+    expect(script.signIn).toHaveBeenCalledTimes(1);
+    expect(errors.map((error) => [error.status, error.retryAfterSeconds])).toEqual(
+      Array.from({ length: 30 }, (_, index) => [401, 59 - index]),
+    );
+    expect(cluster.map((tokens) => tokens.signInState().state)).toEqual(['backing_off', 'backing_off', 'backing_off']);
+
+    now = START + 60_000;
+    script.answerWith((n) => `token-${n}`);
+    const tokens = await Promise.all(Array.from({ length: 30 }, (_, index) => cluster[index % 3].getToken()));
+    expect(new Set(tokens)).toEqual(new Set(['token-2']));
+    expect(script.signIn).toHaveBeenCalledTimes(2);
+    expect(cluster.map((replica) => replica.signInState())).toEqual([{ state: 'ok' }, { state: 'ok' }, { state: 'ok' }]);
   });
 });
 

@@ -8,7 +8,7 @@ import { UpstreamError } from '../../src/http/upstreamError';
 import { deferred } from './deferred';
 
 /** An unsigned JWT: the provider only decodes, it never verifies. */
-export function jwt(claims: Record<string, unknown>): string {
+function jwt(claims: Record<string, unknown>): string {
   const encode = (part: object) => Buffer.from(JSON.stringify(part)).toString('base64url');
   return `${encode({ alg: 'HS256', typ: 'JWT' })}.${encode(claims)}.c2lnbmF0dXJl`;
 }
