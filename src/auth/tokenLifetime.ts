@@ -14,9 +14,13 @@ export interface RenewalOptions {
  * When a token signed in at `issuedAtMs` should be replaced. The lifetime
  * comes from the JWT when it can be read (`exp - iat` when both are present,
  * which is immune to clock skew between us and the upstream), else from the
- * documented 14 days. The margin is capped at a tenth of the lifetime so that
- * short-lived tokens (as configured in tests) are still reused instead of
- * triggering a sign-in on every call.
+ * documented 14 days. The vendor's docs say "up to 30 minutes", the spec "up
+ * to 14 days", so the margin must fit both: it is the safety margin (1 hour)
+ * but at most a tenth of the lifetime. A 30-minute token is replaced after 27
+ * minutes (3 minutes to spare: far more than a sign-in takes, and one sign-in
+ * per 27 minutes is well within the sign-in budget); a 14-day token an hour
+ * before `exp` (renewing at 90% would cost a sign-in a day and a half early
+ * for nothing). Whatever the lifetime, a 401 still renews once (ReportingAPI).
  */
 export function renewalTimeMs(token: string, issuedAtMs: number, options: RenewalOptions): number {
   const lifetimeMs = readJwtLifetimeMs(token, issuedAtMs) ?? options.fallbackTtlMs;

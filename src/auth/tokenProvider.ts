@@ -1,29 +1,55 @@
+import {
+  DEFAULT_SIGNIN_BACKOFF,
+  backoffError,
+  classifySignInFailure,
+  nextSignInFailure,
+  signInState,
+  type SignInBackoffOptions,
+  type SignInFailure,
+  type SignInState,
+} from './signInBackoff';
+import type { UpstreamError } from '../http/upstreamError';
 import { FOURTEEN_DAYS_MS, HOUR_MS, renewalTimeMs } from './tokenLifetime';
+import {
+  SIGN_IN_DIRECTLY,
+  type IssuedToken,
+  type SignInOutcome,
+  type SignInReason,
+  type TokenDemand,
+  type TokenExchange,
+} from './tokenExchange';
 
 export interface TokenProviderOptions {
   /** Signs in and resolves with a fresh bearer token. */
   signIn: () => Promise<string>;
   now?: () => number;
-  /** How long before expiry a token is replaced. Default: 1 hour. */
+  /** How long before expiry a token is replaced, at most (a tenth of the lifetime for short tokens). Default: 1 hour. */
   safetyMarginMs?: number;
   /** Lifetime assumed when the token carries no usable `exp`. Default: 14 days, the documented validity. */
   fallbackTtlMs?: number;
-  /** Told when a sign-in starts and why: the first token, renewal ahead of expiry, or after a rejection (metrics). */
+  /**
+   * Told when this process starts a sign-in and why: the first token, renewal
+   * ahead of expiry, or after a rejection (metrics). With Redis, only the
+   * replica that really signs in is told, so the sum over replicas is the
+   * number of sign-ins.
+   */
   onSignIn?: (reason: SignInReason) => void;
+  /** How long a failed sign-in is remembered (see signInBackoff.ts). Default DEFAULT_SIGNIN_BACKOFF. */
+  signInBackoff?: Partial<SignInBackoffOptions>;
+  /** Where a new token comes from when this process has none usable. Default: sign in here (no sharing). */
+  exchange?: TokenExchange;
 }
 
-export type SignInReason = 'initial' | 'expiry' | 'rejected';
-
-interface CurrentToken {
-  token: string;
-  renewAtMs: number;
-}
+export type { SignInReason } from './tokenExchange';
 
 /**
  * The process-wide holder of the reporting API's bearer token. There is no
  * refresh endpoint, so "renewing" means signing in again; sign-in has a tight
  * rate budget, so every path here makes sure concurrent callers share one
- * sign-in instead of each starting their own.
+ * sign-in instead of each starting their own, and a failed sign-in is not
+ * tried again before its backoff ends: callers meanwhile get the same error
+ * at once, with `retryAfterSeconds`. The Redis-shared provider is this class
+ * with a Redis exchange (sharedTokenProvider.ts).
  */
 export class TokenProvider {
   private readonly signIn: () => Promise<string>;
@@ -31,8 +57,12 @@ export class TokenProvider {
   private readonly safetyMarginMs: number;
   private readonly fallbackTtlMs: number;
   private readonly onSignIn: (reason: SignInReason) => void;
-  private current: CurrentToken | undefined;
-  /** The sign-in in flight, shared by everyone who needs a token meanwhile. */
+  private readonly backoff: SignInBackoffOptions;
+  private readonly exchange: TokenExchange;
+  private current: IssuedToken | undefined;
+  /** The last failure; kept after its backoff ends so that the next one doubles it, dropped on success. */
+  private failure: SignInFailure | undefined;
+  /** The token request in flight, shared by everyone who needs a token meanwhile. */
   private pending: Promise<string> | undefined;
 
   constructor(options: TokenProviderOptions) {
@@ -41,13 +71,15 @@ export class TokenProvider {
     this.safetyMarginMs = options.safetyMarginMs ?? HOUR_MS;
     this.fallbackTtlMs = options.fallbackTtlMs ?? FOURTEEN_DAYS_MS;
     this.onSignIn = options.onSignIn ?? (() => {});
+    this.backoff = { ...DEFAULT_SIGNIN_BACKOFF, ...options.signInBackoff };
+    this.exchange = options.exchange ?? SIGN_IN_DIRECTLY;
   }
 
   getToken(): Promise<string> {
     if (this.current !== undefined && this.now() < this.current.renewAtMs) {
       return Promise.resolve(this.current.token);
     }
-    return this.signInOnce(this.current === undefined ? 'initial' : 'expiry');
+    return this.obtainOnce({ reason: this.current === undefined ? 'initial' : 'expiry', notBeforeMs: Number.NEGATIVE_INFINITY });
   }
 
   /**
@@ -58,25 +90,53 @@ export class TokenProvider {
   renew(rejectedToken: string): Promise<string> {
     if (this.pending !== undefined) return this.pending;
     if (this.current !== undefined && this.current.token !== rejectedToken) return this.getToken();
+    // Only a token signed in after the refused one can replace it: a shared store may still hold an older one.
+    const notBeforeMs = this.current?.issuedAtMs ?? Number.NEGATIVE_INFINITY;
     this.current = undefined;
-    return this.signInOnce('rejected');
+    return this.obtainOnce({ reason: 'rejected', rejectedToken, notBeforeMs });
   }
 
-  private signInOnce(reason: SignInReason): Promise<string> {
-    if (this.pending === undefined) {
-      this.onSignIn(reason);
-      const startedAtMs = this.now();
-      // A failure is not cached: it rejects everyone waiting now, and the next call tries again.
-      this.pending = this.signIn()
-        .then((token) => {
-          this.current = { token, renewAtMs: this.renewalTime(token, startedAtMs) };
-          return token;
-        })
-        .finally(() => {
-          this.pending = undefined;
-        });
-    }
+  /** For readiness and metrics: whether sign-in is backing off after a failure, why and until when. Never a secret. */
+  signInState(): SignInState {
+    return signInState(this.failure, this.now());
+  }
+
+  private obtainOnce(demand: TokenDemand): Promise<string> {
+    if (this.pending !== undefined) return this.pending;
+    const nowMs = this.now();
+    if (this.failure !== undefined && nowMs < this.failure.untilMs) return Promise.reject(backoffError(this.failure, nowMs));
+    this.pending = this.exchange
+      .obtain(demand, () => this.signInNow(demand.reason))
+      .then((outcome) => this.settle(outcome))
+      .finally(() => {
+        this.pending = undefined;
+      });
     return this.pending;
+  }
+
+  /** The one place a sign-in happens: counted, timed for the token's lifetime, its failure classified. */
+  private async signInNow(reason: SignInReason): Promise<SignInOutcome> {
+    this.onSignIn(reason);
+    const startedAtMs = this.now();
+    try {
+      const token = await this.signIn();
+      return { token: { token, issuedAtMs: startedAtMs, renewAtMs: this.renewalTime(token, startedAtMs) } };
+    } catch (error) {
+      const failureReason = classifySignInFailure(error);
+      // Not the vendor's answer (or a local refusal with its own wait): rejects everyone waiting now, the next call tries again.
+      if (failureReason === undefined) throw error;
+      return { failure: nextSignInFailure(error as UpstreamError, failureReason, this.failure, this.now(), this.backoff) };
+    }
+  }
+
+  private settle(outcome: SignInOutcome): string {
+    if ('failure' in outcome) {
+      this.failure = outcome.failure;
+      throw backoffError(outcome.failure, this.now());
+    }
+    this.failure = undefined;
+    this.current = outcome.token;
+    return outcome.token.token;
   }
 
   private renewalTime(token: string, issuedAtMs: number): number {

@@ -109,6 +109,11 @@ export class Metrics {
   recordBatch(loader: string, size: number): void {
     this.instruments.loaderBatchSize.observe({ loader }, size);
   }
+
+  /** `subgraph_upstream_signin_backoff_seconds` reads `secondsLeft` at each scrape (e.g. backoffSeconds(tokens.signInState())). */
+  watchSignInBackoff(secondsLeft: () => number): void {
+    this.instruments.signInBackoff.source.read = secondsLeft;
+  }
 }
 
 function statusClass(attempt: UpstreamAttemptRecord): string {

@@ -138,7 +138,26 @@ export function createInstruments(options: MetricsOptions = {}) {
       buckets: BATCH_BUCKETS,
       registers,
     }),
+    signInBackoff: signInBackoffGauge(name('upstream_signin_backoff_seconds'), registers),
   };
+}
+
+/**
+ * Seconds until the reporting sign-in is tried again after a failure (0: not
+ * backing off). Read at scrape time from the token provider, so it counts
+ * down by itself; `source.read` is set by Metrics.watchSignInBackoff.
+ */
+function signInBackoffGauge(name: string, registers: Registry[]) {
+  const source = { read: (): number => 0 };
+  const gauge = new Gauge({
+    name,
+    help: 'Seconds until the reporting API sign-in is tried again after a refused or failed sign-in (0 when not backing off)',
+    registers,
+    collect() {
+      this.set(source.read());
+    },
+  });
+  return { gauge, source };
 }
 
 export type Instruments = ReturnType<typeof createInstruments>;

@@ -121,7 +121,7 @@ describe('TokenProvider', () => {
     expect(signIn).toHaveBeenCalledTimes(1);
   });
 
-  test('a failed sign-in rejects every waiter and is not cached: the next call tries again', async () => {
+  test("a failure that is not the upstream's answer rejects every waiter and is not remembered: the next call tries again", async () => {
     const { signIn, calls } = scriptedSignIn();
     const tokens = new TokenProvider({ signIn, now: clock });
 

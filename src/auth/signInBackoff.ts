@@ -1,0 +1,119 @@
+import { UpstreamError, type UpstreamErrorDetails } from '../http/upstreamError';
+
+const SECOND_MS = 1_000;
+const MINUTE_MS = 60 * SECOND_MS;
+
+export interface SignInBackoffOptions {
+  /** First pause after a refused sign-in (400/401/403: credentials, role, SSO). SIGNIN_FAILURE_BACKOFF_SECONDS; default 60 s. */
+  refusedBaseMs: number;
+  /** The refused pause doubles while sign-in keeps being refused, up to this. Default 15 minutes. */
+  refusedMaxMs: number;
+  /** First pause after the sign-in host failed (5xx, timeout, network, malformed answer). Default 5 s. */
+  unavailableBaseMs: number;
+  /** Default 60 s: an outage of the vendor is usually short, and one attempt every minute costs nothing. */
+  unavailableMaxMs: number;
+}
+
+export const DEFAULT_SIGNIN_BACKOFF: SignInBackoffOptions = {
+  refusedBaseMs: MINUTE_MS,
+  refusedMaxMs: 15 * MINUTE_MS,
+  unavailableBaseMs: 5 * SECOND_MS,
+  unavailableMaxMs: MINUTE_MS,
+};
+
+/** `refused`: the vendor said no to our credentials. `unavailable`: the vendor could not answer. */
+export type SignInFailureReason = 'refused' | 'unavailable';
+
+/** A remembered sign-in failure: plain data, so it can be shared through Redis. Holds no secret (createSignIn scrubs the password). */
+export interface SignInFailure {
+  reason: SignInFailureReason;
+  untilMs: number;
+  /** Failures in a row, this one included: the next pause doubles from it. */
+  streak: number;
+  error: UpstreamErrorDetails;
+}
+
+export type SignInState = { state: 'ok' } | { state: 'backing_off'; reason: SignInFailureReason; until: string; retryAfterSeconds: number };
+
+/**
+ * Which failures are remembered. A refusal of our configuration and a failing
+ * host are; a local refusal (the governor's budget, an open breaker; a 429,
+ * which pauses the budget itself) already carries its own wait, and a
+ * non-upstream error is a bug, not the vendor's answer.
+ */
+export function classifySignInFailure(error: unknown): SignInFailureReason | undefined {
+  if (!(error instanceof UpstreamError)) return undefined;
+  switch (error.kind) {
+    case 'http':
+      if (error.status === 429) return undefined;
+      return error.status === 400 || error.status === 401 || error.status === 403 ? 'refused' : 'unavailable';
+    case 'timeout':
+    case 'network':
+    case 'bad_response':
+      return 'unavailable';
+    case 'budget_exhausted':
+    case 'circuit_open':
+      return undefined;
+  }
+}
+
+/** The pause after this failure: the base, doubled for each failure before it in a row, capped. */
+export function nextSignInFailure(
+  error: UpstreamError,
+  reason: SignInFailureReason,
+  previous: SignInFailure | undefined,
+  nowMs: number,
+  options: SignInBackoffOptions,
+): SignInFailure {
+  const streak = (previous?.streak ?? 0) + 1;
+  const [baseMs, maxMs] =
+    reason === 'refused' ? [options.refusedBaseMs, options.refusedMaxMs] : [options.unavailableBaseMs, options.unavailableMaxMs];
+  const pauseMs = Math.min(Math.max(baseMs, maxMs), baseMs * 2 ** Math.min(streak - 1, 30));
+  return { reason, untilMs: nowMs + pauseMs, streak, error: detailsOf(error) };
+}
+
+/** What every caller during the pause gets: the same error as the failed sign-in, with the seconds left. */
+export function backoffError(failure: SignInFailure, nowMs: number): UpstreamError {
+  return new UpstreamError({ ...failure.error, retryAfterSeconds: secondsLeft(failure, nowMs) });
+}
+
+export function signInState(failure: SignInFailure | undefined, nowMs: number): SignInState {
+  if (failure === undefined || nowMs >= failure.untilMs) return { state: 'ok' };
+  return {
+    state: 'backing_off',
+    reason: failure.reason,
+    until: new Date(failure.untilMs).toISOString(),
+    retryAfterSeconds: secondsLeft(failure, nowMs),
+  };
+}
+
+/** Seconds until the backoff ends (0 when it has): the `subgraph_upstream_signin_backoff_seconds` gauge. */
+export function backoffSeconds(state: SignInState): number {
+  return state.state === 'ok' ? 0 : state.retryAfterSeconds;
+}
+
+function secondsLeft(failure: SignInFailure, nowMs: number): number {
+  return Math.max(1, Math.ceil((failure.untilMs - nowMs) / SECOND_MS));
+}
+
+function detailsOf(error: UpstreamError): UpstreamErrorDetails {
+  const details: UpstreamErrorDetails = { service: error.service, endpoint: error.endpoint, kind: error.kind };
+  if (error.status !== undefined) details.status = error.status;
+  if (error.upstreamMessage !== undefined) details.upstreamMessage = error.upstreamMessage;
+  if (error.upstreamErrors !== undefined) details.upstreamErrors = error.upstreamErrors;
+  if (error.reason !== undefined) details.reason = error.reason;
+  if (error.timeoutMs !== undefined) details.timeoutMs = error.timeoutMs;
+  return details;
+}
+
+/** Reads a failure shared through Redis; anything malformed counts as none. */
+export function parseSignInFailure(value: unknown): SignInFailure | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { reason, untilMs, streak, error } = value as Record<string, unknown>;
+  if (reason !== 'refused' && reason !== 'unavailable') return undefined;
+  if (typeof untilMs !== 'number' || typeof streak !== 'number' || typeof error !== 'object' || error === null) return undefined;
+  const { service, endpoint, kind } = error as Record<string, unknown>;
+  if (service !== 'reporting' || typeof endpoint !== 'string' || typeof kind !== 'string') return undefined;
+  // Rebuilt through UpstreamError so a tampered entry is scrubbed and typed like any upstream error.
+  return { reason, untilMs, streak, error: detailsOf(new UpstreamError(error as UpstreamErrorDetails)) };
+}

@@ -1,0 +1,37 @@
+import type { SignInFailure } from './signInBackoff';
+
+/** Why a sign-in starts: the first token, renewal ahead of expiry, or after the upstream refused the token (401). */
+export type SignInReason = 'initial' | 'expiry' | 'rejected';
+
+/** A token with what every replica needs to judge it the same way. Never holds the password. */
+export interface IssuedToken {
+  token: string;
+  /** When the sign-in that produced it started: tells a newer token from an older one. */
+  issuedAtMs: number;
+  renewAtMs: number;
+}
+
+/** A sign-in's result as data: a token, or a failure to remember (and to share). */
+export type SignInOutcome = { token: IssuedToken } | { failure: SignInFailure };
+
+/** Why the provider needs a new token. */
+export interface TokenDemand {
+  reason: SignInReason;
+  /** The token the upstream refused (after a 401): it must not come back. */
+  rejectedToken?: string;
+  /** Only a token issued at or after this (and not the refused one) replaces the refused one: Redis may still hold an older one. */
+  notBeforeMs: number;
+}
+
+/**
+ * Where the TokenProvider gets a new token when it holds none usable. The
+ * in-process default signs in; the Redis one (redisTokenExchange.ts) first
+ * takes a token or a remembered failure another replica shared, and signs in
+ * only as the holder of the cluster-wide lock. `signIn` is the provider's
+ * own (counted, classified); an exchange calls it at most once per demand.
+ */
+export interface TokenExchange {
+  obtain(demand: TokenDemand, signIn: () => Promise<SignInOutcome>): Promise<SignInOutcome>;
+}
+
+export const SIGN_IN_DIRECTLY: TokenExchange = { obtain: (_demand, signIn) => signIn() };
