@@ -1,4 +1,6 @@
 import { SharedTokenProvider } from '../../auth/sharedTokenProvider';
+import type { SignInBackoffOptions } from '../../auth/signInBackoff';
+import { renewalCounter, watchSignInBackoff } from '../../auth/tokenMetrics';
 import { TokenProvider } from '../../auth/tokenProvider';
 import { createSignIn, type SignInOptions } from '../../datasources/signIn';
 import type { Logger } from '../../logger';
@@ -9,7 +11,7 @@ import type { SharedRedis } from '../../redis/sharedRedis';
 export type SignInEndpoint = () => Promise<string>;
 
 /** What the reporting datasource needs from a token holder: in process, or shared through Redis. */
-export type TokenSource = Pick<TokenProvider, 'getToken' | 'renew'>;
+export type TokenSource = Pick<TokenProvider, 'getToken' | 'renew' | 'signInState'>;
 
 export interface SignInEndpointOptions extends SignInOptions {
   logger: Pick<Logger, 'info' | 'warn'>;
@@ -42,17 +44,28 @@ export interface TokenSourceOptions {
   redis?: SharedRedis;
   /** How long a replica's renewal lock lasts: longer than the longest sign-in. */
   lockMs: number;
-  metrics?: Pick<Metrics, 'recordTokenRenewal'>;
+  /** How long a failed sign-in is remembered (SIGNIN_FAILURE_BACKOFF_SECONDS); default DEFAULT_SIGNIN_BACKOFF. */
+  signInBackoff?: Partial<SignInBackoffOptions>;
+  now?: () => number;
+  metrics?: Pick<Metrics, 'recordTokenRenewal' | 'watchSignInBackoff'>;
 }
 
-/** The token holder every reporting call asks: this process's, or the one shared by every replica. */
+/**
+ * The token holder every reporting call asks: this process's, or the one
+ * shared by every replica (the same provider with a Redis exchange). Either
+ * way only the process that signs in counts the renewal.
+ */
 export function createTokenSource(options: TokenSourceOptions): TokenSource {
-  if (options.redis !== undefined) return new SharedTokenProvider({ signIn: options.signIn, redis: options.redis, lockMs: options.lockMs });
-  const metrics = options.metrics;
-  return new TokenProvider({
+  const common = {
     signIn: options.signIn,
-    onSignIn: (reason) => {
-      if (reason !== 'initial') metrics?.recordTokenRenewal(reason);
-    },
-  });
+    onSignIn: renewalCounter(options.metrics),
+    ...(options.signInBackoff === undefined ? {} : { signInBackoff: options.signInBackoff }),
+    ...(options.now === undefined ? {} : { now: options.now }),
+  };
+  const tokens =
+    options.redis === undefined
+      ? new TokenProvider(common)
+      : new SharedTokenProvider({ ...common, redis: options.redis, lockMs: options.lockMs });
+  if (options.metrics !== undefined) watchSignInBackoff(options.metrics, tokens);
+  return tokens;
 }
