@@ -15,6 +15,7 @@ export const ErrorCode = {
   UPSTREAM_TIMEOUT: 'UPSTREAM_TIMEOUT',
   UPSTREAM_UNAVAILABLE: 'UPSTREAM_UNAVAILABLE',
   UPSTREAM_BAD_RESPONSE: 'UPSTREAM_BAD_RESPONSE',
+  UPSTREAM_METRIC_UNAVAILABLE: 'UPSTREAM_METRIC_UNAVAILABLE',
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -97,6 +98,8 @@ export function upstreamErrorCode(error: UpstreamError): ErrorCode {
       return ErrorCode.UPSTREAM_UNAVAILABLE;
     case 'http':
       return httpStatusCode(error);
+    case 'metric_unavailable':
+      return ErrorCode.UPSTREAM_METRIC_UNAVAILABLE;
   }
 }
 
@@ -148,6 +151,8 @@ function upstreamErrorMessage(error: UpstreamError, code: ErrorCode = upstreamEr
       return error.kind === 'http'
         ? `${who} answered with an unexpected HTTP ${error.status ?? 'error'}${said}`
         : `${who} sent a malformed response${error.reason === undefined ? '' : `: ${error.reason}`}`;
+    case ErrorCode.UPSTREAM_METRIC_UNAVAILABLE:
+      return `${who} does not offer ${(error.metrics ?? []).join(', ')} for the configured account (it answered with an empty body)`;
     case ErrorCode.INTERNAL_SERVER_ERROR:
       return GENERIC_MESSAGE;
   }
@@ -174,6 +179,7 @@ function formatUpstreamError(formatted: GraphQLFormattedError, error: UpstreamEr
   if (error.status !== undefined) upstream.status = error.status;
   const extensions: Record<string, unknown> = { code, upstream };
   if (error.retryAfterSeconds !== undefined) extensions.retryAfter = error.retryAfterSeconds;
+  if (error.metrics !== undefined) extensions.metrics = error.metrics;
   if (code === ErrorCode.BAD_USER_INPUT && error.upstreamErrors !== undefined) extensions.upstreamErrors = error.upstreamErrors;
   const stacktrace = formatted.extensions?.stacktrace;
   if (!options.production && stacktrace !== undefined) extensions.stacktrace = stacktrace;

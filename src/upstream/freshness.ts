@@ -50,6 +50,7 @@ export function isUpstreamOutage(error: unknown): boolean {
     case 'http':
       return error.status === 429 || (error.status !== undefined && error.status >= 500);
     case 'bad_response':
+    case 'metric_unavailable':
       return false;
   }
 }
