@@ -5,7 +5,7 @@
  * no cap (every body read whole, as before the cap). Prints the peak RSS
  * growth over the baseline and the longest event-loop stall of each run.
  *
- *   npx tsx bench/upstreamBodyCap.ts
+ *   npm run bench:body-cap
  *
  * The fake upstream runs in this process but streams one reused 64 KiB chunk,
  * so its own memory stays flat; run order is capped first, then uncapped.
@@ -66,7 +66,12 @@ async function run(label: string, url: string, maxResponseBytes: number): Promis
   const started = performance.now();
   const results = await Promise.allSettled(
     Array.from({ length: CONCURRENT }, () =>
-      http.requestJson({ service: 'recommender', endpoint: '/render.json', url: buildUrl(url, '/render.json', { id: 'IL_a' }), method: 'GET' }),
+      http.requestJson({
+        service: 'recommender',
+        endpoint: '/render.json',
+        url: buildUrl(url, '/render.json', { id: 'IL_a' }),
+        method: 'GET',
+      }),
     ),
   );
   const elapsedMs = performance.now() - started;
