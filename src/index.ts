@@ -34,6 +34,9 @@ async function main(): Promise<void> {
     timeoutMs: config.upstreamTimeoutMs,
     logger,
     protection: { cache: config.cache, governor: config.governor, breaker: config.breaker },
+    maxResponseBytes: config.upstreamMaxResponseBytes,
+    maxRetryAfterSeconds: config.maxRetryAfterSeconds,
+    signInBackoff: { refusedBaseMs: config.signinFailureBackoffSeconds * 1000 },
     ...(shared === undefined ? {} : { redis: shared.redis }),
     ...(metrics === undefined ? {} : { metrics }),
   });

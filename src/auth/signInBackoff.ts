@@ -53,6 +53,7 @@ export function classifySignInFailure(error: unknown): SignInFailureReason | und
       return 'unavailable';
     case 'budget_exhausted':
     case 'circuit_open':
+    case 'metric_unavailable':
       return undefined;
   }
 }

@@ -3,6 +3,7 @@ import type { HttpClient } from '../http/httpClient';
 import { isRecord, isStringArray } from '../http/typeGuards';
 import { buildUrl } from '../http/url';
 import { UpstreamError } from '../http/upstreamError';
+import { Metric } from '../enums';
 import { upstreamTimeToIso } from '../scalars/instants';
 import type { Fetched } from './fetched';
 import { GRANULARITY_NAMES, type DashboardMetricResultWire, type DashboardQueryBody, type GranularityName } from './wire';
@@ -56,12 +57,30 @@ export class ReportingAPI {
       method: 'POST',
       headers: { authorization: `Bearer ${token}` },
       body,
-      // The query only reads, so a retry after a dropped connection cannot change anything upstream.
+      // The query only reads, so a retry after a dropped connection cannot change anything upstream;
+      // each retry still spends its own unit of the budget (see governedHttpClient.ts).
       idempotent: true,
     });
+    if (json === undefined) throw metricUnavailable(body);
     assertDashboardResults(json, body);
     return { value: json.map(withKnownGranularities), fetchedAt: this.now() };
   }
+}
+
+/**
+ * The live API answers 200 with an empty body when a metric is not recognised
+ * for the account (contract §2). It names no metric, so the error names all
+ * of the request's, as the API client wrote them (GraphQL enum names).
+ */
+function metricUnavailable(body: DashboardQueryBody): UpstreamError {
+  const graphqlName = new Map<string, string>(Object.entries(Metric).map(([name, wire]) => [wire, name]));
+  return new UpstreamError({
+    service: 'reporting',
+    endpoint: DASHBOARD_QUERY_PATH,
+    kind: 'metric_unavailable',
+    status: 200,
+    metrics: body.metrics.map((metric) => graphqlName.get(metric) ?? metric),
+  });
 }
 
 function assertDashboardResults(json: unknown, body: DashboardQueryBody): asserts json is DashboardMetricResultWire[] {

@@ -61,6 +61,7 @@ function formatUpstreamError(formatted: GraphQLFormattedError, error: UpstreamEr
   if (error.status !== undefined) upstream.status = error.status;
   const extensions: Record<string, unknown> = { code, upstream };
   if (error.retryAfterSeconds !== undefined) extensions.retryAfter = error.retryAfterSeconds;
+  if (error.metrics !== undefined) extensions.metrics = error.metrics;
   if (code === ErrorCode.BAD_USER_INPUT && error.upstreamErrors !== undefined) extensions.upstreamErrors = error.upstreamErrors;
   const stacktrace = formatted.extensions?.stacktrace;
   if (!options.production && stacktrace !== undefined) extensions.stacktrace = stacktrace;

@@ -48,6 +48,13 @@ const UPSTREAM_ERRORS: { readonly [Kind in UpstreamErrorKind]: UpstreamErrorEntr
     account: (error, where) =>
       `${where} was not called: its request budget is spent${error.retryAfterSeconds === undefined ? '' : ` for ${error.retryAfterSeconds} s`}`,
   },
+  metric_unavailable: {
+    code: () => ErrorCode.UPSTREAM_METRIC_UNAVAILABLE,
+    message: (error, who) =>
+      `${who} does not offer ${(error.metrics ?? []).join(', ')} for the configured account (it answered with an empty body)`,
+    account: (error, where) =>
+      `${where} answered 200 with an empty body: metrics ${(error.metrics ?? []).join(', ')} are not available for this account`,
+  },
   circuit_open: {
     code: () => ErrorCode.UPSTREAM_UNAVAILABLE,
     message: (_error, who) => `${who} is failing repeatedly; calls are suspended for a short cool-down`,

@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { request, type Dispatcher } from 'undici';
 import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff';
 import { DeadlineSlots } from './deadlines';
-import { parseRetryAfter } from './retryAfter';
+import { DEFAULT_MAX_RESPONSE_BYTES, readBodyText, UnreadableBody } from './responseBody';
+import { DEFAULT_MAX_RETRY_AFTER_SECONDS, parseRetryAfter } from './retryAfter';
 import { isRecord } from './typeGuards';
 import { UpstreamError, type UpstreamFieldError, type UpstreamService } from './upstreamError';
 
@@ -20,8 +21,22 @@ export interface JsonRequest {
 }
 
 export interface HttpClient {
-  /** Resolves with the parsed JSON of a 2xx answer; rejects with an UpstreamError otherwise. */
-  requestJson(request: JsonRequest): Promise<unknown>;
+  /**
+   * Resolves with the parsed JSON of a 2xx answer, or undefined when its body
+   * is empty; rejects with an UpstreamError otherwise.
+   */
+  requestJson(request: JsonRequest, call?: CallOptions): Promise<unknown>;
+}
+
+/** Per call: how the caller takes part in the call's retries. */
+export interface CallOptions {
+  /**
+   * Asked before each retry (not before the first attempt), with the
+   * milliseconds left of the call's deadline: the rate governor takes the
+   * retry's own unit of budget here. A rejection means the retry may not be
+   * sent; the caller then gets the error of the attempt before it.
+   */
+  beforeRetry?: (remainingMs: number) => Promise<void>;
 }
 
 export interface HttpLogger {
@@ -41,6 +56,12 @@ export interface HttpClientOptions {
   deadlines?: DeadlineSlots;
   /** Told about every attempt (retries included), e.g. to record metrics. */
   observer?: HttpObserver;
+  /** Largest body read from the upstream, after decoding (UPSTREAM_MAX_RESPONSE_BYTES). Default 8 MiB. */
+  maxResponseBytes?: number;
+  /** `Retry-After` values are clamped to this many seconds (MAX_RETRY_AFTER_SECONDS). Default 300. */
+  maxRetryAfterSeconds?: number;
+  /** How the pause before a retry is waited out. Default: a timer. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 /** One finished attempt: where, how long, and the status or the failure kind. Never the URL. */
@@ -57,7 +78,13 @@ export interface HttpObserver {
   attemptFinished(attempt: HttpAttempt): void;
 }
 
-type ResolvedOptions = HttpClientOptions & { backoff: BackoffOptions; deadlines: DeadlineSlots };
+type ResolvedOptions = HttpClientOptions & {
+  backoff: BackoffOptions;
+  deadlines: DeadlineSlots;
+  maxResponseBytes: number;
+  maxRetryAfterSeconds: number;
+  sleep: (ms: number) => Promise<void>;
+};
 
 /**
  * Statuses where a second attempt can plausibly succeed: a proxy or load
@@ -82,8 +109,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     ...options,
     backoff: options.backoff ?? DEFAULT_BACKOFF,
     deadlines: options.deadlines ?? new DeadlineSlots(),
+    maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    maxRetryAfterSeconds: options.maxRetryAfterSeconds ?? DEFAULT_MAX_RETRY_AFTER_SECONDS,
+    sleep: options.sleep ?? sleep,
   };
-  return { requestJson: (jsonRequest) => requestJson(jsonRequest, resolved) };
+  return { requestJson: (jsonRequest, call) => requestJson(jsonRequest, resolved, call) };
 }
 
 /**
@@ -91,12 +121,15 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
  * idempotent) after a failure that another attempt can fix (see
  * RETRYABLE_STATUSES and RETRYABLE_NETWORK_CODES), at most
  * `backoff.retries` times, after a jittered exponential pause, and only when
- * that pause ends before the call's deadline. Timeouts are never retried:
+ * that pause ends before the call's deadline, and only once `beforeRetry`
+ * (the rate governor) lets it go: every retry is one more request the
+ * upstream counts, so it spends its own unit of budget or is not sent.
+ * Timeouts are never retried:
  * the caller has already waited the whole budget, and a slow upstream is made
  * slower by doubling its load. A 429 is not retried here (the caller's rate
  * governor owns the budget).
  */
-async function requestJson(jsonRequest: JsonRequest, options: ResolvedOptions): Promise<unknown> {
+async function requestJson(jsonRequest: JsonRequest, options: ResolvedOptions, call: CallOptions = {}): Promise<unknown> {
   const signal = options.deadlines.signalFor(options.timeoutMs);
   const deadlineAt = performance.now() + options.timeoutMs;
   for (let retry = 0; ; retry++) {
@@ -106,6 +139,8 @@ async function requestJson(jsonRequest: JsonRequest, options: ResolvedOptions): 
       if (!(error instanceof UpstreamError) || !isRetryable(jsonRequest, error) || retry >= options.backoff.retries) throw error;
       const delayMs = backoffDelayMs(retry, options.backoff);
       if (performance.now() + delayMs >= deadlineAt) throw error;
+      const waitStartedAt = performance.now();
+      if (!(await mayRetry(call, deadlineAt - waitStartedAt))) throw error;
       options.logger?.warn(
         {
           service: error.service,
@@ -117,8 +152,19 @@ async function requestJson(jsonRequest: JsonRequest, options: ResolvedOptions): 
         },
         'upstream request failed; retrying after a pause',
       );
-      await sleep(delayMs);
+      // The budget's wait and the backoff overlap: the retry goes once both are over.
+      await options.sleep(Math.max(0, delayMs - (performance.now() - waitStartedAt)));
     }
+  }
+}
+
+async function mayRetry(call: CallOptions, remainingMs: number): Promise<boolean> {
+  if (call.beforeRetry === undefined) return true;
+  try {
+    await call.beforeRetry(remainingMs);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -130,7 +176,7 @@ function isRetryable(jsonRequest: JsonRequest, error: UpstreamError): boolean {
 }
 
 /** `attempt`, reported to the observer however it ends. */
-async function observedAttempt(jsonRequest: JsonRequest, options: HttpClientOptions, signal: AbortSignal): Promise<unknown> {
+async function observedAttempt(jsonRequest: JsonRequest, options: ResolvedOptions, signal: AbortSignal): Promise<unknown> {
   const observer = options.observer;
   if (observer === undefined) return attempt(jsonRequest, options, signal);
   const startedAt = performance.now();
@@ -154,40 +200,53 @@ function describeFailure(error: unknown): Pick<HttpAttempt, 'status' | 'failure'
     : { status: error.status, retryAfterSeconds: error.retryAfterSeconds };
 }
 
-async function attempt(jsonRequest: JsonRequest, options: HttpClientOptions, signal: AbortSignal): Promise<unknown> {
+async function attempt(jsonRequest: JsonRequest, options: ResolvedOptions, signal: AbortSignal): Promise<unknown> {
   const where = { service: jsonRequest.service, endpoint: jsonRequest.endpoint };
-  let response: Dispatcher.ResponseData;
-  let text: string;
+  let answer: Answer;
   try {
-    ({ response, text } = await beforeDeadline(send(jsonRequest, options.dispatcher, signal), signal));
+    answer = await beforeDeadline(send(jsonRequest, options, signal), signal);
   } catch (error) {
     throw transportFailure(where, error, signal, options.timeoutMs);
   }
-  if (response.statusCode < 200 || response.statusCode >= 300) {
-    throw httpFailure(where, response, text, options.now ?? Date.now);
+  if (answer.status < 200 || answer.status >= 300) {
+    throw httpFailure(where, answer, options.now ?? Date.now, options.maxRetryAfterSeconds);
   }
+  if (answer.unreadable !== undefined) {
+    throw new UpstreamError({ ...where, kind: 'bad_response', status: answer.status, reason: answer.unreadable });
+  }
+  // No body at all is an answer of its own (the live dashboard's way of saying "unknown metric"); the caller decides.
+  if (answer.text.trim() === '') return undefined;
   try {
-    return JSON.parse(text);
+    return JSON.parse(answer.text);
   } catch {
-    throw new UpstreamError({ ...where, kind: 'bad_response', status: response.statusCode, reason: 'body is not valid JSON' });
+    throw new UpstreamError({ ...where, kind: 'bad_response', status: answer.status, reason: 'body is not valid JSON' });
   }
 }
 
-async function send(
-  jsonRequest: JsonRequest,
-  dispatcher: Dispatcher,
-  signal: AbortSignal,
-): Promise<{ response: Dispatcher.ResponseData; text: string }> {
+/** A response read as far as the cap allows: `unreadable` says why the text is missing. */
+interface Answer {
+  status: number;
+  headers: Dispatcher.ResponseData['headers'];
+  text: string;
+  unreadable?: string;
+}
+
+async function send(jsonRequest: JsonRequest, options: ResolvedOptions, signal: AbortSignal): Promise<Answer> {
   const response = await request(jsonRequest.url, {
-    dispatcher,
+    dispatcher: options.dispatcher,
     method: jsonRequest.method,
     headers: buildHeaders(jsonRequest),
     body: jsonRequest.body === undefined ? null : JSON.stringify(jsonRequest.body),
     signal,
   });
-  // Error bodies are read too: an unread body keeps its socket from returning to the pool.
-  const text = await response.body.text();
-  return { response, text };
+  const answer = { status: response.statusCode, headers: response.headers };
+  try {
+    // Error bodies are read too: an unread body keeps its socket from returning to the pool.
+    return { ...answer, text: await readBodyText(response.body, response.headers, options.maxResponseBytes) };
+  } catch (error) {
+    if (error instanceof UnreadableBody) return { ...answer, text: '', unreadable: error.reason };
+    throw error;
+  }
 }
 
 /**
@@ -241,16 +300,16 @@ function transportFailure(
 
 function httpFailure(
   where: Pick<JsonRequest, 'service' | 'endpoint'>,
-  response: Dispatcher.ResponseData,
-  text: string,
+  answer: Answer,
   now: () => number,
+  maxRetryAfterSeconds: number,
 ): UpstreamError {
-  const body = parseErrorBody(text);
-  const retryAfterSeconds = parseRetryAfter(response.headers['retry-after'], now());
+  const body = parseErrorBody(answer.text);
+  const retryAfterSeconds = parseRetryAfter(answer.headers['retry-after'], now(), maxRetryAfterSeconds);
   return new UpstreamError({
     ...where,
     kind: 'http',
-    status: response.statusCode,
+    status: answer.status,
     ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
     ...body,
   });

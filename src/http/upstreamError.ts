@@ -1,4 +1,6 @@
 import { redactCredentials } from './redactCredentials';
+// The table module itself, not ../errors: through the index it would import this file back.
+import { describeUpstreamFailure } from '../errors/upstreamErrorTable';
 
 /** Upstream-provided text (messages, field errors) is cut to this length before we log or return it. */
 const MAX_UPSTREAM_TEXT_LENGTH = 500;
@@ -12,8 +14,12 @@ export type UpstreamService = 'reporting' | 'recommender';
  * - `bad_response`: a 2xx whose body is not the JSON shape the contract promises
  * - `budget_exhausted`: refused locally by the rate governor, never sent (the budget would answer 429)
  * - `circuit_open`: refused locally because the upstream's circuit breaker is open
+ * - `metric_unavailable`: the dashboard answered 200 with an empty body, the live API's way of saying that
+ *   a requested metric is not recognised for the account (contract §2). About the question, not an outage:
+ *   never retried, never cached, never counted by the circuit breaker, never hidden behind a stale answer.
  */
-export type UpstreamErrorKind = 'http' | 'timeout' | 'network' | 'bad_response' | 'budget_exhausted' | 'circuit_open';
+export type UpstreamErrorKind =
+  'http' | 'timeout' | 'network' | 'bad_response' | 'budget_exhausted' | 'circuit_open' | 'metric_unavailable';
 
 export interface UpstreamFieldError {
   path?: string;
@@ -33,6 +39,8 @@ export interface UpstreamErrorDetails {
   /** Our own words: the network error code, or what was wrong with a bad response. */
   reason?: string;
   timeoutMs?: number;
+  /** `metric_unavailable`: the metrics asked for, by their GraphQL names. */
+  metrics?: string[];
 }
 
 const MAX_FIELD_ERRORS = 50;
@@ -53,6 +61,7 @@ export class UpstreamError extends Error implements UpstreamErrorDetails {
   readonly upstreamErrors?: UpstreamFieldError[];
   readonly reason?: string;
   readonly timeoutMs?: number;
+  readonly metrics?: string[];
 
   constructor(details: UpstreamErrorDetails) {
     const clean = scrubDetails(details);
@@ -67,6 +76,7 @@ export class UpstreamError extends Error implements UpstreamErrorDetails {
     if (clean.upstreamErrors !== undefined) this.upstreamErrors = clean.upstreamErrors;
     if (clean.reason !== undefined) this.reason = clean.reason;
     if (clean.timeoutMs !== undefined) this.timeoutMs = clean.timeoutMs;
+    if (clean.metrics !== undefined) this.metrics = clean.metrics;
   }
 
   /** A copy with extra secrets (e.g. the sign-in password) removed from the upstream's strings. */
@@ -95,25 +105,6 @@ function scrubDetails(details: UpstreamErrorDetails, secrets: readonly string[] 
   const reason = scrub(details.reason);
   if (reason !== undefined) clean.reason = reason;
   if (details.timeoutMs !== undefined) clean.timeoutMs = details.timeoutMs;
+  if (details.metrics !== undefined) clean.metrics = [...details.metrics];
   return clean;
-}
-
-function describeUpstreamFailure(details: UpstreamErrorDetails): string {
-  const where = `${details.service} ${details.endpoint}`;
-  switch (details.kind) {
-    case 'http': {
-      const said = details.upstreamMessage === undefined ? '' : `: ${details.upstreamMessage}`;
-      return `${where} answered HTTP ${details.status ?? 'error'}${said}`;
-    }
-    case 'timeout':
-      return details.timeoutMs === undefined ? `${where} did not answer in time` : `${where} did not answer within ${details.timeoutMs} ms`;
-    case 'network':
-      return `${where} could not be reached (${details.reason ?? 'connection failed'})`;
-    case 'bad_response':
-      return `${where} sent a malformed response${details.reason === undefined ? '' : `: ${details.reason}`}`;
-    case 'budget_exhausted':
-      return `${where} was not called: its request budget is spent${details.retryAfterSeconds === undefined ? '' : ` for ${details.retryAfterSeconds} s`}`;
-    case 'circuit_open':
-      return `${where} was not called: it failed repeatedly and its circuit breaker is open`;
-  }
 }

@@ -90,6 +90,11 @@ export class Metrics {
     this.instruments.governorQueueLength.dec({ budget });
   }
 
+  /** One HTTP attempt the governor let go: with subgraph_upstream_requests_total, attempts and grants agree. */
+  recordGovernorGrant(budget: string): void {
+    this.instruments.governorGrants.inc({ budget });
+  }
+
   recordGovernorRefusal(budget: string): void {
     this.instruments.governorRefusals.inc({ budget });
   }

@@ -107,6 +107,12 @@ export function createInstruments(options: MetricsOptions = {}) {
       labelNames: ['budget'] as const,
       registers,
     }),
+    governorGrants: new Counter({
+      name: name('upstream_governor_grants_total'),
+      help: 'HTTP attempts the rate governor let go (first tries, retries, repeats and sign-ins alike), by budget',
+      labelNames: ['budget'] as const,
+      registers,
+    }),
     governorRefusals: new Counter({
       name: name('upstream_governor_refusals_total'),
       help: 'Calls the rate governor refused (queue full or wait too long), by budget',

@@ -3,7 +3,13 @@ import type { Metrics } from './metrics';
 
 type EventMetrics = Pick<
   Metrics,
-  'recordCacheEvent' | 'recordGovernorWait' | 'recordGovernorRelease' | 'recordGovernorRefusal' | 'recordRetryAfterWait' | 'setBreakerState'
+  | 'recordCacheEvent'
+  | 'recordGovernorWait'
+  | 'recordGovernorRelease'
+  | 'recordGovernorRefusal'
+  | 'recordGovernorGrant'
+  | 'recordRetryAfterWait'
+  | 'setBreakerState'
 >;
 
 /**
@@ -23,6 +29,9 @@ export function upstreamEventMetrics(metrics: EventMetrics): (event: UpstreamEve
         return;
       case 'breaker':
         metrics.setBreakerState(event.service, event.state);
+        return;
+      case 'governor_granted':
+        metrics.recordGovernorGrant(event.budget);
         return;
       case 'rate_limited':
         return;

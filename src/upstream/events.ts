@@ -29,7 +29,9 @@ export type UpstreamEvent =
       waitMs: number;
     }
   | { type: 'breaker'; service: UpstreamService; state: 'open' | 'half_open' | 'closed' }
-  | { type: 'rate_limited'; service: UpstreamService; endpoint: string; retryAfterSeconds?: number };
+  | { type: 'rate_limited'; service: UpstreamService; endpoint: string; retryAfterSeconds?: number }
+  /** The governor let one HTTP attempt go (first tries, retries, repeats and sign-ins alike): as many as subgraph_upstream_requests_total counts for governed endpoints. */
+  | { type: 'governor_granted'; budget: BudgetName; service: UpstreamService; endpoint: string };
 
 /** The one optional hook of the call path; it must not throw (it is called in the middle of upstream calls). */
 export type UpstreamEventSink = (event: UpstreamEvent) => void;

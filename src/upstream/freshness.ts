@@ -49,8 +49,9 @@ export function isUpstreamOutage(error: unknown): boolean {
       return true;
     case 'http':
       return error.status === 429 || (error.status !== undefined && error.status >= 500);
-    default:
-      // bad_response and any other kind: about the answer, not the upstream's availability.
+    case 'bad_response':
+    case 'metric_unavailable':
+      // About the answer, not the upstream's availability.
       return false;
   }
 }

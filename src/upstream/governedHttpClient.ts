@@ -1,4 +1,4 @@
-import type { HttpClient, JsonRequest } from '../http/httpClient';
+import type { CallOptions, HttpClient, JsonRequest } from '../http/httpClient';
 import { UpstreamError } from '../http/upstreamError';
 import type { UpstreamEventSink } from './events';
 import type { Budget, Governor } from './governor';
@@ -15,22 +15,24 @@ export interface GovernedHttpClientOptions {
 }
 
 /**
- * An HttpClient whose every request first takes its place in its budget.
- * Sitting at the HTTP level, it governs each request the upstream counts:
- * sign-ins, the repeat after a 401, retries.
+ * An HttpClient whose every HTTP attempt first takes its own place in its
+ * budget: the first try, each retry of the HTTP client (asked through
+ * `beforeRetry`; one that gets no place within the call's deadline is not
+ * sent and the caller gets the error before it), the repeat after a 429, and
+ * — since they are requests of their own — sign-ins and the repeat after a
+ * 401. The upstream counts every one of them, so the governor does too.
  */
 export function createGovernedHttpClient(options: GovernedHttpClientOptions): HttpClient {
   return {
-    requestJson: async (request) => {
+    requestJson: async (request, call) => {
       const budget = options.budgetOf(request);
-      if (budget === undefined) return options.http.requestJson(request);
+      if (budget === undefined) return options.http.requestJson(request, call);
       const deadline = options.now() + options.deadlineMs;
-      await options.governor.acquire(budget, whereOf(request));
       try {
-        return await options.http.requestJson(request);
+        return await governedCall(request, budget, options);
       } catch (error) {
         if (!isTooManyRequests(error)) throw error;
-        return retryAfterPause(request, budget, error, deadline, options);
+        return repeatAfterPause(request, budget, error, deadline, options);
       }
     },
   };
@@ -38,11 +40,12 @@ export function createGovernedHttpClient(options: GovernedHttpClientOptions): Ht
 
 /**
  * The upstream's budget is spent even though ours was not (another client of
- * the account, or a budget configured too high): pause ours for everyone, and
- * repeat this request once only if it is safe to repeat and the pause ends
- * before the caller's deadline; it then waits its turn like any other.
+ * the account, or a budget configured too high): the pause is already in
+ * place (see governedCall). Repeat this request once, only if it is safe to
+ * repeat and the pause ends before the caller's deadline; it then waits its
+ * turn like any other, and if it gets none in time the caller gets the 429.
  */
-async function retryAfterPause(
+async function repeatAfterPause(
   request: JsonRequest,
   budget: Budget,
   error: UpstreamError,
@@ -50,19 +53,55 @@ async function retryAfterPause(
   options: GovernedHttpClientOptions,
 ): Promise<unknown> {
   const retryAfterSeconds = error.retryAfterSeconds;
+  const safe = request.method === 'GET' || request.idempotent === true;
+  const leftMs = deadline - options.now();
+  if (retryAfterSeconds === undefined || !safe || retryAfterSeconds * 1000 > leftMs) throw error;
+  try {
+    return await governedCall(request, budget, options, leftMs);
+  } catch (repeatError) {
+    throw isRefused(repeatError) ? error : repeatError;
+  }
+}
+
+/** One call of the HTTP client (an attempt and its retries), each attempt with its own turn; a 429 pauses the budget. */
+async function governedCall(
+  request: JsonRequest,
+  budget: Budget,
+  options: GovernedHttpClientOptions,
+  maxWaitMs?: number,
+): Promise<unknown> {
+  const where = whereOf(request);
+  const turn = await options.governor.acquire(budget, where, maxWaitMs);
+  const retries: CallOptions = {
+    beforeRetry: async (remainingMs) => {
+      // A retry's turn is never a probe of its own: the probe is this whole call.
+      await options.governor.acquire(budget, where, remainingMs, turn);
+    },
+  };
+  try {
+    const json = await options.http.requestJson(request, retries);
+    turn.finish('answered');
+    return json;
+  } catch (error) {
+    if (isTooManyRequests(error)) {
+      await pauseBudget(budget, error, options);
+      turn.finish('rate_limited');
+    } else {
+      turn.finish(isAnswered(error) ? 'answered' : 'unanswered');
+    }
+    throw error;
+  }
+}
+
+async function pauseBudget(budget: Budget, error: UpstreamError, options: GovernedHttpClientOptions): Promise<void> {
+  const retryAfterSeconds = error.retryAfterSeconds;
   options.onEvent({
     type: 'rate_limited',
     service: error.service,
     endpoint: error.endpoint,
     ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
   });
-  if (retryAfterSeconds === undefined) throw error;
-  await options.governor.pause(budget, retryAfterSeconds);
-  const safe = request.method === 'GET' || request.idempotent === true;
-  const leftMs = deadline - options.now();
-  if (!safe || retryAfterSeconds * 1000 > leftMs) throw error;
-  await options.governor.acquire(budget, whereOf(request), leftMs);
-  return options.http.requestJson(request);
+  if (retryAfterSeconds !== undefined) await options.governor.pause(budget, retryAfterSeconds);
 }
 
 /** Only the names: the request itself carries the bearer token and, for sign-in, the password. */
@@ -72,4 +111,13 @@ function whereOf(request: JsonRequest): Pick<JsonRequest, 'service' | 'endpoint'
 
 function isTooManyRequests(error: unknown): error is UpstreamError {
   return error instanceof UpstreamError && error.kind === 'http' && error.status === 429;
+}
+
+function isRefused(error: unknown): boolean {
+  return error instanceof UpstreamError && error.kind === 'budget_exhausted';
+}
+
+/** The upstream took the request and answered it (whatever it said), so it is accepting requests again. */
+function isAnswered(error: unknown): boolean {
+  return error instanceof UpstreamError && (error.kind === 'http' || error.kind === 'bad_response' || error.kind === 'metric_unavailable');
 }

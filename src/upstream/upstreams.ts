@@ -3,6 +3,7 @@ import { DASHBOARD_QUERY_PATH, ReportingAPI } from '../datasources/reportingAPI'
 import { SIGN_IN_PATH } from '../datasources/signIn';
 import { createAgent } from '../http/agent';
 import { createHttpClient, type HttpClient, type JsonRequest } from '../http/httpClient';
+import type { SignInBackoffOptions } from '../auth/signInBackoff';
 import type { Logger } from '../logger';
 import type { Metrics } from '../metrics/metrics';
 import { upstreamEventMetrics } from '../metrics/upstreamEvents';
@@ -38,6 +39,12 @@ export interface UpstreamsOptions {
   redis?: SharedRedis;
   /** Upstream calls, sign-ins, token renewals and the call path's events (cache, governor, breaker) are recorded here when given. */
   metrics?: Metrics;
+  /** Largest upstream body read (UPSTREAM_MAX_RESPONSE_BYTES). Default: the HTTP client's, 8 MiB. */
+  maxResponseBytes?: number;
+  /** Longest pause one Retry-After may impose (MAX_RETRY_AFTER_SECONDS). Default 300. */
+  maxRetryAfterSeconds?: number;
+  /** How long a refused or failed sign-in is remembered (SIGNIN_FAILURE_BACKOFF_SECONDS and the fixed rest). */
+  signInBackoff?: Partial<SignInBackoffOptions>;
 }
 
 /** Longest a replica waits for another replica fetching the same answer before it fetches itself. */
@@ -85,6 +92,8 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
     ...(redis === undefined ? {} : { redis }),
     // The renewal lock outlives the longest sign-in (its timeout, plus time to wait for its rate).
     lockMs: options.timeoutMs + protection.governor.queueTimeoutMs + 1_000,
+    now,
+    ...(options.signInBackoff === undefined ? {} : { signInBackoff: options.signInBackoff }),
     ...(metrics === undefined ? {} : { metrics }),
   });
   const store = answerStore(redis, Math.min(options.timeoutMs, FILL_WAIT_CAP_MS), protection.now);
@@ -148,11 +157,14 @@ function governedTransport(parts: {
     now,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
     onEvent,
+    ...(options.maxRetryAfterSeconds === undefined ? {} : { maxRetryAfterSeconds: options.maxRetryAfterSeconds }),
   });
   const transport = createHttpClient({
     dispatcher: parts.agent,
     timeoutMs: options.timeoutMs,
     logger: options.logger,
+    ...(options.maxResponseBytes === undefined ? {} : { maxResponseBytes: options.maxResponseBytes }),
+    ...(options.maxRetryAfterSeconds === undefined ? {} : { maxRetryAfterSeconds: options.maxRetryAfterSeconds }),
     ...(options.metrics === undefined ? {} : { observer: upstreamMetricsObserver(options.metrics) }),
   });
   return createGovernedHttpClient({
