@@ -115,9 +115,12 @@ function withTimeout<T>(promise: Promise<T>, timeoutMs: number, code: string): P
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** `ECONNREFUSED`, `ENOTFOUND`, `CERT_HAS_EXPIRED`…: the code a user can search for, with node's message. */
+/** `ECONNREFUSED`, `ENOTFOUND`, `CERT_HAS_EXPIRED`…: the code a user can search for, with a one-line reason. */
 export function errorCode(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const code = (error as { code?: unknown }).code;
-  return typeof code === 'string' && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
+  // Duck-typed: errors from node's core modules are not `instanceof Error` inside a jest sandbox.
+  if (typeof error !== 'object' || error === null) return String(error);
+  const { code, reason, message } = error as { code?: unknown; reason?: unknown; message?: unknown };
+  // OpenSSL's messages span lines and name its source files; its `reason` is the readable part.
+  const text = typeof reason === 'string' ? reason : typeof message === 'string' ? (message.split('\n')[0] ?? '').trim() : String(error);
+  return typeof code === 'string' && !text.includes(code) ? `${code}: ${text}` : text;
 }

@@ -153,7 +153,7 @@ function chooseExperience(target: DoctorTarget, options: DoctorOptions, siteDoma
   if (options.experienceId !== undefined) {
     const domain = options.experienceDomain ?? siteDomain;
     return domain === undefined
-      ? { kind: 'skip', reason: 'skipped: render.json needs a domain; set DOCTOR_EXPERIENCE_DOMAIN (the sign-in named no site)' }
+      ? { kind: 'skip', reason: "skipped: render.json needs the site's domain and no sign-in named one; set DOCTOR_EXPERIENCE_DOMAIN" }
       : { kind: 'check', experienceId: options.experienceId, domain, experienceFrom: 'DOCTOR_EXPERIENCE_ID' };
   }
   const demo = target.emulator?.demo.experiences[0];

@@ -42,7 +42,8 @@ export async function callUpstream(request: UpstreamRequest): Promise<UpstreamAn
     });
     text = await response.text();
   } catch (error) {
-    const cause = error instanceof Error && error.cause !== undefined ? error.cause : error;
+    // fetch's own "fetch failed" says nothing; its cause names the socket error.
+    const cause = typeof error === 'object' && error !== null && 'cause' in error && error.cause !== undefined ? error.cause : error;
     throw new Error(`no answer from ${request.url.origin} (${errorCode(cause)})`, { cause: error });
   }
   const retryAfter = Number(response.headers.get('retry-after'));
