@@ -22,6 +22,8 @@ export interface DashboardTarget {
   baseUrl: string;
   token: string;
   timeoutMs: number;
+  /** Removes secrets from the upstream's words (see callUpstream). */
+  scrub: (text: string) => string;
 }
 
 /** One dashboard query: one unit of the account's budget, which the caller has announced. */
@@ -34,6 +36,7 @@ export async function checkDashboard(target: DashboardTarget): Promise<CheckResu
       body: MINIMAL_DASHBOARD_QUERY,
       token: target.token,
       timeoutMs: target.timeoutMs,
+      scrub: target.scrub,
     });
   } catch (error) {
     return fail(DASHBOARD_CHECK, (error as Error).message, 'run again; if it persists, check the reporting host (see the host line above)');

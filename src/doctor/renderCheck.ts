@@ -14,6 +14,8 @@ export interface RenderTarget {
   /** Where the experience id comes from, as a user would edit it. */
   experienceFrom: string;
   timeoutMs: number;
+  /** Removes secrets from the upstream's words (see callUpstream). */
+  scrub: (text: string) => string;
 }
 
 /** One render.json call for the configured experience. It carries no credential (contract §3). */
@@ -24,6 +26,7 @@ export async function checkRender(target: RenderTarget): Promise<CheckResult> {
       url: buildUrl(target.recommenderUrl, RENDER_PATH, { id: target.experienceId, domain: target.domain }),
       method: 'GET',
       timeoutMs: target.timeoutMs,
+      scrub: target.scrub,
     });
   } catch (error) {
     return fail(RENDER_CHECK, (error as Error).message, 'run again; if it persists, check the recommender host (see the host line above)');

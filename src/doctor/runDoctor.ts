@@ -87,6 +87,7 @@ interface Output {
 async function runChecks(target: DoctorTarget, config: Config, options: DoctorOptions, output: Output): Promise<void> {
   const { report, write } = output;
   const timeoutMs = config.upstreamTimeoutMs;
+  const scrub = (text: string) => output.scrubber.scrub(text);
   const reportingHost = await checkReachable(
     { check: hostCheckName(REPORTING_HOST, target.reportingVariable), url: target.reportingBaseUrl, variable: target.reportingVariable },
     timeoutMs,
@@ -113,6 +114,7 @@ async function runChecks(target: DoctorTarget, config: Config, options: DoctorOp
       password: target.password,
       credentialsFrom: target.credentialsFrom,
       timeoutMs,
+      scrub,
       nowMs: options.nowMs ?? Date.now,
     });
     output.scrubber.add(signIn.token);
@@ -133,7 +135,7 @@ async function runChecks(target: DoctorTarget, config: Config, options: DoctorOp
         `sending one minimal query now: it spends 1 unit of the account's dashboard budget (the real host allows about 1 per minute); --no-spend skips it`,
       ),
     );
-    report(await checkDashboard({ baseUrl: target.reportingBaseUrl, token, timeoutMs }));
+    report(await checkDashboard({ baseUrl: target.reportingBaseUrl, token, timeoutMs, scrub }));
   }
 
   const experience = chooseExperience(target, options, siteDomain);
@@ -142,7 +144,7 @@ async function runChecks(target: DoctorTarget, config: Config, options: DoctorOp
   } else if (recommenderHost.status !== 'pass') {
     report(skip(RENDER_CHECK, 'skipped: the recommender host is unreachable'));
   } else {
-    report(await checkRender({ recommenderUrl: target.recommenderUrl, ...experience, timeoutMs }));
+    report(await checkRender({ recommenderUrl: target.recommenderUrl, ...experience, timeoutMs, scrub }));
   }
 }
 

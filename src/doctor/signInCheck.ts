@@ -3,7 +3,7 @@ import { SIGN_IN_PATH } from '../datasources/signIn';
 import { fail, pass, type CheckResult } from './checkResult';
 import { isRecord, readString } from './json';
 import { tokenValidity } from './tokenValidity';
-import { callUpstream, describeAnswer, upstreamMessage, type UpstreamAnswer } from './upstreamCall';
+import { callUpstream, describeAnswer, type UpstreamAnswer } from './upstreamCall';
 
 const CHECK = 'sign-in';
 
@@ -14,6 +14,8 @@ export interface SignInTarget {
   /** Where the credentials come from, as a user would edit them. */
   credentialsFrom: string;
   timeoutMs: number;
+  /** Removes secrets from the upstream's words (see callUpstream). */
+  scrub: (text: string) => string;
   nowMs: () => number;
 }
 
@@ -34,6 +36,7 @@ export async function checkSignIn(target: SignInTarget): Promise<SignInOutcome> 
       method: 'POST',
       body: { email: target.email, password: target.password },
       timeoutMs: target.timeoutMs,
+      scrub: target.scrub,
     });
   } catch (error) {
     return {
@@ -47,7 +50,7 @@ export async function checkSignIn(target: SignInTarget): Promise<SignInOutcome> 
     return {
       result: fail(
         CHECK,
-        `200 without a token (${upstreamMessage(answer)})`,
+        `200 without a token (${answer.message})`,
         'check that REPORTING_BASE_URL is the reporting API itself, not a web page',
       ),
     };
@@ -67,7 +70,7 @@ export async function checkSignIn(target: SignInTarget): Promise<SignInOutcome> 
 /** The causes the contract (§1) tells apart, each with what to do about it. */
 function refusal(answer: UpstreamAnswer, target: SignInTarget): CheckResult {
   const seen = describeAnswer(answer);
-  const msg = upstreamMessage(answer);
+  const msg = answer.message;
   switch (answer.status) {
     case 401:
       return fail(CHECK, `wrong email or password: ${seen}`, `check ${target.credentialsFrom} (with single sign-on, the API password)`);

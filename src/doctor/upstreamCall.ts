@@ -8,6 +8,8 @@ export interface UpstreamAnswer {
   text: string;
   /** The parsed body, or undefined when it is not JSON. */
   json: unknown;
+  /** The upstream's own words, scrubbed of secrets, then put on one line and shortened. */
+  message: string;
 }
 
 export interface UpstreamRequest {
@@ -16,6 +18,11 @@ export interface UpstreamRequest {
   body?: unknown;
   token?: string;
   timeoutMs: number;
+  /**
+   * Removes secrets from the upstream's words before they are shortened: a
+   * secret cut in half by the shortening would no longer be recognised.
+   */
+  scrub: (text: string) => string;
 }
 
 /** The longest upstream message quoted in a line: enough to name the problem, not a whole error page. */
@@ -47,11 +54,13 @@ export async function callUpstream(request: UpstreamRequest): Promise<UpstreamAn
     throw new Error(`no answer from ${request.url.origin} (${errorCode(cause)})`, { cause: error });
   }
   const retryAfter = Number(response.headers.get('retry-after'));
+  const json = parseJson(text);
   return {
     status: response.status,
     retryAfterSeconds: response.headers.has('retry-after') && Number.isFinite(retryAfter) ? retryAfter : undefined,
     text,
-    json: parseJson(text),
+    json,
+    message: shorten(oneLine(request.scrub(readMessage(text, json)))),
   };
 }
 
@@ -63,15 +72,16 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** The upstream's own words for a refusal: `msg` and any `errors`, shortened; else the start of the body. */
-export function upstreamMessage(answer: UpstreamAnswer): string {
-  const json = answer.json;
+/** The upstream's own words for a refusal: `msg` and any `errors`; else the body itself. */
+function readMessage(text: string, json: unknown): string {
   if (typeof json === 'object' && json !== null && 'msg' in json && typeof json.msg === 'string') {
     const errors = 'errors' in json && Array.isArray(json.errors) ? json.errors.map(describeFieldError).filter((e) => e !== '') : [];
-    return shorten(errors.length > 0 ? `${json.msg}: ${errors.join('; ')}` : json.msg);
+    return errors.length > 0 ? `${json.msg}: ${errors.join('; ')}` : json.msg;
   }
-  return answer.text.trim() === '' ? 'empty body' : `body ${JSON.stringify(shorten(answer.text.trim()))}`;
+  return text.trim() === '' ? 'empty body' : `body: ${text}`;
 }
+
+const oneLine = (text: string): string => text.replace(/\s+/g, ' ').trim();
 
 function describeFieldError(error: unknown): string {
   if (typeof error !== 'object' || error === null) return '';
@@ -86,5 +96,5 @@ function shorten(text: string): string {
 /** "429 Too many requests (Retry-After 42 s)" — the status with the upstream's message. */
 export function describeAnswer(answer: UpstreamAnswer): string {
   const retry = answer.retryAfterSeconds === undefined ? '' : ` (Retry-After ${answer.retryAfterSeconds} s)`;
-  return `${answer.status} ${upstreamMessage(answer)}${retry}`;
+  return `${answer.status} ${answer.message}${retry}`;
 }
