@@ -10,7 +10,7 @@ export const DASHBOARD_CHECK = 'dashboard query';
  * metric, no filters, no grouping, the shortest common window. Granularity is
  * optional and left to the host.
  */
-export const MINIMAL_DASHBOARD_QUERY = Object.freeze({
+const MINIMAL_DASHBOARD_QUERY = Object.freeze({
   dates: { last: { number: 1, dimension: 'day' } },
   filters: [],
   groupBy: [],

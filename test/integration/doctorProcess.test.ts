@@ -153,5 +153,13 @@ describe('npm run doctor as a process, against an upstream that echoes secrets',
     ]);
     expect(JSON.parse(upstream.requests[0]!.body)).toEqual({ email: 'api@doctor.example', password });
     expect(upstream.requests[1]!.headers.authorization).toBe(`Bearer ${token}`);
+    // The smallest valid query (contract §2): the five mandatory fields, no filters.
+    expect(JSON.parse(upstream.requests[1]!.body)).toEqual({
+      dates: { last: { number: 1, dimension: 'day' } },
+      filters: [],
+      groupBy: [],
+      metrics: ['pageViewsTotal'],
+      order: { metric: 'pageViewsTotal', sort: 'DESC' },
+    });
   });
 });
