@@ -51,7 +51,7 @@ export async function checkReachable(host: HostToCheck, timeoutMs: number): Prom
   }
   try {
     const tls = await startTls(socket, hostname, timeoutMs);
-    const validTo = tls.getPeerCertificate().valid_to;
+    const validTo = readableDate(tls.getPeerCertificate().valid_to);
     const protocol = tls.getProtocol() ?? 'TLS';
     tls.destroy();
     return pass(
@@ -66,6 +66,12 @@ export async function checkReachable(host: HostToCheck, timeoutMs: number): Prom
       `check the host's certificate (NODE_EXTRA_CA_CERTS names a private CA), or use http:// in ${where} if the host does not speak TLS`,
     );
   }
+}
+
+/** OpenSSL's "Nov  1 00:40:24 2126 GMT" as ISO-8601 when it parses, as is otherwise. */
+function readableDate(openSslDate: string): string {
+  const date = new Date(openSslDate);
+  return Number.isNaN(date.getTime()) ? openSslDate : date.toISOString();
 }
 
 function openTcp(host: string, port: number, timeoutMs: number): Promise<Socket> {

@@ -49,9 +49,7 @@ export async function callUpstream(request: UpstreamRequest): Promise<UpstreamAn
     });
     text = await response.text();
   } catch (error) {
-    // fetch's own "fetch failed" says nothing; its cause names the socket error.
-    const cause = typeof error === 'object' && error !== null && 'cause' in error && error.cause !== undefined ? error.cause : error;
-    throw new Error(`no answer from ${request.url.origin} (${errorCode(cause)})`, { cause: error });
+    throw new Error(`no answer from ${request.url.origin} (${describeFetchFailure(error, request.timeoutMs)})`, { cause: error });
   }
   const retryAfter = Number(response.headers.get('retry-after'));
   const json = parseJson(text);
@@ -62,6 +60,15 @@ export async function callUpstream(request: UpstreamRequest): Promise<UpstreamAn
     json,
     message: shorten(oneLine(request.scrub(readMessage(text, json)))),
   };
+}
+
+function describeFetchFailure(error: unknown, timeoutMs: number): string {
+  if (typeof error === 'object' && error !== null && 'name' in error && error.name === 'TimeoutError') {
+    return `none within ${timeoutMs} ms, UPSTREAM_TIMEOUT_MS`;
+  }
+  // fetch's own "fetch failed" says nothing; its cause names the socket error.
+  const cause = typeof error === 'object' && error !== null && 'cause' in error && error.cause !== undefined ? error.cause : error;
+  return errorCode(cause);
 }
 
 function parseJson(text: string): unknown {

@@ -5,6 +5,9 @@
  * even when the upstream echoes them back.
  */
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { SignJWT } from 'jose';
 import type { RunningEmulator } from '../../emulator';
@@ -104,6 +107,57 @@ describe('npm run doctor as a process, with no upstream configured', () => {
     expect(finished.stdout).toMatch(/^pass {2}sign-in: api@demo\.example signed in \(role api\); token valid for 14 days/m);
     expect(finished.stdout).toMatch(/^pass {2}render\.json: experience IL_\S+ on \S+: 200, \d+ recommendations$/m);
     expect(finished.code).toBe(0);
+  });
+});
+
+describe('npm run doctor as a process, against an https host', () => {
+  // A self-signed certificate for localhost and 127.0.0.1, valid until 2126, made for this test only.
+  const TLS_DIR = path.join(REPO_ROOT, 'test', 'support', 'doctorTls');
+  let emulator: RunningEmulator;
+  let https: HttpsServer;
+  let httpsUrl = '';
+
+  beforeAll(async () => {
+    emulator = await startTestEmulator();
+    https = createHttpsServer(
+      { cert: readFileSync(path.join(TLS_DIR, 'cert.pem')), key: readFileSync(path.join(TLS_DIR, 'key.pem')) },
+      (_request, response) => {
+        response.writeHead(404).end();
+      },
+    );
+    await new Promise<void>((resolve) => https.listen(0, '127.0.0.1', resolve));
+    httpsUrl = `https://127.0.0.1:${(https.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => https.close(() => resolve()));
+    await emulator.close();
+  });
+
+  it('passes TLS with a certificate this machine trusts, naming the protocol and the expiry', async () => {
+    const env = remoteEnv(emulator.url, API_USER.email, API_USER.password, {
+      RECOMMENDER_URL: httpsUrl,
+      NODE_EXTRA_CA_CERTS: path.join(TLS_DIR, 'cert.pem'),
+    });
+    const finished = await runDoctorProcess(env, ['--no-spend']);
+
+    expect(finished.stdout).toMatch(
+      new RegExp(
+        `^pass {2}recommender host \\(RECOMMENDER_URL\\): ${httpsUrl}: DNS ok \\(127\\.0\\.0\\.1\\), TCP ok \\(port \\d+\\), TLS ok \\(TLSv1\\.3, certificate valid until 2126-11-01T00:40:24\\.000Z\\)$`,
+        'm',
+      ),
+    );
+    expect(finished.code).toBe(0);
+  });
+
+  it('fails TLS with a certificate this machine does not trust, naming the reason', async () => {
+    const finished = await runDoctorProcess(remoteEnv(emulator.url, API_USER.email, API_USER.password, { RECOMMENDER_URL: httpsUrl }), [
+      '--no-spend',
+    ]);
+
+    expect(finished.stdout).toMatch(
+      /^FAIL {2}recommender host \(RECOMMENDER_URL\): .*TCP ok \(port \d+\), TLS failed \(DEPTH_ZERO_SELF_SIGNED_CERT: self[- ]signed certificate\) → /m,
+    );
+    expect(finished.code).toBe(1);
   });
 });
 
