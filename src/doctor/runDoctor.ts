@@ -48,6 +48,9 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     write(`doctor: ${count('pass')} passed, ${count('fail')} failed, ${count('skip')} skipped`);
     return { results, exitCode: count('fail') === 0 ? 0 : 1 };
   };
+  const skipTheRest = (reason: string) => {
+    for (const check of [REPORTING_HOST, RECOMMENDER_HOST, SIGN_IN_CHECK, DASHBOARD_CHECK, RENDER_CHECK]) report(skip(check, reason));
+  };
 
   let config: Config;
   try {
@@ -55,9 +58,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     report(fail(CONFIG_CHECK, error.problems.join('; '), 'fix the variables named here (README, "Configuration") and run again'));
-    for (const check of [REPORTING_HOST, RECOMMENDER_HOST, SIGN_IN_CHECK, DASHBOARD_CHECK, RENDER_CHECK]) {
-      report(skip(check, 'skipped: the configuration is invalid'));
-    }
+    skipTheRest('skipped: the configuration is invalid');
     return done();
   }
 
@@ -66,6 +67,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     target = await resolveTarget(config, (error) => write(formatNote('embedded emulator', `error: ${String(error)}`)));
   } catch (error) {
     report(fail(CONFIG_CHECK, `the embedded emulator did not start: ${String(error)}`, 'check the EMULATOR_* variables'));
+    skipTheRest('skipped: no embedded emulator to check');
     return done();
   }
   scrubber.add(target.password);
