@@ -1,0 +1,44 @@
+/**
+ * `npm run doctor [-- --no-spend]`: checks the configuration `npm start`
+ * would use, one line per check; exit 0 only when every check that ran passed.
+ */
+import { parseArgs } from 'node:util';
+import { runDoctor } from './runDoctor';
+
+const USAGE =
+  'usage: npm run doctor [-- --no-spend]\n  --no-spend  skip the dashboard query (the one check that spends a unit of the query budget)\n';
+
+async function main(): Promise<number> {
+  let spend: boolean;
+  try {
+    const { values } = parseArgs({ args: process.argv.slice(2), options: { 'no-spend': { type: 'boolean' }, help: { type: 'boolean' } } });
+    if (values.help === true) {
+      process.stdout.write(USAGE);
+      return 0;
+    }
+    spend = values['no-spend'] !== true;
+  } catch (error) {
+    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
+    return 2;
+  }
+  const env = process.env;
+  const report = await runDoctor({
+    env,
+    spend,
+    // Read here until the configuration carries them.
+    ...(env.DOCTOR_EXPERIENCE_ID ? { experienceId: env.DOCTOR_EXPERIENCE_ID } : {}),
+    ...(env.DOCTOR_EXPERIENCE_DOMAIN ? { experienceDomain: env.DOCTOR_EXPERIENCE_DOMAIN } : {}),
+    write: (line) => process.stdout.write(`${line}\n`),
+  });
+  return report.exitCode;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`doctor failed: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);
