@@ -21,13 +21,9 @@ async function main(): Promise<number> {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`);
     return 2;
   }
-  const env = process.env;
   const report = await runDoctor({
-    env,
+    env: process.env,
     spend,
-    // Read here until the configuration carries them.
-    ...(env.DOCTOR_EXPERIENCE_ID ? { experienceId: env.DOCTOR_EXPERIENCE_ID } : {}),
-    ...(env.DOCTOR_EXPERIENCE_DOMAIN ? { experienceDomain: env.DOCTOR_EXPERIENCE_DOMAIN } : {}),
     write: (line) => process.stdout.write(`${line}\n`),
   });
   return report.exitCode;

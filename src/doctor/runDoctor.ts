@@ -140,7 +140,7 @@ async function runChecks(target: DoctorTarget, config: Config, options: DoctorOp
     report(await checkDashboard({ baseUrl: target.reportingBaseUrl, token, timeoutMs, scrub }));
   }
 
-  const experience = chooseExperience(target, options, siteDomain);
+  const experience = chooseExperience(target, config, options, siteDomain);
   if (experience.kind === 'skip') {
     report(skip(RENDER_CHECK, experience.reason));
   } else if (recommenderHost.status !== 'pass') {
@@ -153,12 +153,13 @@ async function runChecks(target: DoctorTarget, config: Config, options: DoctorOp
 type ExperienceChoice = { kind: 'check'; experienceId: string; domain: string; experienceFrom: string } | { kind: 'skip'; reason: string };
 
 /** DOCTOR_EXPERIENCE_ID when set; against the embedded emulator, its first demo experience. */
-function chooseExperience(target: DoctorTarget, options: DoctorOptions, siteDomain: string | undefined): ExperienceChoice {
-  if (options.experienceId !== undefined) {
-    const domain = options.experienceDomain ?? siteDomain;
+function chooseExperience(target: DoctorTarget, config: Config, options: DoctorOptions, siteDomain: string | undefined): ExperienceChoice {
+  const experienceId = options.experienceId ?? config.doctorExperienceId;
+  if (experienceId !== undefined) {
+    const domain = options.experienceDomain ?? config.doctorExperienceDomain ?? siteDomain;
     return domain === undefined
       ? { kind: 'skip', reason: "skipped: render.json needs the site's domain and no sign-in named one; set DOCTOR_EXPERIENCE_DOMAIN" }
-      : { kind: 'check', experienceId: options.experienceId, domain, experienceFrom: 'DOCTOR_EXPERIENCE_ID' };
+      : { kind: 'check', experienceId, domain, experienceFrom: 'DOCTOR_EXPERIENCE_ID' };
   }
   const demo = target.emulator?.demo.experiences[0];
   if (demo !== undefined) {
