@@ -31,7 +31,7 @@ export function articleMetricsQuery(window: ResolvedWindow, urls: readonly strin
   if (urls.length === 0 || metrics.length === 0) throw new Error('articleMetricsQuery: needs at least one url and one metric');
   return {
     dates: window.dates,
-    filters: [{ dimension: Dimension.URL, operator: FilterOperator.EQ, values: [...urls] }],
+    filters: [{ filter: Dimension.URL, op: FilterOperator.EQ, value: [...urls] }],
     groupBy: [Dimension.URL],
     metrics: [...metrics],
     order: { metric: metrics[0], sort: SortDirection.DESC },

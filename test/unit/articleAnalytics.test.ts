@@ -14,7 +14,7 @@ const MONTH = resolveWindow({ last: { number: 30, unit: 'day' } }, NOW);
 
 /** Every url of the filter gets a row, except those containing "quiet"; the total encodes the url's length and the metric. */
 function rowsPerUrl(body: DashboardQueryBody): DashboardMetricResultWire[] {
-  const urls = body.filters[0].values.filter((url) => !url.includes('quiet'));
+  const urls = body.filters[0].value.filter((url) => !url.includes('quiet'));
   return body.metrics.map((metric, index) => ({
     metric,
     total: 0,
@@ -61,14 +61,14 @@ describe('the article metrics batch', () => {
   it('chunks urls and fails only the keys of a failed chunk', async () => {
     const failure = new UpstreamError({ service: 'reporting', endpoint: '/api/dashboard/query', kind: 'http', status: 503 });
     const reporting = fakeReporting(async (body) => {
-      if (body.filters[0].values.includes('https://b.example/3')) throw failure;
+      if (body.filters[0].value.includes('https://b.example/3')) throw failure;
       return rowsPerUrl(body);
     });
     const urls = ['https://b.example/5', 'https://b.example/1', 'https://b.example/3', 'https://b.example/4', 'https://b.example/2'];
 
     const results = await articleMetricsBatch(reporting, { chunkSize: 2 })(urls.map((url) => key(WEEK, url, 'pageViewsTotal')));
 
-    expect(reporting.bodies.map((body) => body.filters[0].values)).toEqual([
+    expect(reporting.bodies.map((body) => body.filters[0].value)).toEqual([
       ['https://b.example/1', 'https://b.example/2'],
       ['https://b.example/3', 'https://b.example/4'],
       ['https://b.example/5'],

@@ -285,7 +285,7 @@ describe('toDashboardQueryBody', () => {
       ),
     ).toEqual({
       dates: { range: { start: '2026-11-01', end: '2026-11-20T12:00:00Z' } },
-      filters: [{ dimension: 'sourceInternal', operator: 'nlike', values: ['bot', 'spam'] }],
+      filters: [{ filter: 'sourceInternal', op: 'nlike', value: ['bot', 'spam'] }],
       groupBy: ['mediumInternal', 'url'],
       metrics: ['cumulativeRFV', 'pageViewsPerUser'],
       order: { metric: 'pageViewsPerUser', sort: 'ASC' },
