@@ -292,7 +292,7 @@ describe('newArticles', () => {
     expect(outcome.ok).toBe(false);
     if (outcome.ok) return;
     expect(outcome.status).toBe(400);
-    expect(outcome.body.errors?.map((e) => e.path)).toEqual(['groupBy[1]', 'filters[1].dimension']);
+    expect(outcome.body.errors?.map((e) => e.path)).toEqual(['groupBy[1]', 'filters[1].filter']);
   });
 });
 
