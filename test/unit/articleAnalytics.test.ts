@@ -77,6 +77,19 @@ describe('the article metrics batch', () => {
     expect(results.map((result) => (result instanceof Error ? result : result.value))).toEqual([190, 190, failure, failure, 190]);
   });
 
+  it('keeps every chunk within the rows cap (REPORTING_MAX_ROWS, default 500) whatever ANALYTICS_CHUNK_SIZE says', async () => {
+    const reporting = fakeReporting(async (body) => rowsPerUrl(body));
+    const urls = Array.from({ length: 600 }, (_, i) => `https://c.example/${String(i).padStart(3, '0')}`);
+
+    const results = await articleMetricsBatch(reporting, { chunkSize: 1000 })(urls.map((url) => key(WEEK, url, 'pageViewsTotal')));
+
+    expect(reporting.bodies.map((body) => [body.filters[0].value.length, body.limit])).toEqual([
+      [500, 500],
+      [100, 100],
+    ]);
+    expect(results.every((result) => !(result instanceof Error))).toBe(true);
+  });
+
   it('fails a key whose metric the answer left out, instead of reporting 0', async () => {
     const reporting = fakeReporting(async (body) => rowsPerUrl({ ...body, metrics: body.metrics.slice(0, 1) }));
 
@@ -99,6 +112,16 @@ describe('article metrics queries', () => {
     ]);
     expect(chunkUrls(['c', 'a', 'b', 'a'], 2)).toEqual([['a', 'b'], ['c']]);
     expect(() => chunkUrls(['a'], 0)).toThrow(RangeError);
+    expect(chunkUrls(['c', 'a', 'b', 'd'], 3, 2)).toEqual([
+      ['a', 'b'],
+      ['c', 'd'],
+    ]);
+    expect(
+      chunkUrls(
+        Array.from({ length: 501 }, (_, i) => String(i)),
+        1000,
+      ).map((chunk) => chunk.length),
+    ).toEqual([500, 1]);
   });
 });
 
