@@ -9,6 +9,7 @@ import { RequestStats } from '../../emulator/control/stats';
 import { json } from '../../emulator/http/reply';
 import type { EmulatorRequest } from '../../emulator/http/request';
 import { PROFILES } from '../../emulator/profiles';
+import { loadConfig } from '../../src/config';
 import { apiToken, call, dashboardQuery, type ErrorBody } from '../support/emulator';
 
 /** The emulator as `npm run emulator` would start it from these variables (small data, free port). */
@@ -173,6 +174,12 @@ describe('EMULATOR_PROFILE parsing', () => {
       profile: 'realistic',
       rates: { reportingPerMinute: 1, signinPerMinute: 5, renderPerMinute: 6000 },
     });
+  });
+
+  it('sets the embedded emulator and the subgraph governor of `EMULATOR_PROFILE=realistic npm start` alike', () => {
+    const config = loadConfig({ EMULATOR_PROFILE: 'realistic' });
+    expect(config.upstream).toEqual({ mode: 'embedded', emulator: expect.objectContaining({ profile: 'realistic' }) });
+    expect(config.governor).toMatchObject({ reportingPerMinute: 1, signinPerMinute: 20, renderPerMinute: 6000 });
   });
 
   it('refuses an unknown profile given in code', async () => {
