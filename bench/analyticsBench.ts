@@ -55,7 +55,7 @@ async function mostReadUrls(baseUrl: string, token: string, limit: number): Prom
 function directBody(days: number, urls: readonly string[], metrics: readonly string[]): unknown {
   return {
     dates: { last: { number: days, dimension: 'day' } },
-    filters: [{ dimension: 'url', operator: 'eq', values: [...urls].sort() }],
+    filters: [{ filter: 'url', op: 'eq', value: [...urls].sort() }],
     groupBy: ['url'],
     metrics,
     order: { metric: metrics[0], sort: 'DESC' },

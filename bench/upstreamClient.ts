@@ -36,7 +36,7 @@ export async function dashboardQuery(
 export async function topUrls(baseUrl: string, token: string, domain: string, limit: number): Promise<string[]> {
   const [result] = await dashboardQuery(baseUrl, token, {
     dates: { last: { number: 30, dimension: 'day' } },
-    filters: [{ dimension: 'domain', operator: 'eq', values: [domain] }],
+    filters: [{ filter: 'domain', op: 'eq', value: [domain] }],
     groupBy: ['url'],
     metrics: ['pageViewsTotal'],
     order: { metric: 'pageViewsTotal', sort: 'DESC' },

@@ -1,7 +1,10 @@
 import { EnvReader } from '../src/config/env';
+import { PROFILES, isProfileName, PROFILE_NAMES, type ProfileName, type ProfileRules } from './profiles';
 
 /** How to start an emulator; every field has a default. */
 export interface EmulatorOptions {
+  /** The rules the options below default to (profiles.ts); `default` unless given. */
+  profile?: ProfileName;
   /** 0 (the default) picks a free port. */
   port?: number;
   host?: string;
@@ -24,10 +27,13 @@ export interface RateOptions {
   renderPerMinute: number;
 }
 
-export type ResolvedOptions = Required<Omit<EmulatorOptions, 'rates'>> & { rates: RateOptions };
+export type ResolvedOptions = Required<Omit<EmulatorOptions, 'rates'>> & {
+  rates: RateOptions;
+  /** The profile's rules that have no option of their own. */
+  plan: Pick<ProfileRules, 'maxRowsPerPage' | 'unplannedMetrics' | 'latency'>;
+};
 
 export const DEFAULT_MAIN_PORT = 4010;
-const DEFAULT_TOKEN_TTL_SECONDS = 14 * 24 * 60 * 60;
 
 /**
  * Every option's allowed range, defined once: resolveOptions checks options
@@ -45,17 +51,24 @@ const LIMITS = {
 
 /** Fills defaults and fails with a message naming the option when a value is unusable. */
 export function resolveOptions(options: EmulatorOptions = {}): ResolvedOptions {
+  const profile = options.profile ?? 'default';
+  if (!isProfileName(profile)) {
+    throw new RangeError(`emulator option profile must be one of ${PROFILE_NAMES.join(', ')}, got ${JSON.stringify(profile)}`);
+  }
+  const rules = PROFILES[profile];
   const resolved: ResolvedOptions = {
+    profile,
     port: options.port ?? 0,
     host: options.host ?? '127.0.0.1',
     seed: options.seed ?? 42,
     scale: options.scale ?? 1,
-    tokenTtlSeconds: options.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS,
+    tokenTtlSeconds: options.tokenTtlSeconds ?? rules.tokenTtlSeconds,
     rates: {
-      reportingPerMinute: options.rates?.reportingPerMinute ?? 600,
-      signinPerMinute: options.rates?.signinPerMinute ?? 20,
-      renderPerMinute: options.rates?.renderPerMinute ?? 6000,
+      reportingPerMinute: options.rates?.reportingPerMinute ?? rules.rates.reportingPerMinute,
+      signinPerMinute: options.rates?.signinPerMinute ?? rules.rates.signinPerMinute,
+      renderPerMinute: options.rates?.renderPerMinute ?? rules.rates.renderPerMinute,
     },
+    plan: { maxRowsPerPage: rules.maxRowsPerPage, unplannedMetrics: rules.unplannedMetrics, latency: rules.latency },
     logError: options.logError ?? logToStderr,
   };
   requireInteger('port', resolved.port, LIMITS.port);
@@ -88,7 +101,7 @@ function logToStderr(error: unknown): void {
 }
 
 /** Options that change what the emulator serves, and how fast; not where it listens. */
-export type EmulatorBehaviour = Pick<EmulatorOptions, 'seed' | 'scale' | 'tokenTtlSeconds' | 'rates'>;
+export type EmulatorBehaviour = Pick<EmulatorOptions, 'profile' | 'seed' | 'scale' | 'tokenTtlSeconds' | 'rates'>;
 
 const RATE_VARIABLES = [
   ['EMULATOR_REPORTING_RATE_PER_MINUTE', 'reportingPerMinute'],
@@ -106,6 +119,8 @@ const RATE_VARIABLES = [
 export function readEmulatorEnv(env: NodeJS.ProcessEnv): { options: EmulatorBehaviour; problems: string[] } {
   const reader = new EnvReader(env);
   const options: EmulatorBehaviour = {};
+  const profile = reader.oneOf('EMULATOR_PROFILE', PROFILE_NAMES);
+  if (profile !== undefined) options.profile = profile;
   const seed = reader.integer('EMULATOR_SEED', LIMITS.seed);
   if (seed !== undefined) options.seed = seed;
   const scale = reader.decimal('EMULATOR_SCALE', { above: 0, max: LIMITS.scale.max });
@@ -117,7 +132,11 @@ export function readEmulatorEnv(env: NodeJS.ProcessEnv): { options: EmulatorBeha
     const perMinute = reader.integer(name, LIMITS.ratePerMinute);
     if (perMinute !== undefined) rates[option] = perMinute;
   }
-  if (Object.keys(rates).length > 0) options.rates = rates;
+  // A profile's budgets are spelled out, so a reader of `rates` alone (the
+  // subgraph's governor defaults) spends what this emulator will allow; the
+  // variables set explicitly still win.
+  if (profile !== undefined) options.rates = { ...PROFILES[profile].rates, ...rates };
+  else if (Object.keys(rates).length > 0) options.rates = rates;
   return { options, problems: reader.problems };
 }
 

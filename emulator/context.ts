@@ -2,6 +2,7 @@ import type { TokenIssuer } from './auth/tokens';
 import type { Clock } from './clock';
 import type { RateLimiter } from './limits/rateLimiter';
 import type { Instruments } from './control/instrument';
+import type { DashboardPlan } from './dashboard';
 import type { EmulatorStore } from './store';
 
 /** Everything the routes share; one per running emulator, nothing module-level. */
@@ -13,5 +14,7 @@ export interface EmulatorContext {
   dummyVerification: (password: string) => Promise<void>;
   limits: { reporting: RateLimiter; signin: RateLimiter; render: RateLimiter };
   instruments: Instruments;
+  /** What the account's plan allows on the dashboard (the profile's rows cap and metrics). */
+  plan: DashboardPlan;
   randomBytes: (size: number) => Uint8Array;
 }

@@ -5,7 +5,7 @@ import { createDemoUsers, demoCredentials, type DemoCredential } from './auth/de
 import { createDummyVerification } from './auth/passwords';
 import { TokenIssuer } from './auth/tokens';
 import { Clock } from './clock';
-import { resolveOptions, type EmulatorOptions } from './config';
+import { resolveOptions, type EmulatorOptions, type ResolvedOptions } from './config';
 import type { EmulatorContext } from './context';
 import { demoDataCounts, generateDemoData } from './data';
 import { DEFAULT_BODY_LIMIT_BYTES } from './http/body';
@@ -14,6 +14,7 @@ import { Router } from './http/router';
 import { RateLimiter } from './limits/rateLimiter';
 import { Delays } from './control/delays';
 import { FaultInjector } from './control/faults';
+import { Latency } from './control/latency';
 import { RequestStats } from './control/stats';
 import { dashboardRoute } from './routes/dashboard';
 import { addExperienceRoutes } from './routes/experiences';
@@ -30,6 +31,8 @@ export interface RunningEmulator {
   store: EmulatorStore;
   clock: Clock;
   demo: { users: DemoCredential[]; experiences: Experience[] };
+  /** The rules it was started with, profile and explicit options applied (what `npm run emulator` prints). */
+  settings: Pick<ResolvedOptions, 'profile' | 'tokenTtlSeconds' | 'rates'> & { maxRowsPerPage: number };
   /** Stops listening and ends every connection (injected delays included); resolves promptly. */
   close(): Promise<void>;
 }
@@ -60,7 +63,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       signin: new RateLimiter(clock, resolved.rates.signinPerMinute),
       render: new RateLimiter(clock, resolved.rates.renderPerMinute),
     },
-    instruments: { stats: new RequestStats(), faults: new FaultInjector(resolved.seed), delays },
+    instruments: {
+      stats: new RequestStats(),
+      faults: new FaultInjector(resolved.seed),
+      delays,
+      latency: new Latency(resolved.seed, resolved.plan.latency),
+    },
+    plan: { maxRowsPerPage: resolved.plan.maxRowsPerPage, unplannedMetrics: resolved.plan.unplannedMetrics },
     randomBytes: (size) => randomBytes(size),
   };
 
@@ -93,6 +102,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     store,
     clock,
     demo: { users: demoCredentials(), experiences: [...store.experiences.values()].map((e) => ({ ...e })) },
+    settings: {
+      profile: resolved.profile,
+      tokenTtlSeconds: resolved.tokenTtlSeconds,
+      rates: { ...resolved.rates },
+      maxRowsPerPage: resolved.plan.maxRowsPerPage,
+    },
     close: () => {
       closing = true;
       return closeServer(server, delays);

@@ -4,6 +4,7 @@ import { errorReply, type Reply } from '../http/reply';
 import type { Handler } from '../http/router';
 import type { Delays } from './delays';
 import type { FaultInjector } from './faults';
+import type { Latency } from './latency';
 import type { RequestStats } from './stats';
 import type { Target } from './targets';
 
@@ -11,11 +12,14 @@ export interface Instruments {
   stats: RequestStats;
   faults: FaultInjector;
   delays: Delays;
+  /** The profile's latency; waited through `delays`, so closing the emulator cuts it short. */
+  latency: Latency;
 }
 
 /**
  * Wraps an upstream endpoint's handler: count the request (faulted and
- * rate-limited ones too), then maybe inject a fault, then run the handler.
+ * rate-limited ones too), wait the profile's latency, then maybe inject a
+ * fault, then run the handler.
  */
 export function instrument(
   target: Target,
@@ -25,6 +29,7 @@ export function instrument(
 ): Handler {
   return async (request) => {
     instruments.stats.record(target, await distinctKey(request));
+    await instruments.delays.wait(instruments.latency.next(target));
     const fault = instruments.faults.pick(target);
     if (fault) {
       await instruments.delays.wait(fault.delayMs);

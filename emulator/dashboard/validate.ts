@@ -167,40 +167,52 @@ function readFilters(value: unknown, report: Report): DashboardFilter[] | undefi
   return valid ? filters : undefined;
 }
 
+/** The filter keys of the contract [seen], and what the project's earlier key names are now called. */
+const FILTER_KEYS = ['filter', 'op', 'value'] as const;
+const RENAMED_FILTER_KEYS: Readonly<Record<string, string>> = { dimension: 'filter', operator: 'op', values: 'value' };
+
 function readFilter(entry: unknown, path: string, report: Report): DashboardFilter | undefined {
   if (!isRecord(entry)) {
-    report(path, 'must be an object {dimension, operator, values}');
+    report(path, 'must be an object {filter, op, value}');
     return undefined;
   }
-  const { dimension, operator, values } = entry;
+  const { filter: dimension, op: operator, value: values } = entry;
   let valid = true;
   if (!isOneOf(DIMENSIONS, dimension)) {
-    report(`${path}.dimension`, `unknown dimension ${quote(dimension)}; ${oneOf(DIMENSIONS)}`);
+    report(`${path}.filter`, `unknown dimension ${quote(dimension)}; ${oneOf(DIMENSIONS)}`);
     valid = false;
   }
   if (!isOneOf(OPERATORS, operator)) {
-    report(`${path}.operator`, `unknown operator ${quote(operator)}; ${oneOf(OPERATORS)}`);
+    report(`${path}.op`, `unknown operator ${quote(operator)}; ${oneOf(OPERATORS)}`);
     valid = false;
   } else if (isOneOf(EXACT_ONLY_DIMENSIONS, dimension) && (operator === 'like' || operator === 'nlike')) {
-    report(`${path}.operator`, `${dimension} accepts only eq or neq, got ${quote(operator)}`);
+    report(`${path}.op`, `${dimension} accepts only eq or neq, got ${quote(operator)}`);
     valid = false;
   }
   if (!Array.isArray(values) || values.length === 0) {
-    report(`${path}.values`, 'must be a non-empty array of strings');
+    report(`${path}.value`, 'must be a non-empty array of strings or numbers');
     valid = false;
   } else {
     values.forEach((v, j) => {
-      if (typeof v !== 'string') {
-        report(`${path}.values[${j}]`, `must be a string, got ${quote(v)}`);
+      if (typeof v !== 'string' && !(typeof v === 'number' && Number.isFinite(v))) {
+        report(`${path}.value[${j}]`, `must be a string or a number, got ${quote(v)}`);
         valid = false;
       }
     });
+  }
+  // A misspelt key would otherwise be silently ignored, and the filter half applied.
+  for (const key of Object.keys(entry)) {
+    if ((FILTER_KEYS as readonly string[]).includes(key)) continue;
+    const renamed = RENAMED_FILTER_KEYS[key];
+    report(`${path}.${key}`, `unknown key ${quote(key)}; a filter is {filter, op, value}${renamed ? `: use ${quote(renamed)}` : ''}`);
+    valid = false;
   }
   if (!valid) return undefined;
   return {
     dimension: dimension as Dimension,
     operator: operator as DashboardFilter['operator'],
-    values: values as string[],
+    // Numbers and strings compare as text (contract §2).
+    values: (values as (string | number)[]).map(String),
   };
 }
 
@@ -282,7 +294,7 @@ function checkNewArticlesDimensions(body: Record<string, unknown>, report: Repor
   }
   if (Array.isArray(body.filters)) {
     body.filters.forEach((f, i) => {
-      if (isRecord(f) && isTrafficDimension(f.dimension)) report(`filters[${i}].dimension`, message(f.dimension));
+      if (isRecord(f) && isTrafficDimension(f.filter)) report(`filters[${i}].filter`, message(f.filter));
     });
   }
 }

@@ -21,6 +21,11 @@ export function errorReply(status: number, msg: string, headers?: Record<string,
   return json(status, body, headers);
 }
 
+/** 200 with no body at all: how the live API answers a metric outside the account's plan [seen]. */
+export function emptyOk(): Reply {
+  return { status: 200 };
+}
+
 export function noContent(): Reply {
   return { status: 204 };
 }

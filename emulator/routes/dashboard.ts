@@ -1,7 +1,7 @@
 import type { EmulatorContext } from '../context';
-import { runDashboardQuery } from '../dashboard';
+import { runPlannedDashboardQuery } from '../dashboard';
 import type { EmulatorRequest } from '../http/request';
-import { failureReply, json } from '../http/reply';
+import { emptyOk, failureReply, json } from '../http/reply';
 import type { Handler } from '../http/router';
 import { instrument } from '../control/instrument';
 import { canonicalJson } from '../control/stats';
@@ -16,8 +16,9 @@ export function dashboardRoute(context: EmulatorContext): Handler {
     withApiUser(context, 'reporting', async (request) => {
       const body = await request.json();
       if (!body.ok) return failureReply(body);
-      const result = runDashboardQuery(context.store, body.value, context.clock.now());
-      return result.ok ? json(200, result.value) : failureReply(result);
+      const result = runPlannedDashboardQuery(context.store, body.value, context.clock.now(), context.plan);
+      if (!result.ok) return failureReply(result);
+      return result.value === null ? emptyOk() : json(200, result.value);
     }),
   );
 }

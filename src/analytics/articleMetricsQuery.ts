@@ -1,4 +1,5 @@
 import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../datasources/wire';
+import { DEFAULT_MAX_ROWS } from '../dashboard/validate';
 import { Dimension, FilterOperator, Granularity, Metric, SortDirection } from '../enums';
 import type { ResolvedWindow } from './window';
 
@@ -11,14 +12,18 @@ export function canonicalMetrics(metrics: Iterable<MetricName>): MetricName[] {
 }
 
 /**
- * Sorted, then cut into chunks of at most `chunkSize`: the same set of URLs
- * always makes the same queries, whatever order the articles came in.
+ * Sorted, then cut into chunks of at most `chunkSize` (ANALYTICS_CHUNK_SIZE)
+ * and at most `maxRows` (REPORTING_MAX_ROWS): a chunk's query asks for one
+ * row per URL, so a chunk larger than the rows cap would lose rows. The same
+ * set of URLs always makes the same queries, whatever order the articles came in.
  */
-export function chunkUrls(urls: Iterable<string>, chunkSize: number): string[][] {
+export function chunkUrls(urls: Iterable<string>, chunkSize: number, maxRows: number = DEFAULT_MAX_ROWS): string[][] {
   if (!Number.isInteger(chunkSize) || chunkSize < 1) throw new RangeError(`chunkUrls: chunkSize must be an integer >= 1, got ${chunkSize}`);
+  if (!Number.isInteger(maxRows) || maxRows < 1) throw new RangeError(`chunkUrls: maxRows must be an integer >= 1, got ${maxRows}`);
+  const size = Math.min(chunkSize, maxRows);
   const sorted = [...new Set(urls)].sort();
   const chunks: string[][] = [];
-  for (let start = 0; start < sorted.length; start += chunkSize) chunks.push(sorted.slice(start, start + chunkSize));
+  for (let start = 0; start < sorted.length; start += size) chunks.push(sorted.slice(start, start + size));
   return chunks;
 }
 
@@ -31,7 +36,7 @@ export function articleMetricsQuery(window: ResolvedWindow, urls: readonly strin
   if (urls.length === 0 || metrics.length === 0) throw new Error('articleMetricsQuery: needs at least one url and one metric');
   return {
     dates: window.dates,
-    filters: [{ dimension: Dimension.URL, operator: FilterOperator.EQ, values: [...urls] }],
+    filters: [{ filter: Dimension.URL, op: FilterOperator.EQ, value: [...urls] }],
     groupBy: [Dimension.URL],
     metrics: [...metrics],
     order: { metric: metrics[0], sort: SortDirection.DESC },

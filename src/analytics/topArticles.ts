@@ -49,8 +49,8 @@ export function validateTopArticles(request: TopArticlesRequest): InvalidArgumen
 /** One dashboard query: rows grouped by url, best first, only as many as asked for. */
 export function topArticlesQuery(request: TopArticlesRequest, window: ResolvedWindow): DashboardQueryBody {
   const filters: DashboardQueryBody['filters'] = [];
-  if (request.domain !== undefined) filters.push({ dimension: Dimension.DOMAIN, operator: FilterOperator.EQ, values: [request.domain] });
-  if (request.section !== undefined) filters.push({ dimension: Dimension.SECTION, operator: FilterOperator.EQ, values: [request.section] });
+  if (request.domain !== undefined) filters.push({ filter: Dimension.DOMAIN, op: FilterOperator.EQ, value: [request.domain] });
+  if (request.section !== undefined) filters.push({ filter: Dimension.SECTION, op: FilterOperator.EQ, value: [request.section] });
   return {
     dates: window.dates,
     filters,

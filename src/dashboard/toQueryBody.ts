@@ -5,12 +5,13 @@ import { SortDirection } from '../enums';
 /**
  * The upstream body of a validated query. Enum values are already upstream
  * names (codegen `enumValues`), so this only fills defaults and renames
- * `unit` to the upstream's `dimension`.
+ * `unit` to the upstream's `dimension` and a filter's `{dimension, operator,
+ * values}` to the upstream's `{filter, op, value}`.
  */
 export function toDashboardQueryBody(input: DashboardQueryInput): DashboardQueryBody {
   const body: DashboardQueryBody = {
     dates: toUpstreamDates(input.dates),
-    filters: (input.filters ?? []).map(({ dimension, operator, values }) => ({ dimension, operator, values: [...values] })),
+    filters: (input.filters ?? []).map(({ dimension, operator, values }) => ({ filter: dimension, op: operator, value: [...values] })),
     groupBy: [...(input.groupBy ?? [])],
     metrics: [...input.metrics],
     order:

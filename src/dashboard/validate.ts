@@ -4,7 +4,19 @@ import type { InvalidArgument } from '../errors';
 import { availableGranularities, exceedsMaxWindow, MAX_WINDOW_DAYS, rangeInstants, windowLengthMs } from './window';
 
 const MAX_GROUP_BY = 3;
-const MAX_LIMIT = 1000;
+
+/**
+ * REPORTING_MAX_ROWS's default. The contract allows `limit` up to 1000, but
+ * public clients of the live API read at most about 500 rows per query [seen]
+ * (the emulator's realistic profile cuts pages there): a larger limit would be
+ * cut silently, so it is refused instead.
+ */
+export const DEFAULT_MAX_ROWS = 500;
+
+export interface DashboardLimits {
+  /** Most rows one query may ask for (`limit`). */
+  maxRows: number;
+}
 
 /** Dimensions describing the visit, not the article: NEW_ARTICLES (a count of articles) cannot be split by them. */
 const TRAFFIC_DIMENSIONS: ReadonlySet<Dimension> = new Set([
@@ -30,7 +42,10 @@ const EQUALITY_OPERATORS: ReadonlySet<FilterOperator> = new Set([FilterOperator.
  * granularity availability depend only on the window's length, never on the
  * upstream's clock, so they are checked here too.
  */
-export function validateDashboardQuery(input: DashboardQueryInput): InvalidArgument[] {
+export function validateDashboardQuery(
+  input: DashboardQueryInput,
+  limits: DashboardLimits = { maxRows: DEFAULT_MAX_ROWS },
+): InvalidArgument[] {
   const dateProblems = validateDates(input);
   return [
     ...dateProblems,
@@ -38,7 +53,7 @@ export function validateDashboardQuery(input: DashboardQueryInput): InvalidArgum
     ...validateMetrics(input),
     ...validateGroupBy(input),
     ...validateFilters(input),
-    ...validatePaging(input),
+    ...validatePaging(input, limits.maxRows),
   ];
 }
 
@@ -142,10 +157,13 @@ function validateFilters({ filters = [], metrics }: DashboardQueryInput): Invali
   return problems;
 }
 
-function validatePaging({ limit, from }: DashboardQueryInput): InvalidArgument[] {
+function validatePaging({ limit, from }: DashboardQueryInput, maxRows: number): InvalidArgument[] {
   const problems: InvalidArgument[] = [];
-  if (limit != null && (limit < 1 || limit > MAX_LIMIT)) {
-    problems.push({ path: 'query.limit', message: `must be from 1 to ${MAX_LIMIT} (got ${limit})` });
+  if (limit != null && (limit < 1 || limit > maxRows)) {
+    problems.push({
+      path: 'query.limit',
+      message: `must be from 1 to ${maxRows}, the most rows one query may ask for (REPORTING_MAX_ROWS); page with from (got ${limit})`,
+    });
   }
   if (from != null && from < 0) problems.push({ path: 'query.from', message: `must be 0 or more (got ${from})` });
   return problems;

@@ -51,9 +51,17 @@ export type TimeUnitName = 'minute' | 'hour' | 'day' | 'week' | 'month';
 export type OperatorName = 'eq' | 'neq' | 'like' | 'nlike';
 export type SortName = 'ASC' | 'DESC';
 
+/** One dashboard filter on the wire: `{"filter": "domain", "op": "eq", "value": ["example.com"]}`. */
+export interface DashboardFilterWire {
+  filter: DimensionName;
+  op: OperatorName;
+  value: string[];
+}
+
 export interface DashboardQueryBody {
   dates: { last: { number: number; dimension: TimeUnitName } } | { range: { start: string; end: string } };
-  filters: { dimension: DimensionName; operator: OperatorName; values: string[] }[];
+  /** Key names as the live API takes them (contract §2 [seen]); the public GraphQL input keeps its own names. */
+  filters: DashboardFilterWire[];
   groupBy: DimensionName[];
   metrics: MetricName[];
   order: { metric: MetricName; sort: SortName };

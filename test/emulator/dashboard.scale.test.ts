@@ -110,13 +110,13 @@ test.each<[string, Dimension, Record<string, unknown>[], (row: Row) => boolean]>
   [
     'section, filtered by device',
     'section',
-    [{ dimension: 'deviceType', operator: 'neq', values: ['tablet'] }],
+    [{ filter: 'deviceType', op: 'neq', value: ['tablet'] }],
     (r) => r.traffic.deviceType !== 'tablet',
   ],
   [
     'source, filtered by section',
     'source',
-    [{ dimension: 'section', operator: 'like', values: ['o'] }],
+    [{ filter: 'section', op: 'like', value: ['o'] }],
     (r) => store.articles[r.article].sections.some((s) => s.toLowerCase().includes('o')),
   ],
   ['author, unfiltered', 'author', [], () => true],
@@ -185,7 +185,7 @@ test('distinct users per hour and overall match the reference', () => {
   const start = NOW - 2 * 86_400_000;
   const [result] = run({
     dates: { last: { number: 2, dimension: 'day' } },
-    filters: [{ dimension: 'userType', operator: 'neq', values: ['subscriber'] }],
+    filters: [{ filter: 'userType', op: 'neq', value: ['subscriber'] }],
     groupBy: [],
     metrics: ['uniqueUsers'],
     order: { metric: 'uniqueUsers', sort: 'DESC' },

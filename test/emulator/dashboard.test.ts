@@ -50,11 +50,11 @@ describe('metric math', () => {
   test('ratios with a zero denominator are 0, not NaN', () => {
     // Only v3 (A2) matches: no ads, no duration.
     const result = totals(['CPM', 'adsPerPage', 'averageDurationPerPage'], {
-      filters: [{ dimension: 'url', operator: 'eq', values: [A2] }],
+      filters: [{ filter: 'url', op: 'eq', value: [A2] }],
     });
     expect(result).toEqual({ CPM: 0, adsPerPage: 0, averageDurationPerPage: 0 });
     const empty = totals(['averageScroll', 'RPM', 'pageViewsPerUser'], {
-      filters: [{ dimension: 'source', operator: 'eq', values: ['nowhere'] }],
+      filters: [{ filter: 'source', op: 'eq', value: ['nowhere'] }],
     });
     expect(empty).toEqual({ averageScroll: 0, RPM: 0, pageViewsPerUser: 0 });
   });
@@ -92,7 +92,7 @@ describe('metric math', () => {
 
 describe('filters', () => {
   const pageViews = (...filters: unknown[]) => totals(['pageViewsTotal'], { filters }).pageViewsTotal;
-  const f = (dimension: string, operator: string, ...values: string[]) => ({ dimension, operator, values });
+  const f = (filter: string, op: string, ...value: string[]) => ({ filter, op, value });
 
   test('eq and neq on traffic dimensions; values are OR-ed', () => {
     expect(pageViews(f('source', 'eq', 'google'))).toBe(2); // v0, v2
@@ -254,7 +254,7 @@ describe('newArticles', () => {
     const [bySection] = query(store, { ...only('newArticles'), groupBy: ['section'] });
     expect(bySection.total).toBe(2); // A0, A3: not 3, although A0 is in two sections
     expect(rowTotals(bySection)).toEqual({ Politics: 2, Economy: 1 });
-    const filtered = totals(['newArticles'], { filters: [{ dimension: 'author', operator: 'eq', values: ['Bob'] }] });
+    const filtered = totals(['newArticles'], { filters: [{ filter: 'author', op: 'eq', value: ['Bob'] }] });
     expect(filtered.newArticles).toBe(1); // A0
   });
 
@@ -280,8 +280,8 @@ describe('newArticles', () => {
       {
         dates: { last: { number: 1, dimension: 'day' } },
         filters: [
-          { dimension: 'url', operator: 'like', values: ['a'] },
-          { dimension: 'source', operator: 'eq', values: ['google'] },
+          { filter: 'url', op: 'like', value: ['a'] },
+          { filter: 'source', op: 'eq', value: ['google'] },
         ],
         groupBy: ['section', 'deviceType'],
         metrics: ['pageViewsTotal', 'newArticles'],
@@ -292,7 +292,7 @@ describe('newArticles', () => {
     expect(outcome.ok).toBe(false);
     if (outcome.ok) return;
     expect(outcome.status).toBe(400);
-    expect(outcome.body.errors?.map((e) => e.path)).toEqual(['groupBy[1]', 'filters[1].dimension']);
+    expect(outcome.body.errors?.map((e) => e.path)).toEqual(['groupBy[1]', 'filters[1].filter']);
   });
 });
 

@@ -14,9 +14,9 @@ function errorPaths(request: unknown): string[] {
 }
 
 const filter = (overrides: Record<string, unknown>) => ({
-  dimension: 'source',
-  operator: 'eq',
-  values: ['google'],
+  filter: 'source',
+  op: 'eq',
+  value: ['google'],
   ...overrides,
 });
 
@@ -80,28 +80,53 @@ describe('dashboard query validation', () => {
   test.each([
     ['filters', 'all'],
     [['source=google'], 'filters[0]'],
-    [[filter({}), filter({ dimension: 'colour' })], 'filters[1].dimension'],
-    [[filter({ operator: 'contains' })], 'filters[0].operator'],
-    [[filter({ dimension: 'deviceType', operator: 'like' })], 'filters[0].operator'],
-    [[filter({ dimension: 'userType', operator: 'nlike' })], 'filters[0].operator'],
-    [[filter({ values: [] })], 'filters[0].values'],
-    [[filter({ values: 'google' })], 'filters[0].values'],
-    [[filter({ values: undefined })], 'filters[0].values'],
-    [[filter({ values: ['google', 3] })], 'filters[0].values[1]'],
+    [[filter({}), filter({ filter: 'colour' })], 'filters[1].filter'],
+    [[filter({ op: 'contains' })], 'filters[0].op'],
+    [[filter({ filter: 'deviceType', op: 'like' })], 'filters[0].op'],
+    [[filter({ filter: 'userType', op: 'nlike' })], 'filters[0].op'],
+    [[filter({ value: [] })], 'filters[0].value'],
+    [[filter({ value: 'google' })], 'filters[0].value'],
+    [[filter({ value: undefined })], 'filters[0].value'],
+    [[filter({ value: ['google', true] })], 'filters[0].value[1]'],
+    [[filter({ value: ['google', null] })], 'filters[0].value[1]'],
   ])('filters %j → %s', (filters, path) => {
     expect(errorPaths(body({ filters }))).toEqual([path === 'all' ? 'filters' : path]);
   });
 
   test('every problem of one filter is reported', () => {
-    expect(errorPaths(body({ filters: [{ dimension: 'x', operator: 'y', values: [1] }] }))).toEqual([
-      'filters[0].dimension',
-      'filters[0].operator',
-      'filters[0].values[0]',
+    expect(errorPaths(body({ filters: [{ filter: 'x', op: 'y', value: [{}] }] }))).toEqual([
+      'filters[0].filter',
+      'filters[0].op',
+      'filters[0].value[0]',
     ]);
   });
 
+  test('the old key names dimension, operator and values are a 400 naming each of them', () => {
+    const outcome = runDashboardQuery(store, body({ filters: [{ dimension: 'source', operator: 'eq', values: ['google'] }] }), NOW);
+    expect(outcome.ok).toBe(false);
+    if (outcome.ok) return;
+    expect(outcome.status).toBe(400);
+    const errors = outcome.body.errors ?? [];
+    expect(errors.map((e) => e.path)).toEqual(expect.arrayContaining(['filters[0].dimension', 'filters[0].operator', 'filters[0].values']));
+    const byPath = new Map(errors.map((e) => [e.path, e.message]));
+    expect(byPath.get('filters[0].dimension')).toMatch(/unknown key "dimension".*\{filter, op, value\}.*use "filter"/);
+    expect(byPath.get('filters[0].operator')).toMatch(/unknown key "operator".*use "op"/);
+    expect(byPath.get('filters[0].values')).toMatch(/unknown key "values".*use "value"/);
+  });
+
+  test('any other key of a filter is a 400 naming it', () => {
+    expect(errorPaths(body({ filters: [filter({ negate: true })] }))).toEqual(['filters[0].negate']);
+  });
+
+  test('numbers are accepted as values and compare as text', () => {
+    const asNumber = runDashboardQuery(store, body({ filters: [filter({ filter: 'url', op: 'like', value: [2] })] }), NOW);
+    const asText = runDashboardQuery(store, body({ filters: [filter({ filter: 'url', op: 'like', value: ['2'] })] }), NOW);
+    expect(asNumber.ok).toBe(true);
+    expect(asNumber).toEqual(asText);
+  });
+
   test('deviceType and userType take eq and neq', () => {
-    const filters = [filter({ dimension: 'deviceType', operator: 'neq' }), filter({ dimension: 'userType', operator: 'eq' })];
+    const filters = [filter({ filter: 'deviceType', op: 'neq' }), filter({ filter: 'userType', op: 'eq' })];
     expect(errorPaths(body({ filters }))).toEqual([]);
   });
 
@@ -157,16 +182,16 @@ describe('dashboard query validation', () => {
         metrics: ['newArticles'],
         order: { metric: 'newArticles', sort: 'DESC' },
         groupBy: ['url', 'source'],
-        filters: [filter({ dimension: 'userType' }), filter({ dimension: 'section' })],
+        filters: [filter({ filter: 'userType' }), filter({ filter: 'section' })],
       }),
     );
-    expect(paths).toEqual(['groupBy[1]', 'filters[0].dimension']);
+    expect(paths).toEqual(['groupBy[1]', 'filters[0].filter']);
   });
 
   test('every error of a thoroughly bad request is collected', () => {
     const paths = errorPaths({
       dates: { last: { number: -1, dimension: 'fortnight' } },
-      filters: [filter({}), filter({ operator: 'is' }), filter({ dimension: 'deviceType', operator: 'like', values: [] })],
+      filters: [filter({}), filter({ op: 'is' }), filter({ filter: 'deviceType', op: 'like', value: [] })],
       groupBy: ['url', 'url'],
       metrics: ['pageViewsTotal', 'pageViewsTotal', 'clicks'],
       order: { metric: 'bounces', sort: 'UP' },
@@ -177,9 +202,9 @@ describe('dashboard query validation', () => {
     expect(paths).toEqual([
       'dates.last.number',
       'dates.last.dimension',
-      'filters[1].operator',
-      'filters[2].operator',
-      'filters[2].values',
+      'filters[1].op',
+      'filters[2].op',
+      'filters[2].value',
       'groupBy[1]',
       'metrics[2]',
       'metrics',

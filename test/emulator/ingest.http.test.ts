@@ -190,8 +190,8 @@ describe('ingested data in the dashboard and the recommendations', () => {
     expect(ingested.body).toEqual({ accepted: 2, rejected: [] });
 
     expect(await pageViews()).toBe(totalBefore + 2);
-    expect(await pageViews([{ dimension: 'url', operator: 'eq', values: [p1] }])).toBe(2);
-    expect(await pageViews([{ dimension: 'section', operator: 'eq', values: ['Astronomy'] }])).toBe(2);
+    expect(await pageViews([{ filter: 'url', op: 'eq', value: [p1] }])).toBe(2);
+    expect(await pageViews([{ filter: 'section', op: 'eq', value: ['Astronomy'] }])).toBe(2);
 
     // The reader now likes Astronomy and Zed Stargazer; what they read is never recommended.
     const after = await recommendations();

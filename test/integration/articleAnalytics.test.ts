@@ -93,7 +93,7 @@ describe('Article.analytics in an _entities batch', () => {
     );
     for (const body of subgraph.bodies) {
       expect(body.groupBy).toEqual(['url']);
-      expect(body.filters).toEqual([{ dimension: 'url', operator: 'eq', values: [...batch].sort() }]);
+      expect(body.filters).toEqual([{ filter: 'url', op: 'eq', value: [...batch].sort() }]);
       expect(body.limit).toBe(batch.length);
     }
 
@@ -156,7 +156,7 @@ describe('Article.analytics in an _entities batch', () => {
 
     expect(response.errors).toBeUndefined();
     expect((await readStats(emulator)).dashboard.count).toBe(Math.ceil(batch.length / CHUNK_SIZE));
-    expect(subgraph.bodies.map((body) => body.filters[0].values.length)).toEqual([CHUNK_SIZE, CHUNK_SIZE, 2]);
+    expect(subgraph.bodies.map((body) => body.filters[0].value.length)).toEqual([CHUNK_SIZE, CHUNK_SIZE, 2]);
     for (const { url, analytics } of response.data?._entities ?? []) {
       expect(analytics.pageViews).toBe((await directArticleMetrics(emulator, token, url, analytics, ['pageViewsTotal'])).pageViewsTotal);
     }
@@ -233,8 +233,8 @@ describe('topArticles', () => {
     expect((await readStats(emulator)).dashboard.count).toBe(1);
     expect(subgraph.bodies[0]).toMatchObject({
       filters: [
-        { dimension: 'domain', operator: 'eq', values: [article.domain] },
-        { dimension: 'section', operator: 'eq', values: [article.sections[0]] },
+        { filter: 'domain', op: 'eq', value: [article.domain] },
+        { filter: 'section', op: 'eq', value: [article.sections[0]] },
       ],
       groupBy: ['url'],
       metrics: ['uniqueUsers'],

@@ -63,7 +63,7 @@ export async function directArticleMetrics(
 ): Promise<Record<string, number>> {
   const body: DashboardQueryBody = {
     dates: { range: { start: window.from, end: window.to } },
-    filters: [{ dimension: 'url', operator: 'eq', values: [url] }],
+    filters: [{ filter: 'url', op: 'eq', value: [url] }],
     groupBy: ['url'],
     metrics: [...metrics],
     order: { metric: metrics[0], sort: 'DESC' },

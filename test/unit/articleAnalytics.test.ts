@@ -14,7 +14,7 @@ const MONTH = resolveWindow({ last: { number: 30, unit: 'day' } }, NOW);
 
 /** Every url of the filter gets a row, except those containing "quiet"; the total encodes the url's length and the metric. */
 function rowsPerUrl(body: DashboardQueryBody): DashboardMetricResultWire[] {
-  const urls = body.filters[0].values.filter((url) => !url.includes('quiet'));
+  const urls = body.filters[0].value.filter((url) => !url.includes('quiet'));
   return body.metrics.map((metric, index) => ({
     metric,
     total: 0,
@@ -61,20 +61,33 @@ describe('the article metrics batch', () => {
   it('chunks urls and fails only the keys of a failed chunk', async () => {
     const failure = new UpstreamError({ service: 'reporting', endpoint: '/api/dashboard/query', kind: 'http', status: 503 });
     const reporting = fakeReporting(async (body) => {
-      if (body.filters[0].values.includes('https://b.example/3')) throw failure;
+      if (body.filters[0].value.includes('https://b.example/3')) throw failure;
       return rowsPerUrl(body);
     });
     const urls = ['https://b.example/5', 'https://b.example/1', 'https://b.example/3', 'https://b.example/4', 'https://b.example/2'];
 
     const results = await articleMetricsBatch(reporting, { chunkSize: 2 })(urls.map((url) => key(WEEK, url, 'pageViewsTotal')));
 
-    expect(reporting.bodies.map((body) => body.filters[0].values)).toEqual([
+    expect(reporting.bodies.map((body) => body.filters[0].value)).toEqual([
       ['https://b.example/1', 'https://b.example/2'],
       ['https://b.example/3', 'https://b.example/4'],
       ['https://b.example/5'],
     ]);
     expect(reporting.bodies.map((body) => body.limit)).toEqual([2, 2, 1]);
     expect(results.map((result) => (result instanceof Error ? result : result.value))).toEqual([190, 190, failure, failure, 190]);
+  });
+
+  it('keeps every chunk within the rows cap (REPORTING_MAX_ROWS, default 500) whatever ANALYTICS_CHUNK_SIZE says', async () => {
+    const reporting = fakeReporting(async (body) => rowsPerUrl(body));
+    const urls = Array.from({ length: 600 }, (_, i) => `https://c.example/${String(i).padStart(3, '0')}`);
+
+    const results = await articleMetricsBatch(reporting, { chunkSize: 1000 })(urls.map((url) => key(WEEK, url, 'pageViewsTotal')));
+
+    expect(reporting.bodies.map((body) => [body.filters[0].value.length, body.limit])).toEqual([
+      [500, 500],
+      [100, 100],
+    ]);
+    expect(results.every((result) => !(result instanceof Error))).toBe(true);
   });
 
   it('fails a key whose metric the answer left out, instead of reporting 0', async () => {
@@ -99,6 +112,16 @@ describe('article metrics queries', () => {
     ]);
     expect(chunkUrls(['c', 'a', 'b', 'a'], 2)).toEqual([['a', 'b'], ['c']]);
     expect(() => chunkUrls(['a'], 0)).toThrow(RangeError);
+    expect(chunkUrls(['c', 'a', 'b', 'd'], 3, 2)).toEqual([
+      ['a', 'b'],
+      ['c', 'd'],
+    ]);
+    expect(
+      chunkUrls(
+        Array.from({ length: 501 }, (_, i) => String(i)),
+        1000,
+      ).map((chunk) => chunk.length),
+    ).toEqual([500, 1]);
   });
 });
 

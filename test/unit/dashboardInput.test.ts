@@ -32,7 +32,7 @@ describe('validateDashboardQuery', () => {
           filters: [{ dimension: Dimension.USER_TYPE, operator: FilterOperator.NEQ, values: ['new'] }],
           metrics: [Metric.UNIQUE_USERS, Metric.CPM],
           order: { metric: Metric.CPM, sort: SortDirection.ASC },
-          limit: 1000,
+          limit: 500,
         }),
       ),
     ).toEqual([]);
@@ -119,10 +119,24 @@ describe('validateDashboardQuery', () => {
     expect(paths(query({ metrics: [Metric.NEW_ARTICLES], groupBy: [Dimension.SECTION, Dimension.AUTHOR] }))).toEqual([]);
   });
 
-  it('bounds limit to 1..1000 and from to >= 0, and treats null as not given', () => {
+  it('bounds limit to 1..REPORTING_MAX_ROWS (default 500) and from to >= 0, and treats null as not given', () => {
     expect(paths(query({ limit: 0, from: -1 }))).toEqual(['query.limit', 'query.from']);
-    expect(paths(query({ limit: 1001 }))).toEqual(['query.limit']);
+    expect(paths(query({ limit: 500 }))).toEqual([]);
+    expect(validateDashboardQuery(query({ limit: 501 }))).toEqual([
+      {
+        path: 'query.limit',
+        message: 'must be from 1 to 500, the most rows one query may ask for (REPORTING_MAX_ROWS); page with from (got 501)',
+      },
+    ]);
     expect(paths(query({ limit: null, from: null }))).toEqual([]);
+  });
+
+  it('takes the rows cap as an option, up to the contract maximum of 1000', () => {
+    expect(validateDashboardQuery(query({ limit: 1000 }), { maxRows: 1000 })).toEqual([]);
+    expect(validateDashboardQuery(query({ limit: 1001 }), { maxRows: 1000 }).map((problem) => problem.message)).toEqual([
+      'must be from 1 to 1000, the most rows one query may ask for (REPORTING_MAX_ROWS); page with from (got 1001)',
+    ]);
+    expect(validateDashboardQuery(query({ limit: 21 }), { maxRows: 20 }).map((problem) => problem.path)).toEqual(['query.limit']);
   });
 
   it('refuses windows longer than the upstream allows (3660 days), however they are written', () => {
@@ -235,7 +249,8 @@ describe('validateDashboardQuery', () => {
     const now = Date.UTC(2026, 10, 20, 12);
     for (const overrides of cases) {
       const input = query(overrides);
-      const ours = validateDashboardQuery(input).length === 0;
+      // With the cap at the contract's own maximum: a lower REPORTING_MAX_ROWS refuses more, on purpose.
+      const ours = validateDashboardQuery(input, { maxRows: 1000 }).length === 0;
       const upstream = emulatorValidate(toDashboardQueryBody(input), now).ok;
       expect({ overrides, accepted: ours }).toEqual({ overrides, accepted: upstream });
     }
@@ -285,7 +300,7 @@ describe('toDashboardQueryBody', () => {
       ),
     ).toEqual({
       dates: { range: { start: '2026-11-01', end: '2026-11-20T12:00:00Z' } },
-      filters: [{ dimension: 'sourceInternal', operator: 'nlike', values: ['bot', 'spam'] }],
+      filters: [{ filter: 'sourceInternal', op: 'nlike', value: ['bot', 'spam'] }],
       groupBy: ['mediumInternal', 'url'],
       metrics: ['cumulativeRFV', 'pageViewsPerUser'],
       order: { metric: 'pageViewsPerUser', sort: 'ASC' },

@@ -301,7 +301,7 @@ describe('Query.dashboard', () => {
     expect(server.reporting.bodies).toEqual([
       {
         dates: { last: { number: 3, dimension: 'hour' } },
-        filters: [{ dimension: 'userType', operator: 'neq', values: ['new'] }],
+        filters: [{ filter: 'userType', op: 'neq', value: ['new'] }],
         groupBy: ['url', 'deviceType'],
         metrics: ['averageRFV', 'CPM'],
         order: { metric: 'averageRFV', sort: 'DESC' },

@@ -3,7 +3,7 @@ import { dashboardAnswerKey, renderAnswerKey } from '../../../src/upstream/keys'
 
 const BODY: DashboardQueryBody = {
   dates: { last: { number: 7, dimension: 'day' } },
-  filters: [{ dimension: 'deviceType', operator: 'eq', values: ['mobile'] }],
+  filters: [{ filter: 'deviceType', op: 'eq', value: ['mobile'] }],
   groupBy: ['url'],
   metrics: ['pageViewsTotal', 'uniqueUsers'],
   order: { metric: 'pageViewsTotal', sort: 'DESC' },
@@ -50,7 +50,7 @@ describe('dashboardAnswerKey', () => {
       { ...BODY, dates: { last: { number: 8, dimension: 'day' } } },
       { ...BODY, dates: { range: { start: '2026-11-01', end: '2026-11-07' } } },
       { ...BODY, filters: [] },
-      { ...BODY, filters: [{ dimension: 'deviceType', operator: 'eq', values: ['desktop'] }] },
+      { ...BODY, filters: [{ filter: 'deviceType', op: 'eq', value: ['desktop'] }] },
       { ...BODY, groupBy: ['section'] },
       { ...BODY, metrics: ['uniqueUsers', 'pageViewsTotal'] },
       { ...BODY, order: { metric: 'pageViewsTotal', sort: 'ASC' } },
@@ -70,7 +70,7 @@ describe('dashboardAnswerKey', () => {
       order: { sort: 'DESC', metric: 'pageViewsTotal' },
       metrics: ['pageViewsTotal', 'uniqueUsers'],
       groupBy: ['url'],
-      filters: [{ values: ['mobile'], operator: 'eq', dimension: 'deviceType' }],
+      filters: [{ value: ['mobile'], op: 'eq', filter: 'deviceType' }],
       dates: { last: { dimension: 'day', number: 7 } },
     };
 
