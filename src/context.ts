@@ -1,5 +1,6 @@
 import { AnalyticsMemo } from './analytics/operationMemo';
 import { alignInstant } from './analytics/window';
+import { DEFAULT_MAX_ROWS } from './dashboard/validate';
 import type { AnalyticsConfig, Config } from './config';
 import type { RenderParams } from './datasources/wire';
 import { createArticleMetricsLoader, type ArticleMetricsLoader } from './loaders/articleMetrics';
@@ -34,6 +35,8 @@ export interface Context {
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
   /** Per request: the upstream calls this operation may still make (its allowance); every loader takes from it. */
   allowance: UpstreamAllowance;
+  /** REPORTING_MAX_ROWS: the most rows one dashboard query may ask for. */
+  maxRows: number;
 }
 
 /** Default of MAX_UPSTREAM_CALLS_PER_OPERATION. */
@@ -54,6 +57,8 @@ export interface SharedDependencies {
   now?: () => number;
   /** MAX_UPSTREAM_CALLS_PER_OPERATION; DEFAULT_MAX_UPSTREAM_CALLS when absent. */
   maxUpstreamCallsPerOperation?: number;
+  /** REPORTING_MAX_ROWS; DEFAULT_MAX_ROWS when absent. */
+  reportingMaxRows?: number;
   metrics?: Pick<Metrics, 'recordBatch'>;
 }
 
@@ -63,6 +68,7 @@ export interface SharedDependencies {
  */
 export function createContext(shared: SharedDependencies): Context {
   const now = shared.now ?? Date.now;
+  const maxRows = shared.reportingMaxRows ?? DEFAULT_MAX_ROWS;
   const allowance = new UpstreamAllowance(shared.maxUpstreamCallsPerOperation ?? DEFAULT_MAX_UPSTREAM_CALLS);
   const metrics = shared.metrics;
   const reporting = withDashboardAllowance({ query: countingCacheHits((body) => shared.reporting.query(body), allowance) }, allowance);
@@ -74,12 +80,13 @@ export function createContext(shared: SharedDependencies): Context {
       allowance,
       ...(metrics === undefined ? {} : { onBatch: (size: number) => metrics.recordBatch('recommendations', size) }),
     }),
-    articleMetrics: createArticleMetricsLoader(reporting, { chunkSize: shared.analytics.chunkSize }),
+    articleMetrics: createArticleMetricsLoader(reporting, { chunkSize: shared.analytics.chunkSize, maxRows }),
     operationInstant: alignInstant(now(), shared.analytics.windowAlignSeconds),
     now,
     analyticsMemo: new AnalyticsMemo(),
     cacheTtls: shared.cacheTtls,
     logger: shared.logger,
     allowance,
+    maxRows,
   };
 }

@@ -28,7 +28,7 @@ export type { RouteHandler } from './web/respond';
 
 /** `analytics`, `corsOrigins` and `limits` are optional so callers that do not care (tests) get the defaults. */
 export type ServerConfig = Pick<Config, 'production' | 'renderMaxConcurrency'> & { cache: CacheTtls } & Partial<
-    Pick<Config, 'analytics' | 'corsOrigins' | 'limits'>
+    Pick<Config, 'analytics' | 'corsOrigins' | 'limits' | 'reportingMaxRows'>
   >;
 
 export interface ServerDependencies {
@@ -87,6 +87,7 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
     cacheTtls: { renderTtlSeconds, dashboardTtlSeconds },
     analytics: config.analytics ?? DEFAULT_ANALYTICS_CONFIG,
     maxUpstreamCallsPerOperation: limits.maxUpstreamCallsPerOperation,
+    ...(config.reportingMaxRows === undefined ? {} : { reportingMaxRows: config.reportingMaxRows }),
   };
   const context = async () => createContext(shared);
   const graphql = createGraphQLHandler({

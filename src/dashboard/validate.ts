@@ -2,6 +2,7 @@ import type { DashboardQueryInput } from '../__generated__/resolvers-types';
 import { Dimension, FilterOperator, Granularity, Metric, schemaName } from '../enums';
 import type { InvalidArgument } from '../errors';
 import { availableGranularities, exceedsMaxWindow, MAX_WINDOW_DAYS, rangeInstants, windowLengthMs } from './window';
+import { UPSTREAM_CALL_DEFAULTS } from '../config';
 
 const MAX_GROUP_BY = 3;
 
@@ -11,7 +12,7 @@ const MAX_GROUP_BY = 3;
  * (the emulator's realistic profile cuts pages there): a larger limit would be
  * cut silently, so it is refused instead.
  */
-export const DEFAULT_MAX_ROWS = 500;
+export const DEFAULT_MAX_ROWS = UPSTREAM_CALL_DEFAULTS.reportingMaxRows;
 
 export interface DashboardLimits {
   /** Most rows one query may ask for (`limit`). */

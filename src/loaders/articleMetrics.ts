@@ -19,6 +19,8 @@ export type ArticleMetricsLoader = DataLoader<ArticleMetricKey, Fetched<number>,
 export interface ArticleMetricsLoaderOptions {
   /** Most URLs one dashboard query carries (ANALYTICS_CHUNK_SIZE). */
   chunkSize: number;
+  /** REPORTING_MAX_ROWS: no chunk asks for more rows than one query may return. Default DEFAULT_MAX_ROWS. */
+  maxRows?: number;
 }
 
 function articleMetricCacheKey(key: ArticleMetricKey): string {
@@ -54,7 +56,9 @@ export function articleMetricsBatch(
     const demands = collectDemands(keys);
     const outcomes = new Map<string, Map<string, ChunkOutcome>>();
     await Promise.all(
-      [...demands.values()].map(async (demand) => outcomes.set(demand.window.key, await fetchWindow(reporting, demand, options.chunkSize))),
+      [...demands.values()].map(async (demand) =>
+        outcomes.set(demand.window.key, await fetchWindow(reporting, demand, options.chunkSize, options.maxRows)),
+      ),
     );
     return keys.map((key) => valueFor(key, outcomes.get(key.window.key)?.get(key.url)));
   };
@@ -75,9 +79,14 @@ function collectDemands(keys: readonly ArticleMetricKey[]): Map<string, WindowDe
 }
 
 /** url → the outcome of the chunk that carried it. Chunks are settled separately: one failure keeps the others' numbers. */
-async function fetchWindow(reporting: DashboardEndpoint, demand: WindowDemand, chunkSize: number): Promise<Map<string, ChunkOutcome>> {
+async function fetchWindow(
+  reporting: DashboardEndpoint,
+  demand: WindowDemand,
+  chunkSize: number,
+  maxRows: number | undefined,
+): Promise<Map<string, ChunkOutcome>> {
   const metrics = canonicalMetrics(demand.metrics);
-  const chunks = chunkUrls(demand.urls, chunkSize);
+  const chunks = chunkUrls(demand.urls, chunkSize, maxRows);
   const settled = await Promise.allSettled(chunks.map((urls) => reporting.query(articleMetricsQuery(demand.window, urls, metrics))));
   const byUrl = new Map<string, ChunkOutcome>();
   settled.forEach((outcome, index) => {

@@ -18,7 +18,7 @@ export const Query: QueryResolvers = {
   },
 
   dashboard: async (_root, { query }, context, info) => {
-    rejectInvalid(validateDashboardQuery(query));
+    rejectInvalid(validateDashboardQuery(query, { maxRows: context.maxRows }));
     const answer = await context.reporting.query(toDashboardQueryBody(query));
     hintDashboardAnswer(info, context.cacheTtls, query.dates, answer.fetchedAt, context.now);
     return stampDashboardResults(answer);

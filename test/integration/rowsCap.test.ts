@@ -49,4 +49,16 @@ describe('the rows cap (REPORTING_MAX_ROWS, default 500)', () => {
     expect(result.data?.dashboard[0].rows).toHaveLength(500);
     expect((await readStats(emulator)).dashboard.count).toBe(1);
   });
+
+  it('takes the cap from the configuration: REPORTING_MAX_ROWS=100 refuses limit 101, naming 100', async () => {
+    const capped = await startSubgraph(emulator, { timeoutMs: 10_000, config: { reportingMaxRows: 100 } });
+    try {
+      const result = await postGraphQL(capped.graphqlUrl, DASHBOARD, { limit: 101 });
+      expect(result.errors?.[0].extensions?.code).toBe('BAD_USER_INPUT');
+      expect(result.errors?.[0].message).toContain('query.limit: must be from 1 to 100');
+      expect((await readStats(emulator)).dashboard.count).toBe(0);
+    } finally {
+      await capped.close();
+    }
+  });
 });
