@@ -104,6 +104,30 @@ describe('response cache', () => {
   });
 });
 
+describe('response cache in the operation log', () => {
+  it('marks an operation the response cache answered, with no upstream calls', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const logger = { debug() {}, warn() {}, error() {}, info: (fields: Record<string, unknown>) => lines.push(fields) };
+    const server = await startTestServer({
+      recommender: freshRecommender(),
+      logger,
+      config: { cache: { renderTtlSeconds: 60, dashboardTtlSeconds: 60 } },
+    });
+    try {
+      await send(server, RECOMMENDATIONS, { experienceId: 'IL_front' });
+      await send(server, RECOMMENDATIONS, { experienceId: 'IL_front' });
+      const operations = lines.filter((line) => line.operationName === 'Front');
+      expect(operations).toEqual([
+        expect.not.objectContaining({ responseCacheHit: true }),
+        expect.objectContaining({ responseCacheHit: true, upstreamCalls: 0, outcome: 'ok' }),
+      ]);
+      expect(operations[0]).toEqual(expect.objectContaining({ upstreamCalls: 1 }));
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
 describe('response cache turned off (RESPONSE_CACHE_ENABLED=false)', () => {
   it('executes every repeated operation', async () => {
     const recommender = freshRecommender();
