@@ -13,6 +13,8 @@ import {
   type GraphQLField,
   type GraphQLSchema,
 } from 'graphql';
+import { buildSubgraphSchema } from '@apollo/subgraph';
+import { CostEstimator } from '../support/demandCost';
 import { CMS_SUBGRAPH_NAME, CMS_TYPE_DEFS } from '../support/federationCms';
 import { ANALYTICS_SUBGRAPH_NAME, composeSupergraph, loadAnalyticsTypeDefs } from '../support/federationSupergraph';
 
@@ -84,7 +86,8 @@ describe('demand-control costs in the composed supergraph', () => {
     expect(argumentCost('Query', 'dashboard', 'query')).toEqual({ weight: DASHBOARD_QUERY });
     expect(fieldCost('Query', 'dashboard')).toEqual({ weight: 0 });
     expect(listSize('Query', 'dashboard')).toEqual({ assumedSize: 15 });
-    expect(fieldCost('Article', 'analytics')).toEqual({ weight: DASHBOARD_QUERY });
+    // Per entity: a router sizes every _entities fetch at its list_size (10), and one batch's analytics is one query per window.
+    expect(fieldCost('Article', 'analytics')).toEqual({ weight: DASHBOARD_QUERY / 10 });
     // Sized by `limit` (default 10): the default ranking costs exactly one dashboard query.
     expect(fieldCost('Query', 'topArticles')).toEqual({ weight: DASHBOARD_QUERY / 10 });
     expect(listSize('Query', 'topArticles')).toEqual({ slicingArguments: ['limit'], requireOneSlicingArgument: false });
@@ -106,5 +109,55 @@ describe('demand-control costs in the composed supergraph', () => {
       }
     }
     expect(unsized).toEqual([]);
+  });
+});
+
+/**
+ * What the weights make a router refuse, estimated as Apollo Router does
+ * (test/support/demandCost.ts) with its documented starting configuration:
+ * `static_estimated: { list_size: 10, max: 1000 }`. The reporting plan allows
+ * about one dashboard query a minute, so an operation needing two is refused
+ * before it reaches us, and one needing a single query is let through.
+ */
+describe("a router's cost estimate with list_size 10 and max 1000", () => {
+  const ROUTER_MAX = 1000;
+  const estimator = new CostEstimator(buildSubgraphSchema({ typeDefs: loadAnalyticsTypeDefs() }), 10);
+  const cost = (query: string, variables: Record<string, unknown> = {}) => estimator.estimate(parse(query), variables);
+
+  const ONE_METRIC = `{ dates: { last: { number: 7, unit: DAY } }, metrics: [PAGE_VIEWS_TOTAL], groupBy: [SECTION] }`;
+  const DASHBOARD_SELECTION = `metric total rows { key total dimensions { dimension value } } series { time value } fetchedAt`;
+  const ARTICLES = `query ($representations: [_Any!]!) { _entities(representations: $representations) { ... on Article { url SELECTION } } }`;
+
+  it('lets one dashboard query through and refuses two', () => {
+    const one = cost(`{ dashboard(query: ${ONE_METRIC}) { ${DASHBOARD_SELECTION} } }`);
+    expect(one).toBeGreaterThanOrEqual(DASHBOARD_QUERY);
+    expect(one).toBeLessThanOrEqual(ROUTER_MAX);
+    expect(cost(`{ a: dashboard(query: ${ONE_METRIC}) { total } b: dashboard(query: ${ONE_METRIC}) { total } }`)).toBeGreaterThan(
+      ROUTER_MAX,
+    );
+  });
+
+  it('prices a batch of article analytics as one query, and a second window as another', () => {
+    const oneWindow = cost(ARTICLES.replace('SELECTION', 'analytics { pageViews uniqueUsers }'));
+    expect(oneWindow).toBeGreaterThanOrEqual(DASHBOARD_QUERY);
+    expect(oneWindow).toBeLessThanOrEqual(ROUTER_MAX);
+    const twoWindows = ARTICLES.replace(
+      'SELECTION',
+      'week: analytics { pageViews } day: analytics(window: { last: { number: 1, unit: DAY } }) { pageViews }',
+    );
+    expect(cost(twoWindows)).toBeGreaterThan(ROUTER_MAX);
+  });
+
+  it('prices the default topArticles as one query, refused beside a dashboard', () => {
+    const top = cost(`{ topArticles { rank value article { url } } }`);
+    expect(top).toBeGreaterThanOrEqual(DASHBOARD_QUERY);
+    expect(top).toBeLessThanOrEqual(ROUTER_MAX);
+    expect(cost(`{ topArticles { rank } dashboard(query: ${ONE_METRIC}) { total } }`)).toBeGreaterThan(ROUTER_MAX);
+  });
+
+  it('prices a render.json call at 1 per field, its items by what they join', () => {
+    expect(cost(`{ recommendations(experienceId: "IL_x", domain: "d.example") { url title } }`)).toBe(RENDER_CALL);
+    // A front page's related articles: per entity (10), the entity, one call, and 50 joinable articles.
+    expect(cost(ARTICLES.replace('SELECTION', 'related(experienceId: "IL_x") { url article { url } }'))).toBe(10 * (1 + RENDER_CALL + 50));
   });
 });
