@@ -1,9 +1,9 @@
 # syntax=docker/dockerfile:1
 
-# Node 22, a maintained LTS line (Node 20 reached end-of-life in April 2026). The code still runs
-# on Node 20.18+ (package.json engines) and the test suite passes on 20 and 22.
+# Node 24, the LTS line Apollo Server 5 recommends (Node 20 reached end-of-life in April 2026). The
+# code still runs on Node 20.18+ (package.json engines); .ci/run runs the test suite on 20 and 24.
 # 1. Build: full dependencies, codegen (checked against schema/), TypeScript.
-FROM node:22-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
@@ -14,13 +14,13 @@ COPY emulator ./emulator
 RUN npm run codegen:check && npm run build
 
 # 2. Production dependencies only.
-FROM node:22-bookworm-slim AS deps
+FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
 
 # 3. Runtime: no compiler, no dev dependencies, not root.
-FROM node:22-bookworm-slim
+FROM node:24-bookworm-slim
 ENV NODE_ENV=production \
     PORT=4001
 WORKDIR /app
@@ -28,6 +28,9 @@ COPY --from=deps --chown=node:node /app/node_modules ./node_modules
 COPY --chown=node:node package.json ./
 # The server reads its SDL from schema/ at start-up.
 COPY --chown=node:node schema ./schema
+# Secrets come as files (Docker/Kubernetes secrets), never as plain variables in the image or its
+# inspect output, e.g. `docker run -v ./secrets:/run/secrets:ro -e REPORTING_PASSWORD_FILE=/run/secrets/reporting_password …`.
+# Set REPORTING_PASSWORD_FILE / REDIS_URL_FILE at run time; their contents are read once at start-up.
 COPY --from=build --chown=node:node /app/dist ./dist
 USER node
 EXPOSE 4001

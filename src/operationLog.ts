@@ -31,7 +31,7 @@ export function operationLogPlugin(
             }
           }
         },
-        async willSendResponse({ operationName, operation, response }) {
+        async willSendResponse({ operationName, operation, response, metrics }) {
           const codes = sentErrorCodes(response.body);
           const allowance = contextValue.allowance;
           const entry = {
@@ -43,6 +43,8 @@ export function operationLogPlugin(
             upstreamCalls: allowance?.calls ?? 0,
             ...(allowance !== undefined && allowance.refusedCalls > 0 ? { refusedUpstreamCalls: allowance.refusedCalls } : {}),
             cacheHits: allowance?.cacheHits ?? 0,
+            // Answered whole by the response cache (src/responseCache/): nothing executed, so no calls.
+            ...(metrics.responseCacheHit === true ? { responseCacheHit: true } : {}),
             ...(codes.length > 0 ? { errorCodes: [...new Set(codes)] } : {}),
           };
           logger.info(entry, codes.length > 0 ? 'graphql operation failed' : 'graphql operation');

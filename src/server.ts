@@ -4,7 +4,7 @@ import { ApolloServerPluginCacheControl } from '@apollo/server/plugin/cacheContr
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
-import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
+import { InMemoryLRUCache, type KeyValueCache } from '@apollo/utils.keyvaluecache';
 import { DEFAULT_ANALYTICS_CONFIG, DEFAULT_LIMITS, type Config, type LimitsConfig } from './config';
 import { createContext, type CacheTtls, type Context, type SharedDependencies } from './context';
 import { formatError } from './errors';
@@ -18,6 +18,7 @@ import { metricsHandler } from './metrics/handler';
 import type { Metrics } from './metrics/metrics';
 import { operationMetricsPlugin } from './metrics/operationMetricsPlugin';
 import { operationLogPlugin } from './operationLog';
+import { responseCachePlugin } from './responseCache/responseCachePlugin';
 import { buildSchema } from './subgraphSchema';
 import { allowedOrigins, createCorsPolicy } from './web/cors';
 import { createGraphQLHandler } from './web/graphqlHandler';
@@ -28,14 +29,14 @@ export type { RouteHandler } from './web/respond';
 
 /** `analytics`, `corsOrigins` and `limits` are optional so callers that do not care (tests) get the defaults. */
 export type ServerConfig = Pick<Config, 'production' | 'renderMaxConcurrency'> & { cache: CacheTtls } & Partial<
-    Pick<Config, 'analytics' | 'corsOrigins' | 'limits' | 'reportingMaxRows'>
+    Pick<Config, 'analytics' | 'corsOrigins' | 'limits' | 'reportingMaxRows' | 'responseCacheEnabled'>
   >;
 
 export interface ServerDependencies {
   reporting: SharedDependencies['reporting'];
   recommender: SharedDependencies['recommender'];
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
-  /** Apollo's cache (persisted queries) shared through Redis; default: Apollo's in-process LRU. */
+  /** Apollo's cache (persisted queries, the response cache) shared through Redis; default: an in-process LRU. */
   apolloCache?: KeyValueCache<string>;
   /** Where shared state lives now (`shared` or `degraded`), shown by /health/ready; unset when Redis is not configured. */
   redisMode?: () => string;
@@ -120,11 +121,13 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
 }
 
 function createApollo(config: ServerConfig, limits: LimitsConfig, deps: ServerDependencies, httpServer: Server): ApolloServer<Context> {
+  // APQ and the response cache: in Redis when replicas share state, so a query registered (or a response
+  // stored) on one serves all. Otherwise in process, created here (as Apollo would) so both get the same one.
+  const cache = deps.apolloCache ?? new InMemoryLRUCache<string>();
   return new ApolloServer<Context>({
     schema: buildSchema(),
     logger: deps.logger,
-    // APQ and other Apollo caches: in Redis when replicas share state, so a query registered on one works on all.
-    ...(deps.apolloCache === undefined ? {} : { cache: deps.apolloCache }),
+    cache,
     formatError: (formatted, error) => formatError(formatted, error, { production: config.production }),
     includeStacktraceInErrorResponses: !config.production,
     introspection: !config.production,
@@ -144,6 +147,8 @@ function createApollo(config: ServerConfig, limits: LimitsConfig, deps: ServerDe
       // Every root field and every object field without a hint counts as maxAge 0 (uncacheable): each
       // cacheable field says so in the schema (@cacheControl) or its resolver (TTLs from config).
       ApolloServerPluginCacheControl({ defaultMaxAge: 0, calculateHttpHeaders: true }),
+      // Reads the policy the plugin above computes: stores public, error-free responses for their max-age.
+      ...(config.responseCacheEnabled === false ? [] : [responseCachePlugin(cache)]),
     ],
   });
 }

@@ -54,7 +54,9 @@ export async function startSubgraph(emulator: RunningEmulator, options: Subgraph
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
   });
   const server = buildServer(
-    { production: false, renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, ...options.config },
+    // The response cache would answer a repeated operation before the layers these tests exercise
+    // (test/integration/responseCache.test.ts turns it on).
+    { production: false, renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, responseCacheEnabled: false, ...options.config },
     {
       reporting: upstreams.reporting,
       recommender: upstreams.recommender,

@@ -1,0 +1,54 @@
+import { buildSubgraphSchema, printSubgraphSchema } from '@apollo/subgraph';
+import { ChangeType, CriticalityLevel, diff, type Change, type Rule } from '@graphql-inspector/core';
+import { parse, type DocumentNode, type GraphQLSchema } from 'graphql';
+
+/** The published schema is the subgraph's SDL as the router and frontends see it (directives included). */
+export function subgraphSdl(typeDefs: DocumentNode): string {
+  return printSubgraphSchema(buildSubgraphSchema({ typeDefs })) + '\n';
+}
+
+function subgraphSchema(sdl: string): GraphQLSchema {
+  return buildSubgraphSchema({ typeDefs: parse(sdl) });
+}
+
+export interface SchemaComparison {
+  /** Would break a frontend's generated client or the supergraph's composition: the check fails on any. */
+  breaking: Change[];
+  /** May change what existing clients see (e.g. a new enum value): printed, never fatal. */
+  dangerous: Change[];
+  safe: Change[];
+}
+
+/**
+ * graphql-inspector counts `img: String` → `img: String!` as safe (a client
+ * expecting null copes with never getting one). Here it is breaking: every
+ * upstream-backed field is nullable so a failed call is null plus an error at
+ * its path; made non-null, the error would null the parent instead and take
+ * the rest of the operation with it (README "Public schema": never tighten
+ * nullability).
+ */
+const nullabilityTighteningIsBreaking: Rule = ({ changes }) =>
+  changes.map((change) => {
+    if (change.type !== ChangeType.FieldTypeChanged) return change;
+    const { oldFieldType, newFieldType } = change.meta as { oldFieldType: string; newFieldType: string };
+    const sameTypeMoreNonNull =
+      oldFieldType.replaceAll('!', '') === newFieldType.replaceAll('!', '') &&
+      newFieldType.split('!').length > oldFieldType.split('!').length;
+    if (!sameTypeMoreNonNull) return change;
+    return {
+      ...change,
+      criticality: { level: CriticalityLevel.Breaking, reason: 'Tightening nullability moves a failed field’s null to its parent.' },
+    };
+  });
+
+/** Compares the published SDL with the current one; each change is classified by graphql-inspector (plus the rule above). */
+export async function compareSchemas(publishedSdl: string, currentSdl: string): Promise<SchemaComparison> {
+  const changes = await diff(subgraphSchema(publishedSdl), subgraphSchema(currentSdl), [nullabilityTighteningIsBreaking]);
+  const at = (level: CriticalityLevel) => changes.filter((change) => change.criticality.level === level);
+  return { breaking: at(CriticalityLevel.Breaking), dangerous: at(CriticalityLevel.Dangerous), safe: at(CriticalityLevel.NonBreaking) };
+}
+
+/** One line per change: its path and graphql-inspector's message. */
+export function describeChange(change: Change): string {
+  return `${change.path ?? '(schema)'}: ${change.message}`;
+}
