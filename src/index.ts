@@ -6,7 +6,7 @@ import { loadPersistedManifest, type PersistedManifest } from './limits/persiste
 import { createLogger, type Logger } from './logger';
 import { Metrics } from './metrics/metrics';
 import { createMetricsServer } from './metrics/metricsServer';
-import { Secret } from './secret';
+import { heldSecrets, Secret } from './secret';
 import { connectSharedState } from './redis/sharedState';
 import { buildServer } from './server';
 import { installShutdown, type ShutdownStep } from './shutdown';
@@ -37,6 +37,8 @@ async function main(): Promise<void> {
     ...(config.metricsPort !== undefined && metrics !== undefined ? [{ port: config.metricsPort, variable: 'METRICS_PORT' }] : []),
   ]);
   const target = await resolveUpstream(config, logger);
+  // From here on every exit (errors, logs, spans, metrics) redacts the password and the email:password pair.
+  heldSecrets.holdCredentials(target.email, target.password);
   const shared = config.redis === undefined ? undefined : await connectSharedState(config.redis, logger);
   const upstreams = createUpstreams({
     ...target,

@@ -9,6 +9,7 @@ import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import { DEFAULT_ANALYTICS_CONFIG, DEFAULT_LIMITS, type Config, type LimitsConfig } from './config';
 import { createContext, type CacheTtls, type Context, type SharedDependencies } from './context';
 import { formatError } from './errors';
+import { redactDeep } from './http/redactCredentials';
 import { createHealthRoutes, type Lifecycle, type ReadinessDetails } from './health';
 import type { Logger } from './logger';
 import { createDocumentCache } from './limits/documentCache';
@@ -147,7 +148,8 @@ function createApollo(config: ServerConfig, limits: LimitsConfig, deps: ServerDe
     logger: deps.logger,
     // APQ and other Apollo caches: in Redis when replicas share state, so a query registered on one works on all.
     ...(deps.apolloCache === undefined ? {} : { cache: deps.apolloCache }),
-    formatError: (formatted, error) => formatError(formatted, error, { production: config.production }),
+    // Every held secret, in every form, leaves each message and extension: the last step before a client sees an error.
+    formatError: (formatted, error) => redactDeep(formatError(formatted, error, { production: config.production })),
     includeStacktraceInErrorResponses: !config.production,
     introspection: !config.production,
     // No `Did you mean "recommendations"?` for strangers: introspection is off there too.
