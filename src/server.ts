@@ -151,6 +151,8 @@ function createApollo(config: ServerConfig, limits: LimitsConfig, deps: ServerDe
     // Every held secret, in every form, leaves each message and extension: the last step before a client sees an error.
     formatError: (formatted, error) => redactDeep(formatError(formatted, error, { production: config.production })),
     includeStacktraceInErrorResponses: !config.production,
+    // Signals belong to src/shutdown.ts: Apollo's own handler would stop at once (no drain delay) and re-raise the signal.
+    stopOnTerminationSignals: false,
     introspection: !config.production,
     // No `Did you mean "recommendations"?` for strangers: introspection is off there too.
     hideSchemaDetailsFromClientErrors: config.production,
