@@ -19,7 +19,7 @@ export function redactingSpanProcessor(): tracing.SpanProcessor {
 }
 
 /** What onEnding may change on the SDK's span: its own setters, and the plain objects of its events and status. */
-export interface MutableSpan {
+interface MutableSpan {
   name: string;
   attributes: Attributes;
   events: Array<{ name: string; attributes?: Attributes }>;
@@ -28,7 +28,7 @@ export interface MutableSpan {
   updateName(name: string): unknown;
 }
 
-export function redactSpan(span: MutableSpan): void {
+function redactSpan(span: MutableSpan): void {
   const name = redactCredentials(span.name);
   if (name !== span.name) span.updateName(name);
   for (const [key, value] of Object.entries(span.attributes)) {

@@ -20,7 +20,7 @@ export interface HttpTimeouts {
   checkIntervalMs: number;
 }
 
-export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = { keepAliveMs: 15_000, headersMs: 20_000, requestMs: 30_000, checkIntervalMs: 1_000 };
+const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = { keepAliveMs: 15_000, headersMs: 20_000, requestMs: 30_000, checkIntervalMs: 1_000 };
 
 /** A node:http server with the timeouts above (defaults, or the given ones for tests). */
 export function createHttpServer(listener: RequestListener, timeouts: Partial<HttpTimeouts> = {}): Server {
