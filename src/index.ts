@@ -1,22 +1,21 @@
 // First: tracing patches http and graphql as they load.
 import { runningTracing } from './tracing/register';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { DEMO_API_USER, startEmulator, type RunningEmulator } from '../emulator';
 import { ConfigError, loadConfig, type Config } from './config';
 import { loadPersistedManifest, type PersistedManifest } from './limits/persistedManifest';
 import { createLogger, type Logger } from './logger';
 import { Metrics } from './metrics/metrics';
 import { createMetricsServer } from './metrics/metricsServer';
-import { Secret } from './secret';
+import { heldSecrets, Secret } from './secret';
 import { connectSharedState } from './redis/sharedState';
 import { buildServer } from './server';
 import { installShutdown, type ShutdownStep } from './shutdown';
 import { allowedOrigins } from './web/cors';
+import { assertPortsFree, listen, PortInUseError } from './web/ports';
 import { createUpstreams, type UpstreamsOptions } from './upstream/upstreams';
 
-/** Longer than the HTTP drain grace period, so a normal drain always completes first. */
-const SHUTDOWN_TIMEOUT_MS = 15_000;
+/** Added to SHUTDOWN_DELAY_SECONDS: longer than the HTTP drain grace period (10 s), so a normal drain always completes first. */
+const SHUTDOWN_DRAIN_ALLOWANCE_MS = 15_000;
 
 type UpstreamTarget = Pick<UpstreamsOptions, 'reportingBaseUrl' | 'recommenderUrl' | 'email' | 'password'> & {
   emulator?: RunningEmulator;
@@ -27,7 +26,16 @@ async function main(): Promise<void> {
   const logger = createLogger(config);
   const persistedManifest = loadManifestOrExit(config);
   const metrics = config.metricsEnabled ? new Metrics() : undefined;
+  // Readiness is 503 for this long while GraphQL still serves, so load balancers stop sending first.
+  const shutdownDelayMs = config.shutdownDelaySeconds * 1000;
+  // Before the embedded emulator's seconds of start-up: a taken port is reported at once.
+  await assertPortsFree([
+    { port: config.port, variable: 'PORT' },
+    ...(config.metricsPort !== undefined && metrics !== undefined ? [{ port: config.metricsPort, variable: 'METRICS_PORT' }] : []),
+  ]);
   const target = await resolveUpstream(config, logger);
+  // From here on every exit (errors, logs, spans, metrics) redacts the password and the email:password pair.
+  heldSecrets.holdCredentials(target.email, target.password);
   const shared = config.redis === undefined ? undefined : await connectSharedState(config.redis, logger);
   const upstreams = createUpstreams({
     ...target,
@@ -40,14 +48,20 @@ async function main(): Promise<void> {
     ...(shared === undefined ? {} : { redis: shared.redis }),
     ...(metrics === undefined ? {} : { metrics }),
   });
-  const server = buildServer(config, {
-    reporting: upstreams.reporting,
-    recommender: upstreams.recommender,
-    logger,
-    ...(shared === undefined ? {} : { apolloCache: shared.apolloCache, redisMode: () => shared.redis.mode() }),
-    ...(metrics === undefined ? {} : { metrics }),
-    ...(persistedManifest === undefined ? {} : { persistedManifest }),
-  });
+  const server = buildServer(
+    config,
+    {
+      reporting: upstreams.reporting,
+      recommender: upstreams.recommender,
+      logger,
+      ...(shared === undefined ? {} : { apolloCache: shared.apolloCache, redisMode: () => shared.redis.mode() }),
+      // The vendor refusing our sign-in is shown, never a reason for 503: the process itself is healthy.
+      readinessDetails: { signIn: () => upstreams.tokens.signInState() },
+      ...(metrics === undefined ? {} : { metrics }),
+      ...(persistedManifest === undefined ? {} : { persistedManifest }),
+    },
+    { shutdownDelayMs },
+  );
 
   const steps: ShutdownStep[] = [
     { name: 'graphql server', run: () => server.stop() },
@@ -58,16 +72,16 @@ async function main(): Promise<void> {
   if (tracing !== undefined) steps.push({ name: 'tracing', run: () => tracing.shutdown() });
   if (config.metricsPort !== undefined && metrics !== undefined) {
     const metricsServer = createMetricsServer(metrics.registry);
-    const metricsPort = await listen(metricsServer, config.metricsPort);
+    const metricsPort = await listen(metricsServer, config.metricsPort, 'METRICS_PORT');
     steps.push({ name: 'metrics server', run: () => new Promise<void>((resolve) => metricsServer.close(() => resolve())) });
     logger.info({ url: `http://localhost:${metricsPort}/metrics` }, 'metrics listening');
   }
   const emulator = target.emulator;
   if (emulator !== undefined) steps.push({ name: 'embedded emulator', run: () => emulator.close() });
-  installShutdown({ steps, logger, timeoutMs: SHUTDOWN_TIMEOUT_MS, exit: (code) => process.exit(code) });
+  installShutdown({ steps, logger, timeoutMs: shutdownDelayMs + SHUTDOWN_DRAIN_ALLOWANCE_MS, exit: (code) => process.exit(code) });
 
   await server.start();
-  const port = await listen(server.httpServer, config.port);
+  const port = await listen(server.httpServer, config.port, 'PORT');
   const corsOrigins = allowedOrigins(config.production, config.corsOrigins);
   logger.info(
     { url: `http://localhost:${port}/graphql`, production: config.production, corsOrigins, tracing: tracing !== undefined },
@@ -127,17 +141,11 @@ async function resolveUpstream(config: Config, logger: Logger): Promise<Upstream
   };
 }
 
-function listen(server: Server, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, () => {
-      server.off('error', reject);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
-}
-
 main().catch((error: unknown) => {
+  if (error instanceof PortInUseError) {
+    process.stderr.write(`subgraph failed to start: ${error.message}\n`);
+    process.exit(1);
+  }
   process.stderr.write(`subgraph failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

@@ -1,5 +1,6 @@
-import { pino, type DestinationStream, type Logger } from 'pino';
+import { destination as fileDestination, pino, type DestinationStream, type Logger } from 'pino';
 import type { Config } from './config';
+import { redactCredentials } from './http/redactCredentials';
 
 export type { Logger };
 
@@ -27,7 +28,23 @@ const REDACT_PATHS = [
   '*.REPORTING_PASSWORD',
 ];
 
-export function createLogger(config: Pick<Config, 'logLevel'>, destination?: DestinationStream): Logger {
+/**
+ * Key paths catch secrets by name; every finished line (any level, message,
+ * fields, error stacks alike) then passes the redactor that knows each held
+ * secret in all its forms. On the serialized line, a secret that was raw in
+ * memory appears JSON-escaped, one that was already escaped appears escaped
+ * twice: both are forms the redactor knows.
+ */
+export function createLogger(config: Pick<Config, 'logLevel'>, destination: DestinationStream = stdout()): Logger {
   const options = { level: config.logLevel, redact: { paths: REDACT_PATHS, censor: REDACTED } };
-  return destination === undefined ? pino(options) : pino(options, destination);
+  return pino(options, redactingDestination(destination));
+}
+
+function redactingDestination(destination: DestinationStream): DestinationStream {
+  return { write: (line: string) => destination.write(redactCredentials(line)) };
+}
+
+/** What pino uses when given no destination: asynchronous stdout, flushed on exit. */
+function stdout(): DestinationStream {
+  return fileDestination({ dest: process.stdout.fd || 1, sync: false });
 }

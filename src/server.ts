@@ -1,4 +1,5 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControl } from '@apollo/server/plugin/cacheControl';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
@@ -8,7 +9,8 @@ import { InMemoryLRUCache, type KeyValueCache } from '@apollo/utils.keyvaluecach
 import { DEFAULT_ANALYTICS_CONFIG, DEFAULT_LIMITS, type Config, type LimitsConfig } from './config';
 import { createContext, type CacheTtls, type Context, type SharedDependencies } from './context';
 import { formatError } from './errors';
-import { createHealthRoutes, type Lifecycle } from './health';
+import { redactDeep } from './http/redactCredentials';
+import { createHealthRoutes, type Lifecycle, type ReadinessDetails } from './health';
 import type { Logger } from './logger';
 import { createDocumentCache } from './limits/documentCache';
 import type { PersistedManifest } from './limits/persistedManifest';
@@ -22,6 +24,7 @@ import { responseCachePlugin } from './responseCache/responseCachePlugin';
 import { buildSchema } from './subgraphSchema';
 import { allowedOrigins, createCorsPolicy } from './web/cors';
 import { createGraphQLHandler } from './web/graphqlHandler';
+import { createHttpServer, type HttpTimeouts } from './web/httpServer';
 import type { RouteHandler } from './web/respond';
 import { createRouter } from './web/router';
 
@@ -40,6 +43,8 @@ export interface ServerDependencies {
   apolloCache?: KeyValueCache<string>;
   /** Where shared state lives now (`shared` or `degraded`), shown by /health/ready; unset when Redis is not configured. */
   redisMode?: () => string;
+  /** More named facts for /health/ready's JSON (e.g. a sign-in backoff state); they never make it 503. */
+  readinessDetails?: ReadinessDetails;
   /** Operations are recorded and GET /metrics is served when given. */
   metrics?: Metrics;
   /** Required when limits.persistedQueriesOnly is on (loaded at start-up from PERSISTED_QUERIES_MANIFEST). */
@@ -52,6 +57,16 @@ export interface ServerOptions {
    * and the health checks. A path already taken is a start-up error.
    */
   extraRoutes?: Record<string, RouteHandler>;
+  /**
+   * How long stop() keeps serving with readiness at 503 before the listener
+   * closes (SHUTDOWN_DELAY_SECONDS): load balancers and Kubernetes stop
+   * routing here first. Default 0 (tests); the process passes 5 s.
+   */
+  shutdownDelayMs?: number;
+  /** Waits out the shutdown delay (tests pass one they settle by hand). */
+  sleep?: (ms: number) => Promise<unknown>;
+  /** node:http's connection timeouts; defaults in src/web/httpServer.ts. */
+  httpTimeouts?: Partial<HttpTimeouts>;
 }
 
 export interface BuiltServer {
@@ -63,7 +78,10 @@ export interface BuiltServer {
   createContext(): Context;
   /** Starts Apollo and opens /graphql; readiness turns 200 afterwards. */
   start(): Promise<void>;
-  /** Readiness turns 503, then Apollo stops: the HTTP server stops accepting and in-flight requests finish. */
+  /**
+   * Readiness turns 503 while GraphQL keeps serving for the shutdown delay;
+   * then Apollo stops: the HTTP server stops accepting and in-flight requests finish.
+   */
   stop(): Promise<void>;
 }
 
@@ -76,9 +94,13 @@ const GRAPHQL_PATH = '/graphql';
 /** The HTTP server around the subgraph: node:http and Apollo, no web framework. It holds no per-caller state. */
 export function buildServer(config: ServerConfig, deps: ServerDependencies, options: ServerOptions = {}): BuiltServer {
   let state: Lifecycle = 'starting';
-  const routes = new Map<string, RouteHandler>(Object.entries(createHealthRoutes(() => state, deps.redisMode)));
+  const readiness = { ...(deps.redisMode === undefined ? {} : { redis: deps.redisMode }), ...deps.readinessDetails };
+  const routes = new Map<string, RouteHandler>(Object.entries(createHealthRoutes(() => state, readiness)));
   const onError = (error: unknown) => deps.logger.error({ err: error }, 'unexpected error outside GraphQL execution');
-  const httpServer = createServer(createRouter(routes, onError));
+  const httpServer = createHttpServer(
+    createRouter(routes, onError, () => state === 'stopping'),
+    options.httpTimeouts,
+  );
   const limits = config.limits ?? DEFAULT_LIMITS;
   const apollo = createApollo(config, limits, deps, httpServer);
   const { renderTtlSeconds, dashboardTtlSeconds } = config.cache;
@@ -115,6 +137,8 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
     },
     async stop() {
       state = 'stopping';
+      const delayMs = options.shutdownDelayMs ?? 0;
+      if (delayMs > 0) await (options.sleep ?? sleep)(delayMs);
       await apollo.stop();
     },
   };
@@ -128,8 +152,11 @@ function createApollo(config: ServerConfig, limits: LimitsConfig, deps: ServerDe
     schema: buildSchema(),
     logger: deps.logger,
     cache,
-    formatError: (formatted, error) => formatError(formatted, error, { production: config.production }),
+    // Every held secret, in every form, leaves each message and extension: the last step before a client sees an error.
+    formatError: (formatted, error) => redactDeep(formatError(formatted, error, { production: config.production })),
     includeStacktraceInErrorResponses: !config.production,
+    // Signals belong to src/shutdown.ts: Apollo's own handler would stop at once (no drain delay) and re-raise the signal.
+    stopOnTerminationSignals: false,
     introspection: !config.production,
     // No `Did you mean "recommendations"?` for strangers: introspection is off there too.
     hideSchemaDetailsFromClientErrors: config.production,

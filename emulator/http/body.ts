@@ -10,26 +10,18 @@ export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
  * that forget the header still get a precise answer.
  */
 export async function readJsonBody(req: IncomingMessage, limitBytes: number): Promise<Outcome<unknown>> {
+  const encoding = (req.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+  // The vendor's API takes plain JSON only; inflating here would also let a few bytes cost gigabytes.
+  if (encoding !== 'identity') return failure(415, `Unsupported Content-Encoding "${encoding}": send the body uncompressed`);
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limitBytes) {
-    req.resume();
+    req.pause();
     return tooLarge(limitBytes);
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of req as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > limitBytes) {
-        req.resume();
-        return tooLarge(limitBytes);
-      }
-      chunks.push(chunk);
-    }
-  } catch {
-    return failure(400, 'Request body could not be read');
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
+  const read = await readLimited(req, limitBytes);
+  if (read === 'too large') return tooLarge(limitBytes);
+  if (read === 'unreadable') return failure(400, 'Request body could not be read');
+  const text = read.toString('utf8');
   if (text.trim() === '') {
     return invalidParams([{ path: 'body', message: 'must be a JSON document, the request body is empty' }]);
   }
@@ -39,6 +31,31 @@ export async function readJsonBody(req: IncomingMessage, limitBytes: number): Pr
     // The parser's own message quotes the body, which may hold a password.
     return invalidParams([{ path: 'body', message: 'must be valid JSON' }]);
   }
+}
+
+/**
+ * The body's bytes, or why not. Past the limit, reading stops at once: the
+ * request is paused (never destroyed, so the 413 can still be written; the
+ * handler answers it with `Connection: close`, which ends the socket).
+ */
+function readLimited(req: IncomingMessage, limitBytes: number): Promise<Buffer | 'too large' | 'unreadable'> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limitBytes) {
+        chunks.push(chunk);
+        return;
+      }
+      req.off('data', onData);
+      req.pause();
+      resolve('too large');
+    };
+    req.on('data', onData);
+    req.once('end', () => resolve(Buffer.concat(chunks, size)));
+    req.once('error', () => resolve('unreadable'));
+  });
 }
 
 function tooLarge(limitBytes: number): Outcome<never> {

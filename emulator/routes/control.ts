@@ -1,3 +1,4 @@
+import { ClockRangeError } from '../clock';
 import type { EmulatorContext } from '../context';
 import { failureReply, invalidParamsReply, json, noContent } from '../http/reply';
 import type { Router } from '../http/router';
@@ -36,7 +37,12 @@ export function addControlRoutes(router: Router, context: EmulatorContext): void
     // Ten years is plenty for any expiry or window test and keeps dates printable.
     const seconds = fields.number('advanceSeconds', { required: true, min: 0, max: 10 * 366 * 86_400 });
     if (seconds === undefined || fields.errors.length > 0) return invalidParamsReply(fields.errors);
-    context.clock.advance(seconds);
+    try {
+      context.clock.advance(seconds);
+    } catch (error) {
+      if (error instanceof ClockRangeError) return invalidParamsReply([{ path: 'advanceSeconds', message: error.message }]);
+      throw error;
+    }
     return json(200, { now: new Date(context.clock.now()).toISOString() });
   });
 }

@@ -18,6 +18,7 @@ import {
   type TokenDemand,
   type TokenExchange,
 } from './tokenExchange';
+import { heldSecrets, type HeldSecrets } from '../secret';
 
 export interface TokenProviderOptions {
   /** Signs in and resolves with a fresh bearer token. */
@@ -38,6 +39,8 @@ export interface TokenProviderOptions {
   signInBackoff?: Partial<SignInBackoffOptions>;
   /** Where a new token comes from when this process has none usable. Default: sign in here (no sharing). */
   exchange?: TokenExchange;
+  /** Where every token this process holds is registered for redaction at every exit (secret.ts). Default: the process-wide registry. */
+  secrets?: Pick<HeldSecrets, 'hold' | 'forget'>;
 }
 
 export type { SignInReason } from './tokenExchange';
@@ -64,6 +67,9 @@ export class TokenProvider {
   private failure: SignInFailure | undefined;
   /** The token request in flight, shared by everyone who needs a token meanwhile. */
   private pending: Promise<string> | undefined;
+  private readonly secrets: Pick<HeldSecrets, 'hold' | 'forget'>;
+  /** The tokens redacted now: the current one and the one before it, which a call still in flight may have sent. */
+  private readonly redacted: string[] = [];
 
   constructor(options: TokenProviderOptions) {
     this.signIn = options.signIn;
@@ -73,6 +79,7 @@ export class TokenProvider {
     this.onSignIn = options.onSignIn ?? (() => {});
     this.backoff = { ...DEFAULT_SIGNIN_BACKOFF, ...options.signInBackoff };
     this.exchange = options.exchange ?? SIGN_IN_DIRECTLY;
+    this.secrets = options.secrets ?? heldSecrets;
   }
 
   getToken(): Promise<string> {
@@ -136,7 +143,16 @@ export class TokenProvider {
     }
     this.failure = undefined;
     this.current = outcome.token;
+    this.holdForRedaction(outcome.token.token);
     return outcome.token.token;
+  }
+
+  private holdForRedaction(token: string): void {
+    if (this.redacted.includes(token)) return;
+    this.secrets.hold(token);
+    this.redacted.push(token);
+    const retired = this.redacted.length > 2 ? this.redacted.shift() : undefined;
+    if (retired !== undefined) this.secrets.forget(retired);
   }
 
   private renewalTime(token: string, issuedAtMs: number): number {

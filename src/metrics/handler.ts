@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
+import { redactCredentials } from '../http/redactCredentials';
 
 /**
  * `GET /metrics` in the Prometheus text format, as a plain Node handler so
@@ -15,7 +16,8 @@ export function metricsHandler(registry: Registry): (request: IncomingMessage, r
     registry.metrics().then(
       (text) => {
         response.writeHead(200, { 'content-type': registry.contentType });
-        response.end(request.method === 'HEAD' ? undefined : text);
+        // A label value may quote an upstream's words: held secrets never leave in a scrape.
+        response.end(request.method === 'HEAD' ? undefined : redactCredentials(text));
       },
       (error: unknown) => {
         response.writeHead(500, { 'content-type': 'application/json' });

@@ -2,6 +2,7 @@ import type { ArticleResolvers } from '../__generated__/resolvers-types';
 import { resolveArticleAnalytics } from '../analytics/articleAnalytics';
 import { rejectInvalid } from '../errors';
 import { rankRecommendations } from './mappers';
+import { representationKey } from './representationKey';
 import { hintRenderAnswer, recommendationScope } from './cacheHints';
 import { toRenderParams, validateRenderParams } from './renderParams';
 
@@ -10,7 +11,9 @@ const RELATED_PATHS = { id: 'experienceId', canonicalUrl: 'url', domain: 'url', 
 
 export const Article: ArticleResolvers = {
   // All this subgraph knows of an article is its url; the fields below need nothing more.
-  __resolveReference: (reference) => ({ url: reference.url }),
+  // async: @apollo/subgraph calls this inside a map, so a synchronous throw would fail the whole batch,
+  // while a rejection fails only this entity.
+  __resolveReference: async (reference) => ({ url: representationKey('Article', 'url', reference.url) }),
 
   related: async (article, { experienceId, clientId }, context, info) => {
     const params = toRenderParams({ experienceId, canonicalUrl: article.url, clientId });

@@ -1,11 +1,14 @@
 import type { ReaderResolvers } from '../__generated__/resolvers-types';
 import { rejectInvalid } from '../errors';
 import { rankRecommendations } from './mappers';
+import { representationKey } from './representationKey';
 import { hintRenderAnswer } from './cacheHints';
 import { toRenderParams, validateRenderParams } from './renderParams';
 
 export const Reader: ReaderResolvers = {
-  __resolveReference: (reference) => ({ clientId: reference.clientId }),
+  // async: @apollo/subgraph calls this inside a map, so a synchronous throw would fail the whole batch,
+  // while a rejection fails only this entity.
+  __resolveReference: async (reference) => ({ clientId: representationKey('Reader', 'clientId', reference.clientId) }),
 
   recommendations: async (reader, { experienceId, canonicalUrl, domain }, context, info) => {
     const params = toRenderParams({ experienceId, canonicalUrl, domain, clientId: reader.clientId });

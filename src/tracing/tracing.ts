@@ -4,6 +4,9 @@ import { GraphQLInstrumentation } from '@opentelemetry/instrumentation-graphql';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { NodeSDK, type tracing } from '@opentelemetry/sdk-node';
+// Not re-exported by the package: the processors the OTEL_* variables select, so the redactor can run before them.
+import { getSpanProcessorsFromEnv } from '@opentelemetry/sdk-node/build/src/utils';
+import { redactingSpanProcessor } from './redactingSpanProcessor';
 
 export interface TracingOptions {
   /** Replaces the exporter the OTEL_* variables select (tests pass an in-memory one). */
@@ -31,12 +34,14 @@ const UNTRACED_PATHS = new Set(['/health/live', '/health/ready', '/metrics']);
  * The exporter, endpoint, sampler and resource come from the standard OTEL_*
  * variables. Nothing here records headers, bodies or variable values, and
  * upstream URLs lose their query string (reader ids), so neither tokens,
- * passwords nor caller data reach a span.
+ * passwords nor caller data reach a span. Even so, a first processor redacts
+ * every held secret from each span's attributes, events and status before any
+ * exporter sees it (an exception message may quote an upstream's answer).
  */
 export function startTracing(options: TracingOptions = {}): RunningTracing {
   const sdk = new NodeSDK({
     ...(process.env.OTEL_SERVICE_NAME === undefined ? { serviceName: DEFAULT_SERVICE_NAME } : {}),
-    ...(options.spanProcessors === undefined ? {} : { spanProcessors: options.spanProcessors }),
+    spanProcessors: withRedaction(options.spanProcessors ?? getSpanProcessorsFromEnv(undefined)),
     instrumentations: [
       new HttpInstrumentation({
         ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has(pathOf(request)),
@@ -49,6 +54,11 @@ export function startTracing(options: TracingOptions = {}): RunningTracing {
   });
   sdk.start();
   return { shutdown: () => sdk.shutdown() };
+}
+
+/** No exporter (OTEL_TRACES_EXPORTER=none): no processor at all, so no tracer provider records spans for nothing. */
+function withRedaction(processors: tracing.SpanProcessor[]): tracing.SpanProcessor[] {
+  return processors.length === 0 ? [] : [redactingSpanProcessor(), ...processors];
 }
 
 function pathOf(request: IncomingMessage): string {

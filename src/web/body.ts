@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import type { Readable } from 'node:stream';
+import type { Readable, Transform } from 'node:stream';
 
 /** A request body the server refuses, with the HTTP status to answer. */
 export class BodyError extends Error {
@@ -13,7 +13,7 @@ export class BodyError extends Error {
   }
 }
 
-const DECODERS: Record<string, () => NodeJS.ReadWriteStream> = {
+const DECODERS: Record<string, () => Transform> = {
   gzip: createGunzip,
   'x-gzip': createGunzip,
   deflate: createInflate,
@@ -55,18 +55,36 @@ function assertUtf8(contentType: string): void {
   }
 }
 
-function decoded(request: IncomingMessage): Readable | NodeJS.ReadWriteStream {
+/** The stream of inflated bytes, and how to stop all work on it when the body is refused. */
+interface BodyStream {
+  stream: Readable;
+  stop(): void;
+}
+
+function decoded(request: IncomingMessage): BodyStream {
   const encoding = (request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-  if (encoding === 'identity') return request;
+  if (encoding === 'identity') return { stream: request, stop: () => request.pause() };
   const decoder = DECODERS[encoding];
   if (decoder === undefined) throw new BodyError(415, `unsupported content encoding "${encoding}"`);
   const stream = decoder();
-  request.on('error', (error) => stream.emit('error', error));
-  return request.pipe(stream);
+  request.on('error', (error) => stream.destroy(error));
+  request.pipe(stream);
+  return {
+    stream,
+    // A few compressed bytes can inflate to gigabytes: the decoder must not run one step past the refusal.
+    stop: () => {
+      request.unpipe(stream);
+      request.pause();
+      stream.destroy();
+    },
+  };
 }
 
-/** Events rather than `for await`: the async iterator costs a promise per chunk on the hot path. */
-function readText(stream: Readable | NodeJS.ReadWriteStream, limitBytes: number): Promise<string> {
+/**
+ * Events rather than `for await`: the async iterator costs a promise per chunk on the hot path.
+ * The limit counts the decoder's own output chunks, so it holds however far the body inflates.
+ */
+function readText({ stream, stop }: BodyStream, limitBytes: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let length = 0;
@@ -77,6 +95,7 @@ function readText(stream: Readable | NodeJS.ReadWriteStream, limitBytes: number)
         return;
       }
       stream.off('data', onData);
+      stop();
       reject(new BodyError(413, `request body is larger than ${limitBytes} bytes`));
     };
     stream.on('data', onData);

@@ -6,10 +6,18 @@ export type RequestListener = (request: IncomingMessage, response: ServerRespons
 /**
  * Exact-path routing (one trailing slash tolerated): a map lookup per
  * request. Each handler decides which methods it accepts. Anything else is a
- * JSON 404, and a handler that throws is a JSON 500.
+ * JSON 404, and a handler that throws is a JSON 500. While `draining()`,
+ * every answer says `Connection: close`: keep-alive clients reconnect (to
+ * another replica, once readiness has moved them) instead of holding a
+ * connection that the listener's close would cut.
  */
-export function createRouter(routes: ReadonlyMap<string, RouteHandler>, onError: (error: unknown) => void): RequestListener {
+export function createRouter(
+  routes: ReadonlyMap<string, RouteHandler>,
+  onError: (error: unknown) => void,
+  draining: () => boolean = () => false,
+): RequestListener {
   return (request, response) => {
+    if (draining()) response.setHeader('connection', 'close');
     const handler = routes.get(pathOf(request.url));
     if (handler === undefined) {
       sendJson(response, 404, { error: 'Not found: GraphQL is served at /graphql' });
