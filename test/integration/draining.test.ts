@@ -71,14 +71,14 @@ describe('/health/ready details', () => {
       reporting: fakeReporting(),
       logger: silentLogger,
       redisMode: () => 'degraded',
-      readinessDetails: { signIn: () => ({ state: 'backing-off', retryAfterSeconds: 60 }) },
+      readinessDetails: { signIn: () => ({ state: 'backing_off', retryAfterSeconds: 60 }) },
     };
     const server = buildServer(CONFIG, deps);
     const baseUrl = await listening(server);
     try {
       const ready = await fetch(`${baseUrl}/health/ready`);
       expect(ready.status).toBe(200);
-      expect(await ready.json()).toEqual({ status: 'ready', redis: 'degraded', signIn: { state: 'backing-off', retryAfterSeconds: 60 } });
+      expect(await ready.json()).toEqual({ status: 'ready', redis: 'degraded', signIn: { state: 'backing_off', retryAfterSeconds: 60 } });
     } finally {
       await server.stop();
     }

@@ -50,7 +50,7 @@ it('answers 503 on /health/ready and still serves GraphQL after SIGTERM, then ex
     await logged('shutting down');
     const ready = await fetch(`${base}/health/ready`);
     expect(ready.status).toBe(503);
-    expect(await ready.json()).toEqual({ status: 'stopping' });
+    expect(await ready.json()).toEqual({ status: 'stopping', signIn: { state: 'ok' } });
     const during = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
