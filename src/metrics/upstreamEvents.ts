@@ -31,7 +31,7 @@ export function upstreamEventMetrics(metrics: EventMetrics): (event: UpstreamEve
         metrics.setBreakerState(event.service, event.state);
         return;
       case 'governor_granted':
-        metrics.recordGovernorGrant(event.budget);
+        metrics.recordGovernorGrant(event.rate);
         return;
       case 'rate_limited':
         return;
@@ -41,8 +41,8 @@ export function upstreamEventMetrics(metrics: EventMetrics): (event: UpstreamEve
 
 function recordGovernor(metrics: EventMetrics, event: Extract<UpstreamEvent, { type: 'governor' }>): void {
   const seconds = event.waitMs / 1000;
-  if (event.outcome === 'queued') metrics.recordGovernorWait(event.budget, seconds);
-  else if (event.outcome === 'released') metrics.recordGovernorRelease(event.budget);
-  else if (event.outcome === 'refused') metrics.recordGovernorRefusal(event.budget);
-  else metrics.recordRetryAfterWait(event.budget, seconds);
+  if (event.outcome === 'queued') metrics.recordGovernorWait(event.rate, seconds);
+  else if (event.outcome === 'released') metrics.recordGovernorRelease(event.rate);
+  else if (event.outcome === 'refused') metrics.recordGovernorRefusal(event.rate);
+  else metrics.recordRetryAfterWait(event.rate, seconds);
 }

@@ -3,12 +3,10 @@ import type { UpstreamService } from '../http/upstreamError';
 
 /** The rates the governor keeps (one bucket per account, email or host within each). */
 export type RateName = 'reporting' | 'signin' | 'render';
-/** The rates' former name, kept while governor.ts (the transport's) still imports it. */
-export type BudgetName = RateName;
 
 /**
  * What the upstream call path reports for metrics. Labels are deliberately
- * coarse (service, endpoint, budget name): never an email, a reader id or a
+ * coarse (service, endpoint, rate name): never an email, a reader id or a
  * cache key, which would leak caller data into metrics and explode their
  * cardinality.
  */
@@ -25,13 +23,13 @@ export type UpstreamEvent =
       /** queued: starts waiting for its rate; released: that wait is over; refused: would wait too long; paused: an upstream 429 */
       outcome: 'queued' | 'released' | 'refused' | 'paused';
       /** The rate (field name kept: governor.ts, the transport's, sets it). */
-      budget: RateName;
+      rate: RateName;
       waitMs: number;
     }
   | { type: 'breaker'; service: UpstreamService; state: 'open' | 'half_open' | 'closed' }
   | { type: 'rate_limited'; service: UpstreamService; endpoint: string; retryAfterSeconds?: number }
   /** The governor let one HTTP attempt go (first tries, retries, repeats and sign-ins alike): as many as subgraph_upstream_requests_total counts for governed endpoints. */
-  | { type: 'governor_granted'; budget: BudgetName; service: UpstreamService; endpoint: string };
+  | { type: 'governor_granted'; rate: RateName; service: UpstreamService; endpoint: string };
 
 /** The one optional hook of the call path; it must not throw (it is called in the middle of upstream calls). */
 export type UpstreamEventSink = (event: UpstreamEvent) => void;

@@ -1,13 +1,13 @@
 import type { CallOptions, HttpClient, JsonRequest } from '../http/httpClient';
 import { UpstreamError } from '../http/upstreamError';
 import type { UpstreamEventSink } from './events';
-import type { Budget, Governor } from './governor';
+import type { Rate, Governor } from './governor';
 
 export interface GovernedHttpClientOptions {
   http: HttpClient;
   governor: Governor;
-  /** The budget a request spends; undefined for requests no budget covers. */
-  budgetOf: (request: JsonRequest) => Budget | undefined;
+  /** The rate a request spends from; undefined for requests no rate covers. */
+  rateOf: (request: JsonRequest) => Rate | undefined;
   /** The whole call's time budget (UPSTREAM_TIMEOUT_MS): a 429 is retried only when its Retry-After fits in what is left. */
   deadlineMs: number;
   now: () => number;
@@ -25,14 +25,14 @@ export interface GovernedHttpClientOptions {
 export function createGovernedHttpClient(options: GovernedHttpClientOptions): HttpClient {
   return {
     requestJson: async (request, call) => {
-      const budget = options.budgetOf(request);
-      if (budget === undefined) return options.http.requestJson(request, call);
+      const rate = options.rateOf(request);
+      if (rate === undefined) return options.http.requestJson(request, call);
       const deadline = options.now() + options.deadlineMs;
       try {
-        return await governedCall(request, budget, options);
+        return await governedCall(request, rate, options);
       } catch (error) {
         if (!isTooManyRequests(error)) throw error;
-        return repeatAfterPause(request, budget, error, deadline, options);
+        return repeatAfterPause(request, rate, error, deadline, options);
       }
     },
   };
@@ -47,7 +47,7 @@ export function createGovernedHttpClient(options: GovernedHttpClientOptions): Ht
  */
 async function repeatAfterPause(
   request: JsonRequest,
-  budget: Budget,
+  rate: Rate,
   error: UpstreamError,
   deadline: number,
   options: GovernedHttpClientOptions,
@@ -57,25 +57,20 @@ async function repeatAfterPause(
   const leftMs = deadline - options.now();
   if (retryAfterSeconds === undefined || !safe || retryAfterSeconds * 1000 > leftMs) throw error;
   try {
-    return await governedCall(request, budget, options, leftMs);
+    return await governedCall(request, rate, options, leftMs);
   } catch (repeatError) {
     throw isRefused(repeatError) ? error : repeatError;
   }
 }
 
 /** One call of the HTTP client (an attempt and its retries), each attempt with its own turn; a 429 pauses the budget. */
-async function governedCall(
-  request: JsonRequest,
-  budget: Budget,
-  options: GovernedHttpClientOptions,
-  maxWaitMs?: number,
-): Promise<unknown> {
+async function governedCall(request: JsonRequest, rate: Rate, options: GovernedHttpClientOptions, maxWaitMs?: number): Promise<unknown> {
   const where = whereOf(request);
-  const turn = await options.governor.acquire(budget, where, maxWaitMs);
+  const turn = await options.governor.acquire(rate, where, maxWaitMs);
   const retries: CallOptions = {
     beforeRetry: async (remainingMs) => {
       // A retry's turn is never a probe of its own: the probe is this whole call.
-      await options.governor.acquire(budget, where, remainingMs, turn);
+      await options.governor.acquire(rate, where, remainingMs, turn);
     },
   };
   try {
@@ -84,7 +79,7 @@ async function governedCall(
     return json;
   } catch (error) {
     if (isTooManyRequests(error)) {
-      await pauseBudget(budget, error, options);
+      await pauseBudget(rate, error, options);
       turn.finish('rate_limited');
     } else {
       turn.finish(isAnswered(error) ? 'answered' : 'unanswered');
@@ -93,7 +88,7 @@ async function governedCall(
   }
 }
 
-async function pauseBudget(budget: Budget, error: UpstreamError, options: GovernedHttpClientOptions): Promise<void> {
+async function pauseBudget(rate: Rate, error: UpstreamError, options: GovernedHttpClientOptions): Promise<void> {
   const retryAfterSeconds = error.retryAfterSeconds;
   options.onEvent({
     type: 'rate_limited',
@@ -101,7 +96,7 @@ async function pauseBudget(budget: Budget, error: UpstreamError, options: Govern
     endpoint: error.endpoint,
     ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
   });
-  if (retryAfterSeconds !== undefined) await options.governor.pause(budget, retryAfterSeconds);
+  if (retryAfterSeconds !== undefined) await options.governor.pause(rate, retryAfterSeconds);
 }
 
 /** Only the names: the request itself carries the bearer token and, for sign-in, the password. */

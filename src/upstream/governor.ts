@@ -1,18 +1,18 @@
 import { clampSeconds, DEFAULT_MAX_RETRY_AFTER_SECONDS } from '../http/retryAfter';
 import { UpstreamError, type UpstreamService } from '../http/upstreamError';
-import type { BudgetStore } from './budgetStore';
-import type { BudgetName, UpstreamEventSink } from './events';
+import type { RateStore } from './rateStore';
+import type { RateName, UpstreamEventSink } from './events';
 
 /** One bucket: e.g. the reporting budget of one account, or the render.json budget of one host. */
-export interface Budget {
-  name: BudgetName;
+export interface Rate {
+  name: RateName;
   /** Identifies the bucket (the account's email, the host); never shown to API clients or metrics. */
   key: string;
   perMinute: number;
 }
 
 export interface GovernorOptions {
-  store: BudgetStore;
+  store: RateStore;
   /** Longest a call waits for its budget before it is refused (UPSTREAM_QUEUE_TIMEOUT_MS). */
   queueTimeoutMs: number;
   now: () => number;
@@ -65,49 +65,49 @@ export class Governor {
    * probe (within the same limit); `within` is the turn of the call a retry
    * belongs to, so a probe's own retry does not wait for itself.
    */
-  async acquire(budget: Budget, where: Where, maxWaitMs?: number, within?: Turn): Promise<Turn> {
+  async acquire(rate: Rate, where: Where, maxWaitMs?: number, within?: Turn): Promise<Turn> {
     const limitMs = maxWaitMs ?? this.options.queueTimeoutMs;
-    const key = bucketKey(budget);
+    const key = bucketKey(rate);
     const startedAt = this.options.now();
     for (;;) {
       const leftMs = limitMs - (this.options.now() - startedAt);
       const gate = this.gates.get(key);
       if (gate === undefined || (gate.probe !== undefined && within?.probe === true)) {
-        await this.reserve(budget, where, leftMs);
+        await this.reserve(rate, where, leftMs);
         return PLAIN_TURN;
       }
-      if (gate.probe === undefined) return this.probe(budget, where, gate, leftMs);
+      if (gate.probe === undefined) return this.probe(rate, where, gate, leftMs);
       // Another call is probing: wait for its answer, but never past this call's limit, nor for a pause it cannot outlast.
       const pauseLeftMs = gate.untilMs - this.options.now();
-      if (pauseLeftMs > leftMs || leftMs <= 0) throw this.refuse(budget, where, Math.max(pauseLeftMs, 1_000));
+      if (pauseLeftMs > leftMs || leftMs <= 0) throw this.refuse(rate, where, Math.max(pauseLeftMs, 1_000));
       const outcome = await Promise.race([
         gate.probe.ended.then(() => 'ended' as const),
         this.options.sleep(leftMs).then(() => 'late' as const),
       ]);
-      if (outcome === 'late') throw this.refuse(budget, where, Math.max(gate.untilMs - this.options.now(), 1_000));
+      if (outcome === 'late') throw this.refuse(rate, where, Math.max(gate.untilMs - this.options.now(), 1_000));
     }
   }
 
   /** The upstream answered 429 with Retry-After: nobody spends this budget before then, and then one probe goes first. */
-  async pause(budget: Budget, retryAfterSeconds: number): Promise<void> {
+  async pause(rate: Rate, retryAfterSeconds: number): Promise<void> {
     const waitMs = clampSeconds(retryAfterSeconds, this.maxRetryAfterSeconds) * 1000;
-    const key = bucketKey(budget);
+    const key = bucketKey(rate);
     const untilMs = this.options.now() + waitMs;
     const gate = this.gates.get(key);
     if (gate === undefined) this.gates.set(key, { untilMs });
     else gate.untilMs = Math.max(gate.untilMs, untilMs);
-    await this.options.store.pause(key, budget.perMinute, untilMs);
-    this.options.onEvent({ type: 'governor', outcome: 'paused', budget: budget.name, waitMs });
+    await this.options.store.pause(key, rate.perMinute, untilMs);
+    this.options.onEvent({ type: 'governor', outcome: 'paused', rate: rate.name, waitMs });
   }
 
-  private async probe(budget: Budget, where: Where, gate: PauseGate, leftMs: number): Promise<Turn> {
+  private async probe(rate: Rate, where: Where, gate: PauseGate, leftMs: number): Promise<Turn> {
     let end!: () => void;
     const ended = new Promise<void>((resolve) => {
       end = resolve;
     });
     const probe = { ended, end };
     gate.probe = probe;
-    const key = bucketKey(budget);
+    const key = bucketKey(rate);
     const release = (answered: boolean) => {
       if (gate.probe !== probe) return;
       gate.probe = undefined;
@@ -116,7 +116,7 @@ export class Governor {
       end();
     };
     try {
-      await this.reserve(budget, where, leftMs);
+      await this.reserve(rate, where, leftMs);
     } catch (error) {
       release(false);
       throw error;
@@ -124,26 +124,26 @@ export class Governor {
     return { probe: true, finish: (outcome) => release(outcome === 'answered') };
   }
 
-  private async reserve(budget: Budget, where: Where, maxWaitMs: number): Promise<void> {
-    const reservation = await this.options.store.reserve(bucketKey(budget), budget.perMinute, this.options.now(), Math.max(0, maxWaitMs));
-    if (!reservation.granted) throw this.refuse(budget, where, reservation.retryAfterMs);
+  private async reserve(rate: Rate, where: Where, maxWaitMs: number): Promise<void> {
+    const reservation = await this.options.store.reserve(bucketKey(rate), rate.perMinute, this.options.now(), Math.max(0, maxWaitMs));
+    if (!reservation.granted) throw this.refuse(rate, where, reservation.retryAfterMs);
     if (reservation.waitMs > 0) {
-      this.options.onEvent({ type: 'governor', outcome: 'queued', budget: budget.name, waitMs: reservation.waitMs });
+      this.options.onEvent({ type: 'governor', outcome: 'queued', rate: rate.name, waitMs: reservation.waitMs });
       await this.options.sleep(reservation.waitMs);
       // Paired with `queued`, so the calls waiting right now (the queue's length) can be followed.
-      this.options.onEvent({ type: 'governor', outcome: 'released', budget: budget.name, waitMs: reservation.waitMs });
+      this.options.onEvent({ type: 'governor', outcome: 'released', rate: rate.name, waitMs: reservation.waitMs });
     }
     // One grant, one HTTP attempt: the same count as subgraph_upstream_requests_total.
-    this.options.onEvent({ type: 'governor_granted', budget: budget.name, service: where.service, endpoint: where.endpoint });
+    this.options.onEvent({ type: 'governor_granted', rate: rate.name, service: where.service, endpoint: where.endpoint });
   }
 
-  private refuse(budget: Budget, where: Where, retryAfterMs: number): UpstreamError {
-    this.options.onEvent({ type: 'governor', outcome: 'refused', budget: budget.name, waitMs: retryAfterMs });
+  private refuse(rate: Rate, where: Where, retryAfterMs: number): UpstreamError {
+    this.options.onEvent({ type: 'governor', outcome: 'refused', rate: rate.name, waitMs: retryAfterMs });
     const retryAfterSeconds = Math.min(Math.max(1, Math.ceil(retryAfterMs / 1000)), this.maxRetryAfterSeconds);
     return new UpstreamError({ ...where, kind: 'budget_exhausted', retryAfterSeconds });
   }
 }
 
-function bucketKey(budget: Budget): string {
-  return `${budget.name}:${budget.key}`;
+function bucketKey(rate: Rate): string {
+  return `${rate.name}:${rate.key}`;
 }

@@ -9,18 +9,18 @@ import type { Metrics } from '../metrics/metrics';
 import { upstreamEventMetrics } from '../metrics/upstreamEvents';
 import { upstreamMetricsObserver } from '../metrics/upstreamObserver';
 import { RedisAnswerStore } from '../redis/redisAnswerStore';
-import { RedisBudgetStore } from '../redis/redisBudgetStore';
+import { RedisRateStore } from '../redis/redisRateStore';
 import type { SharedRedis } from '../redis/sharedRedis';
 import type { Secret } from '../secret';
 import type { AnswerStore } from './answerStore';
 import { createBreaker } from './breaker';
-import { MemoryBudgetStore } from './budgetStore';
+import { MemoryRateStore } from './rateStore';
 import { createDashboardEndpoint, type DashboardEndpoint } from './endpoints/dashboard';
 import { createRenderEndpoint, type RenderEndpoint } from './endpoints/render';
 import { createSignInEndpoint, createTokenSource, type TokenSource } from './endpoints/signIn';
 import { emitter, type UpstreamEventSink } from './events';
 import { createGovernedHttpClient } from './governedHttpClient';
-import { Governor, type Budget as Rate } from './governor';
+import { Governor, type Rate } from './governor';
 import { MemoryAnswerStore } from './memoryAnswerStore';
 import { DEFAULT_BREAKER_FAILURE_THRESHOLD, DEFAULT_PROTECTION, type ProtectionOptions } from './protection';
 
@@ -150,9 +150,9 @@ function governedTransport(parts: {
 }): HttpClient {
   const { options, protection, now, onEvent } = parts;
   const redis = options.redis;
-  const localRates = new MemoryBudgetStore();
+  const localRates = new MemoryRateStore();
   const governor = new Governor({
-    store: redis === undefined ? localRates : new RedisBudgetStore(redis, localRates, now),
+    store: redis === undefined ? localRates : new RedisRateStore(redis, localRates, now),
     queueTimeoutMs: protection.governor.queueTimeoutMs,
     now,
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
@@ -170,7 +170,7 @@ function governedTransport(parts: {
   return createGovernedHttpClient({
     http: transport,
     governor,
-    budgetOf: ratesOf(options, protection.governor),
+    rateOf: ratesOf(options, protection.governor),
     deadlineMs: options.timeoutMs,
     now,
     onEvent,

@@ -9,8 +9,8 @@ import type { Fetched } from '../../src/datasources/fetched';
 import { createApolloCache } from '../../src/redis/apolloCache';
 import { createRedisClient, waitUntilReady } from '../../src/redis/client';
 import { RedisAnswerStore } from '../../src/redis/redisAnswerStore';
-import { RedisBudgetStore } from '../../src/redis/redisBudgetStore';
-import { MemoryBudgetStore, type Reservation } from '../../src/upstream/budgetStore';
+import { RedisRateStore } from '../../src/redis/redisRateStore';
+import { MemoryRateStore, type Reservation } from '../../src/upstream/rateStore';
 import { SharedRedis } from '../../src/redis/sharedRedis';
 import { Secret } from '../../src/secret';
 import type { AnswerStore } from '../../src/upstream/answerStore';
@@ -200,7 +200,7 @@ describeWithRedis('shared state in a real Redis', () => {
 
     test('three replicas reserving at once spend one budget: a burst of perMinute, then one per interval', async () => {
       const stores = (await Promise.all([replica(), replica(), replica()])).map(
-        ({ redis }) => new RedisBudgetStore(redis, new MemoryBudgetStore()),
+        ({ redis }) => new RedisRateStore(redis, new MemoryRateStore()),
       );
 
       const burst = await Promise.all(Array.from({ length: 30 }, (_, index) => stores[index % 3].reserve('reporting:acct', 10, T0, 0)));
@@ -215,8 +215,8 @@ describeWithRedis('shared state in a real Redis', () => {
     });
 
     test('answers exactly as the in-process bucket does, pause included', async () => {
-      const shared = new RedisBudgetStore((await replica()).redis, new MemoryBudgetStore());
-      const memory = new MemoryBudgetStore();
+      const shared = new RedisRateStore((await replica()).redis, new MemoryRateStore());
+      const memory = new MemoryRateStore();
       const steps: [string, number, number][] = [
         ['reserve', T0, 1_000],
         ['reserve', T0 + 100, 1_000],
@@ -226,7 +226,7 @@ describeWithRedis('shared state in a real Redis', () => {
         ['reserve', T0 + 5_000, 10_000],
         ['reserve', T0 + 5_000, 100],
       ];
-      const run = async (store: RedisBudgetStore | MemoryBudgetStore) => {
+      const run = async (store: RedisRateStore | MemoryRateStore) => {
         const results: (Reservation | undefined)[] = [];
         for (const [step, at, maxWaitMs] of steps) {
           if (step === 'pause') results.push(await store.pause('b', 3, at).then(() => undefined));
@@ -241,7 +241,7 @@ describeWithRedis('shared state in a real Redis', () => {
 
     test('without Redis, each replica spends from its own bucket', async () => {
       const { redis } = await replica();
-      const store = new RedisBudgetStore(redis, new MemoryBudgetStore());
+      const store = new RedisRateStore(redis, new MemoryRateStore());
       await server.stop();
       try {
         const reservations = await Promise.all(Array.from({ length: 4 }, () => store.reserve('k', 2, T0, 0)));

@@ -81,7 +81,7 @@ describe('every dashboard attempt is governed (emulator answering 502)', () => {
 
     expect(response.errors?.map((error) => error.extensions?.code)).toEqual(['UPSTREAM_UNAVAILABLE']);
     expect((await readStats(emulator)).dashboard.count).toBe(3);
-    const grants = events.filter((event) => typeOf(event) === 'governor_granted' && 'budget' in event && event.budget === 'reporting');
+    const grants = events.filter((event) => typeOf(event) === 'governor_granted' && 'rate' in event && event.rate === 'reporting');
     expect(grants).toHaveLength(3);
   });
 });

@@ -43,9 +43,9 @@ describe('the upstream metrics observer', () => {
     onEvent({ type: 'cache', outcome: 'stale', service: 'recommender', endpoint: '/r' });
     onEvent({ type: 'cache', outcome: 'coalesced', service: 'recommender', endpoint: '/r' });
     onEvent({ type: 'cache', outcome: 'coalesced', service: 'recommender', endpoint: '/r' });
-    onEvent({ type: 'governor', outcome: 'queued', budget: 'render', waitMs: 250 });
-    onEvent({ type: 'governor', outcome: 'refused', budget: 'render', waitMs: 9_000 });
-    onEvent({ type: 'governor', outcome: 'paused', budget: 'reporting', waitMs: 2_000 });
+    onEvent({ type: 'governor', outcome: 'queued', rate: 'render', waitMs: 250 });
+    onEvent({ type: 'governor', outcome: 'refused', rate: 'render', waitMs: 9_000 });
+    onEvent({ type: 'governor', outcome: 'paused', rate: 'reporting', waitMs: 2_000 });
     onEvent({ type: 'breaker', service: 'recommender', state: 'open' });
     onEvent({ type: 'rate_limited', service: 'reporting', endpoint: '/q', retryAfterSeconds: 2 });
     const text = await metrics.registry.metrics();
@@ -58,7 +58,7 @@ describe('the upstream metrics observer', () => {
     expect(text).toContain('subgraph_upstream_breaker_state{upstream="recommender"} 2');
     expect(text).toContain('subgraph_upstream_governor_queue_length{budget="render"} 1');
     onEvent({ type: 'breaker', service: 'recommender', state: 'half_open' });
-    onEvent({ type: 'governor', outcome: 'released', budget: 'render', waitMs: 250 });
+    onEvent({ type: 'governor', outcome: 'released', rate: 'render', waitMs: 250 });
     expect(await metrics.registry.getSingleMetricAsString('subgraph_upstream_breaker_state')).toContain('{upstream="recommender"} 1');
     expect(await metrics.registry.getSingleMetricAsString('subgraph_upstream_governor_queue_length')).toContain('{budget="render"} 0');
   });

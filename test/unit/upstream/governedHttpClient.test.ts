@@ -1,6 +1,6 @@
 import type { HttpClient, JsonRequest } from '../../../src/http/httpClient';
 import { UpstreamError } from '../../../src/http/upstreamError';
-import { MemoryBudgetStore } from '../../../src/upstream/budgetStore';
+import { MemoryRateStore } from '../../../src/upstream/rateStore';
 import type { UpstreamEvent } from '../../../src/upstream/events';
 import { createGovernedHttpClient } from '../../../src/upstream/governedHttpClient';
 import { Governor } from '../../../src/upstream/governor';
@@ -33,7 +33,7 @@ function setUp(script: (number | 'ok')[], deadlineMs = 10_000) {
   };
   const onEvent = (event: UpstreamEvent) => events.push(event);
   const governor = new Governor({
-    store: new MemoryBudgetStore(),
+    store: new MemoryRateStore(),
     queueTimeoutMs: 2_000,
     now: () => now,
     sleep: async (ms) => {
@@ -44,7 +44,7 @@ function setUp(script: (number | 'ok')[], deadlineMs = 10_000) {
   const client = createGovernedHttpClient({
     http,
     governor,
-    budgetOf: (request) => ({ name: request.endpoint === SIGN_IN.endpoint ? 'signin' : 'render', key: request.url.host, perMinute: 600 }),
+    rateOf: (request) => ({ name: request.endpoint === SIGN_IN.endpoint ? 'signin' : 'render', key: request.url.host, perMinute: 600 }),
     deadlineMs,
     now: () => now,
     onEvent,
@@ -61,7 +61,7 @@ describe('governed HTTP client', () => {
     expect(sent).toEqual([`${RENDER.endpoint} @ 0`, `${RENDER.endpoint} @ 3000`]);
     expect(events.filter((event) => event.type !== 'governor_granted').slice(0, 2)).toEqual([
       { type: 'rate_limited', service: 'recommender', endpoint: RENDER.endpoint, retryAfterSeconds: 3 },
-      { type: 'governor', outcome: 'paused', budget: 'render', waitMs: 3_000 },
+      { type: 'governor', outcome: 'paused', rate: 'render', waitMs: 3_000 },
     ]);
   });
 

@@ -7,7 +7,7 @@ import type { Agent } from 'undici';
 import { createAgent } from '../../../src/http/agent';
 import { createHttpClient, type JsonRequest } from '../../../src/http/httpClient';
 import { buildUrl } from '../../../src/http/url';
-import { MemoryBudgetStore } from '../../../src/upstream/budgetStore';
+import { MemoryRateStore } from '../../../src/upstream/rateStore';
 import type { UpstreamEvent } from '../../../src/upstream/events';
 import { createGovernedHttpClient } from '../../../src/upstream/governedHttpClient';
 import { Governor } from '../../../src/upstream/governor';
@@ -41,7 +41,7 @@ function governedClient(perMinute: number) {
   const events: UpstreamEvent[] = [];
   const onEvent = (event: UpstreamEvent) => events.push(event);
   const governor = new Governor({
-    store: new MemoryBudgetStore(),
+    store: new MemoryRateStore(),
     queueTimeoutMs: 2_000,
     now: () => now,
     sleep: async (ms) => {
@@ -57,7 +57,7 @@ function governedClient(perMinute: number) {
       backoff: { retries: 2, baseDelayMs: 10, maxDelayMs: 100, random: () => 1 },
     }),
     governor,
-    budgetOf: () => ({ name: 'reporting', key: 'api@demo.example', perMinute }),
+    rateOf: () => ({ name: 'reporting', key: 'api@demo.example', perMinute }),
     deadlineMs: 5_000,
     now: () => now,
     onEvent,

@@ -1,7 +1,7 @@
 import { UpstreamError } from '../../../src/http/upstreamError';
-import { MemoryBudgetStore } from '../../../src/upstream/budgetStore';
+import { MemoryRateStore } from '../../../src/upstream/rateStore';
 import type { UpstreamEvent } from '../../../src/upstream/events';
-import { Governor, type Budget } from '../../../src/upstream/governor';
+import { Governor, type Rate } from '../../../src/upstream/governor';
 
 const WHERE = { service: 'reporting', endpoint: '/api/dashboard/query' } as const;
 const START = Date.UTC(2026, 10, 23, 12);
@@ -12,7 +12,7 @@ function governorAt(options: { queueTimeoutMs?: number } = {}) {
   const slept: number[] = [];
   const events: UpstreamEvent[] = [];
   const governor = new Governor({
-    store: new MemoryBudgetStore(),
+    store: new MemoryRateStore(),
     queueTimeoutMs: options.queueTimeoutMs ?? 2_000,
     now: () => now,
     sleep: async (ms) => {
@@ -36,7 +36,7 @@ async function refusal(work: Promise<unknown>): Promise<UpstreamError> {
   return error;
 }
 
-const perMinute = (n: number, key = 'api@demo.example'): Budget => ({ name: 'reporting', key, perMinute: n });
+const perMinute = (n: number, key = 'api@demo.example'): Rate => ({ name: 'reporting', key, perMinute: n });
 
 describe('Governor', () => {
   test('a full bucket lets a burst of the per-minute budget through at once', async () => {
@@ -55,10 +55,10 @@ describe('Governor', () => {
     expect(slept).toEqual([1_000, 1_000]);
     expect(events.grants()).toBe(62);
     expect(events.queue()).toEqual([
-      { type: 'governor', outcome: 'queued', budget: 'reporting', waitMs: 1_000 },
-      { type: 'governor', outcome: 'released', budget: 'reporting', waitMs: 1_000 },
-      { type: 'governor', outcome: 'queued', budget: 'reporting', waitMs: 1_000 },
-      { type: 'governor', outcome: 'released', budget: 'reporting', waitMs: 1_000 },
+      { type: 'governor', outcome: 'queued', rate: 'reporting', waitMs: 1_000 },
+      { type: 'governor', outcome: 'released', rate: 'reporting', waitMs: 1_000 },
+      { type: 'governor', outcome: 'queued', rate: 'reporting', waitMs: 1_000 },
+      { type: 'governor', outcome: 'released', rate: 'reporting', waitMs: 1_000 },
     ]);
   });
 
@@ -70,7 +70,7 @@ describe('Governor', () => {
 
     expect(error).toMatchObject({ kind: 'budget_exhausted', retryAfterSeconds: 60, service: 'reporting' });
     expect(slept).toEqual([]);
-    expect(events.queue()).toEqual([{ type: 'governor', outcome: 'refused', budget: 'reporting', waitMs: 60_000 }]);
+    expect(events.queue()).toEqual([{ type: 'governor', outcome: 'refused', rate: 'reporting', waitMs: 60_000 }]);
     expect(events.grants()).toBe(1);
     // The refusal took nothing: a minute later the next call goes at once.
     advance(60_000);
@@ -100,7 +100,7 @@ describe('Governor', () => {
     expect(slept).toEqual([3_000, 100]);
     expect(elapsed()).toBe(3_100);
     expect(refused.retryAfterSeconds).toBe(1);
-    expect(events.queue()[0]).toEqual({ type: 'governor', outcome: 'paused', budget: 'reporting', waitMs: 3_000 });
+    expect(events.queue()[0]).toEqual({ type: 'governor', outcome: 'paused', rate: 'reporting', waitMs: 3_000 });
   });
 
   test('a pause longer than the queue timeout refuses at once with the pause as retryAfter', async () => {

@@ -10,7 +10,7 @@ import { parseRetryAfter } from '../../../src/http/retryAfter';
 import { buildUrl } from '../../../src/http/url';
 import { UpstreamError } from '../../../src/http/upstreamError';
 import { formatError } from '../../../src/errors';
-import { MemoryBudgetStore } from '../../../src/upstream/budgetStore';
+import { MemoryRateStore } from '../../../src/upstream/rateStore';
 import type { UpstreamEvent } from '../../../src/upstream/events';
 import { createGovernedHttpClient } from '../../../src/upstream/governedHttpClient';
 import { Governor } from '../../../src/upstream/governor';
@@ -119,7 +119,7 @@ function setUp(options: { maxRetryAfterSeconds?: number } = {}) {
   const clock = new ManualClock();
   const events: UpstreamEvent[] = [];
   const governor = new Governor({
-    store: new MemoryBudgetStore(),
+    store: new MemoryRateStore(),
     queueTimeoutMs: 10_000,
     now: clock.now,
     sleep: clock.sleep,
@@ -151,7 +151,7 @@ describe('after a pause, one probe goes first', () => {
     const client = createGovernedHttpClient({
       http: upstream.http,
       governor,
-      budgetOf: () => ({ name: 'render', key: 'rec.example', perMinute: 600 }),
+      rateOf: () => ({ name: 'render', key: 'rec.example', perMinute: 600 }),
       // Shorter than the pauses below: a 429 is never repeated by the same call here.
       deadlineMs: 1_000,
       now: clock.now,

@@ -1,11 +1,11 @@
-import type { BudgetStore, Reservation } from '../upstream/budgetStore';
+import type { RateStore, Reservation } from '../upstream/rateStore';
 import type { SharedRedis } from './sharedRedis';
 
 /** Keys under the configured REDIS_KEY_PREFIX. */
 const BUDGET_KEY_PREFIX = 'budget:';
 
 /**
- * The same GCRA token bucket as MemoryBudgetStore (one number per bucket: the
+ * The same GCRA token bucket as MemoryRateStore (one number per bucket: the
  * instant it is full again), as one atomic script per method so replicas
  * reserving at once never both take the last request. Numbers travel as
  * strings: Redis truncates Lua numbers it returns to integers. The key
@@ -39,10 +39,10 @@ return 1
  * While Redis is away each replica spends from its own in-process bucket (the
  * full budget each: the upstream's 429 and Retry-After pause still protect).
  */
-export class RedisBudgetStore implements BudgetStore {
+export class RedisRateStore implements RateStore {
   constructor(
     private readonly redis: SharedRedis,
-    private readonly local: BudgetStore,
+    private readonly local: RateStore,
     private readonly now: () => number = Date.now,
   ) {}
 

@@ -7,7 +7,7 @@ export type Reservation = { granted: true; waitMs: number } | { granted: false; 
  * Each method is one atomic step on one bucket, so a Redis implementation
  * is a short script per method.
  */
-export interface BudgetStore {
+export interface RateStore {
   /**
    * Takes one request from the bucket `key` (a burst of `perMinute`, refilling
    * evenly) at `nowMs`. When the request could only be sent more than
@@ -19,14 +19,14 @@ export interface BudgetStore {
 }
 
 /**
- * The in-process BudgetStore. A token bucket kept as one number per key, its
+ * The in-process RateStore. A token bucket kept as one number per key, its
  * "theoretical arrival time" (GCRA): the instant the bucket would be full
  * again. Reserving moves it one interval on; a request may go once it is at
  * most a full burst ahead of now. Hand-written because it is a dozen lines
  * and must run on an injected clock with a wait known before queueing (so a
  * caller that would wait too long is refused at once); see the README.
  */
-export class MemoryBudgetStore implements BudgetStore {
+export class MemoryRateStore implements RateStore {
   private readonly fullAt = new Map<string, number>();
 
   async reserve(key: string, perMinute: number, nowMs: number, maxWaitMs: number): Promise<Reservation> {

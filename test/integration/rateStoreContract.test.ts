@@ -1,11 +1,11 @@
 /**
  * One contract, three stores of the governor's rates: the in-process
- * MemoryBudgetStore, the RedisBudgetStore against a real redis-server, and
- * the RedisBudgetStore with Redis down (its in-process fallback). Time is
+ * MemoryRateStore, the RedisRateStore against a real redis-server, and
+ * the RedisRateStore with Redis down (its in-process fallback). Time is
  * the `nowMs` each call passes: nothing here waits.
  */
-import { RedisBudgetStore } from '../../src/redis/redisBudgetStore';
-import { MemoryBudgetStore, type BudgetStore, type Reservation } from '../../src/upstream/budgetStore';
+import { RedisRateStore } from '../../src/redis/redisRateStore';
+import { MemoryRateStore, type RateStore, type Reservation } from '../../src/upstream/rateStore';
 import { redisServerAvailable } from '../support/redisAvailability';
 import { connectReplica, disconnect, type RedisReplica } from '../support/redisReplica';
 import { startRedisServer, type RedisServer } from '../support/redisServer';
@@ -18,14 +18,14 @@ let up: RedisServer | undefined;
 let down: RedisServer | undefined;
 const replicas: RedisReplica[] = [];
 
-async function redisStore(server: RedisServer, ready: boolean): Promise<BudgetStore> {
+async function redisStore(server: RedisServer, ready: boolean): Promise<RateStore> {
   const replica = await connectReplica(server, { ready, timeoutMs: 100 });
   replicas.push(replica);
-  return new RedisBudgetStore(replica.redis, new MemoryBudgetStore(), () => T0);
+  return new RedisRateStore(replica.redis, new MemoryRateStore(), () => T0);
 }
 
-const stores: Record<Kind, () => Promise<BudgetStore>> = {
-  memory: async () => new MemoryBudgetStore(),
+const stores: Record<Kind, () => Promise<RateStore>> = {
+  memory: async () => new MemoryRateStore(),
   redis: async () => {
     if (up === undefined) throw new Error('no redis-server');
     return redisStore(up, true);
@@ -55,7 +55,7 @@ afterAll(async () => {
   await Promise.all([up?.close(), down?.close()]);
 });
 
-describe.each(kinds)('the BudgetStore contract: %s', (kind) => {
+describe.each(kinds)('the RateStore contract: %s', (kind) => {
   test('a burst of perMinute is granted at once; the next would wait one interval, and is refused when that is too long', async () => {
     const store = await stores[kind]();
     const burst: Reservation[] = [];
@@ -85,7 +85,7 @@ describe.each(kinds)('the BudgetStore contract: %s', (kind) => {
 
   test('answers exactly as the in-process bucket does over a mixed sequence', async () => {
     const store = await stores[kind]();
-    const model = new MemoryBudgetStore();
+    const model = new MemoryRateStore();
     const steps: [string, number, number][] = [
       ['reserve', T0, 1_000],
       ['reserve', T0 + 100, 1_000],
@@ -95,7 +95,7 @@ describe.each(kinds)('the BudgetStore contract: %s', (kind) => {
       ['reserve', T0 + 5_000, 10_000],
       ['reserve', T0 + 5_000, 100],
     ];
-    const run = async (bucket: BudgetStore) => {
+    const run = async (bucket: RateStore) => {
       const results: (Reservation | undefined)[] = [];
       for (const [step, at, maxWaitMs] of steps) {
         if (step === 'pause') results.push(await bucket.pause('b', 3, at).then(() => undefined));
