@@ -9,7 +9,7 @@ import { DEMO_EMAIL, DEMO_PASSWORD } from './upstreamClient';
  * same front page: this subgraph with the response cache on, with it off
  * (RESPONSE_CACHE_ENABLED=false; its answer cache still on, so every field is
  * answered from it), and the minimal Apollo Server 5 subgraph
- * (bench/responseCacheBaseline.ts), over the same trivial upstream, each in
+ * (bench/overhead/baselineSubgraph.ts), over the same trivial upstream, each in
  * its own process, interleaved (the order rotates per repetition).
  */
 
@@ -87,7 +87,7 @@ async function servedFromResponseCache(url: string): Promise<boolean> {
 
 export async function startResponseCacheTargets(): Promise<ResponseCacheTargets> {
   const upstream: ListeningProcess = await spawnListening('trivialUpstream.ts', {});
-  const baseline = await spawnListening('../responseCacheBaseline.ts', { NODE_ENV: 'production', UPSTREAM_URL: upstream.url });
+  const baseline = await spawnListening('baselineSubgraph.ts', { NODE_ENV: 'production', UPSTREAM_URL: upstream.url });
   const env = {
     NODE_ENV: 'production',
     LOG_LEVEL: 'warn',
