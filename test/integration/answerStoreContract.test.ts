@@ -9,9 +9,7 @@ import type { Fetched } from '../../src/datasources/fetched';
 import { RedisAnswerStore } from '../../src/redis/redisAnswerStore';
 import type { AnswerStore } from '../../src/upstream/answerStore';
 import { MemoryAnswerStore } from '../../src/upstream/memoryAnswerStore';
-import { connectReplica, disconnect, type RedisReplica } from '../support/redisReplica';
-import { redisServerAvailable } from '../support/redisAvailability';
-import { startRedisServer, type RedisServer } from '../support/redisServer';
+import { contractRedis, type StoreKind } from '../support/redisReplica';
 
 const NOW = Date.UTC(2026, 10, 23, 12);
 /** Claims that would outlast any test: only set or fail can end a wait. */
@@ -38,58 +36,32 @@ function waits() {
   };
 }
 
-type Kind = 'memory' | 'redis' | 'redis down';
+const redis = contractRedis();
 
-let up: RedisServer | undefined;
-let down: RedisServer | undefined;
-const replicas: RedisReplica[] = [];
-
-async function redisStore(server: RedisServer, options: { ready: boolean; onWait: (key: string) => void }): Promise<AnswerStore> {
-  const replica = await connectReplica(server, { ready: options.ready, timeoutMs: 100 });
-  replicas.push(replica);
-  const local = new MemoryAnswerStore({ fillWaitMs: FILL_WAIT_MS, now: () => NOW, onWait: options.onWait });
-  return new RedisAnswerStore(replica.redis, local, { fillWaitMs: FILL_WAIT_MS, pollMs: 5, now: () => NOW, onWait: options.onWait });
+async function redisStore(kind: 'redis' | 'redis down', onWait: (key: string) => void): Promise<AnswerStore> {
+  const replica = await redis.connect(kind);
+  const local = new MemoryAnswerStore({ fillWaitMs: FILL_WAIT_MS, now: () => NOW, onWait });
+  return new RedisAnswerStore(replica.redis, local, { fillWaitMs: FILL_WAIT_MS, pollMs: 5, now: () => NOW, onWait });
 }
 
-const fillers: Record<Kind, () => Promise<Fillers>> = {
+const fillers: Record<StoreKind, () => Promise<Fillers>> = {
   memory: async () => {
     const { onWait, waitingOn } = waits();
     const store = new MemoryAnswerStore({ fillWaitMs: FILL_WAIT_MS, now: () => NOW, onWait });
     return { one: store, two: store, waitingOn };
   },
   redis: async () => {
-    if (up === undefined) throw new Error('no redis-server');
     const { onWait, waitingOn } = waits();
-    return { one: await redisStore(up, { ready: true, onWait }), two: await redisStore(up, { ready: true, onWait }), waitingOn };
+    return { one: await redisStore('redis', onWait), two: await redisStore('redis', onWait), waitingOn };
   },
   'redis down': async () => {
-    if (down === undefined) throw new Error('no redis-server');
     const { onWait, waitingOn } = waits();
-    const store = await redisStore(down, { ready: false, onWait });
+    const store = await redisStore('redis down', onWait);
     return { one: store, two: store, waitingOn };
   },
 };
 
-const kinds: Kind[] = redisServerAvailable() ? ['memory', 'redis', 'redis down'] : ['memory'];
-
-beforeAll(async () => {
-  if (!redisServerAvailable()) return;
-  [up, down] = await Promise.all([startRedisServer(), startRedisServer()]);
-  await down.stop();
-});
-afterEach(async () => {
-  await disconnect(replicas.splice(0));
-  if (up !== undefined) {
-    const cleaner = await connectReplica(up, { prefix: '' });
-    await cleaner.client.flushall();
-    await disconnect([cleaner]);
-  }
-});
-afterAll(async () => {
-  await Promise.all([up?.close(), down?.close()]);
-});
-
-describe.each(kinds)('the AnswerStore contract: %s', (kind) => {
+describe.each(redis.kinds)('the AnswerStore contract: %s', (kind) => {
   test('an entry set is got back as it was; other keys stay misses', async () => {
     const { one, two } = await fillers[kind]();
     await one.set('k', entry, 60_000);

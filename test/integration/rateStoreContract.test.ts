@@ -6,56 +6,24 @@
  */
 import { RedisRateStore } from '../../src/redis/redisRateStore';
 import { MemoryRateStore, type RateStore, type Reservation } from '../../src/upstream/rateStore';
-import { redisServerAvailable } from '../support/redisAvailability';
-import { connectReplica, disconnect, type RedisReplica } from '../support/redisReplica';
-import { startRedisServer, type RedisServer } from '../support/redisServer';
+import { contractRedis, type StoreKind } from '../support/redisReplica';
 
 const T0 = 1_763_640_000_000;
 
-type Kind = 'memory' | 'redis' | 'redis down';
+const redis = contractRedis();
 
-let up: RedisServer | undefined;
-let down: RedisServer | undefined;
-const replicas: RedisReplica[] = [];
-
-async function redisStore(server: RedisServer, ready: boolean): Promise<RateStore> {
-  const replica = await connectReplica(server, { ready, timeoutMs: 100 });
-  replicas.push(replica);
+async function redisStore(kind: 'redis' | 'redis down'): Promise<RateStore> {
+  const replica = await redis.connect(kind);
   return new RedisRateStore(replica.redis, new MemoryRateStore(), () => T0);
 }
 
-const stores: Record<Kind, () => Promise<RateStore>> = {
+const stores: Record<StoreKind, () => Promise<RateStore>> = {
   memory: async () => new MemoryRateStore(),
-  redis: async () => {
-    if (up === undefined) throw new Error('no redis-server');
-    return redisStore(up, true);
-  },
-  'redis down': async () => {
-    if (down === undefined) throw new Error('no redis-server');
-    return redisStore(down, false);
-  },
+  redis: () => redisStore('redis'),
+  'redis down': () => redisStore('redis down'),
 };
 
-const kinds: Kind[] = redisServerAvailable() ? ['memory', 'redis', 'redis down'] : ['memory'];
-
-beforeAll(async () => {
-  if (!redisServerAvailable()) return;
-  [up, down] = await Promise.all([startRedisServer(), startRedisServer()]);
-  await down.stop();
-});
-afterEach(async () => {
-  await disconnect(replicas.splice(0));
-  if (up !== undefined) {
-    const cleaner = await connectReplica(up, { prefix: '' });
-    await cleaner.client.flushall();
-    await disconnect([cleaner]);
-  }
-});
-afterAll(async () => {
-  await Promise.all([up?.close(), down?.close()]);
-});
-
-describe.each(kinds)('the RateStore contract: %s', (kind) => {
+describe.each(redis.kinds)('the RateStore contract: %s', (kind) => {
   test('a burst of perMinute is granted at once; the next would wait one interval, and is refused when that is too long', async () => {
     const store = await stores[kind]();
     const burst: Reservation[] = [];
