@@ -14,7 +14,7 @@ export interface RedisReplica {
   redis: SharedRedis;
 }
 
-export async function connectReplica(
+async function connectReplica(
   server: RedisServer,
   options: { prefix?: string; timeoutMs?: number; ready?: boolean } = {},
 ): Promise<RedisReplica> {
@@ -25,7 +25,7 @@ export async function connectReplica(
   return { client, redis };
 }
 
-export async function disconnect(replicas: readonly RedisReplica[]): Promise<void> {
+async function disconnect(replicas: readonly RedisReplica[]): Promise<void> {
   await Promise.all(replicas.map(({ client }) => client.quit().catch(() => client.disconnect())));
 }
 
