@@ -26,7 +26,7 @@ const PROBE_METRIC = Metric.PAGE_VIEWS_TOTAL;
 export async function resolveArticleAnalytics(
   url: string,
   window: DateWindowInput | null | undefined,
-  context: Pick<Context, 'articleMetrics' | 'operationInstant' | 'analyticsMemo' | 'cacheTtls'>,
+  context: Pick<Context, 'articleMetrics' | 'operationInstant' | 'analyticsMemo' | 'cacheTtls' | 'now'>,
   info: GraphQLResolveInfo,
 ): Promise<ArticleAnalyticsParent> {
   const input = window ?? DEFAULT_ANALYTICS_WINDOW;
@@ -38,7 +38,7 @@ export async function resolveArticleAnalytics(
   const metrics = selection.metrics.length === 0 && selection.needsAnswer ? [PROBE_METRIC] : selection.metrics;
   const values = await loadMetrics(context.articleMetrics, url, resolved, metrics);
   // The caller's window, not the pinned one: "the last 7 days" keeps moving, so it gets the short TTL.
-  hintDashboardAnswer(info, context.cacheTtls, input, oldestFetchedAt(values) ?? Date.now());
+  hintDashboardAnswer(info, context.cacheTtls, input, oldestFetchedAt(values) ?? context.now(), context.now);
   return { url, window: resolved, values };
 }
 

@@ -19,7 +19,7 @@ export const Article: ArticleResolvers = {
     const params = toRenderParams({ experienceId, canonicalUrl: article.url, clientId });
     rejectInvalid(validateRenderParams(params, RELATED_PATHS));
     const answer = await context.recommendations.load(params);
-    hintRenderAnswer(info, context.cacheTtls, answer.fetchedAt, recommendationScope(params.clientId));
+    hintRenderAnswer(info, context.cacheTtls, answer.fetchedAt, recommendationScope(params.clientId), context.now);
     return rankRecommendations(answer);
   },
 

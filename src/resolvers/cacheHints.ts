@@ -40,13 +40,7 @@ export function recommendationScope(clientId: string | undefined): CacheScope {
 }
 
 /** A render.json answer stays fresh for the render TTL. `now`: the operation's clock (Context.now). */
-export function hintRenderAnswer(
-  info: GraphQLResolveInfo,
-  ttls: CacheTtls,
-  fetchedAt: number,
-  scope: CacheScope,
-  now: () => number = Date.now,
-): void {
+export function hintRenderAnswer(info: GraphQLResolveInfo, ttls: CacheTtls, fetchedAt: number, scope: CacheScope, now: () => number): void {
   hintFreshness(info, { ttlSeconds: ttls.renderTtlSeconds, fetchedAt, scope, now: now() });
 }
 
@@ -60,7 +54,7 @@ export function hintDashboardAnswer(
   ttls: CacheTtls,
   dates: DashboardQueryInput['dates'],
   fetchedAt: number,
-  now: () => number = Date.now,
+  now: () => number,
 ): void {
   const nowMs = now();
   hintFreshness(info, {

@@ -15,7 +15,7 @@ export const Reader: ReaderResolvers = {
     rejectInvalid(validateRenderParams(params));
     const answer = await context.recommendations.load(params);
     // Always one reader's: never for a shared cache.
-    hintRenderAnswer(info, context.cacheTtls, answer.fetchedAt, 'PRIVATE');
+    hintRenderAnswer(info, context.cacheTtls, answer.fetchedAt, 'PRIVATE', context.now);
     return rankRecommendations(answer);
   },
 };

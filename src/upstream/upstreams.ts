@@ -163,6 +163,7 @@ function governedTransport(parts: {
     dispatcher: parts.agent,
     timeoutMs: options.timeoutMs,
     logger: options.logger,
+    now,
     ...(options.maxResponseBytes === undefined ? {} : { maxResponseBytes: options.maxResponseBytes }),
     ...(options.maxRetryAfterSeconds === undefined ? {} : { maxRetryAfterSeconds: options.maxRetryAfterSeconds }),
     ...(options.metrics === undefined ? {} : { observer: upstreamMetricsObserver(options.metrics) }),
