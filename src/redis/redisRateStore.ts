@@ -1,4 +1,4 @@
-import type { RateStore, Reservation } from '../upstream/rateStore';
+import { RATE_WINDOW_MS, type RateStore, type Reservation } from '../upstream/rateStore';
 import type { SharedRedis } from './sharedRedis';
 
 /** Keys under the configured REDIS_KEY_PREFIX. */
@@ -12,7 +12,7 @@ const BUDGET_KEY_PREFIX = 'budget:';
  * expires when the bucket would be full anyway, so idle buckets cost nothing.
  */
 const RESERVE = `
-local interval = 60000 / tonumber(ARGV[1])
+local interval = tonumber(ARGV[4]) / tonumber(ARGV[1])
 local now = tonumber(ARGV[2])
 local fullAt = tonumber(redis.call('GET', KEYS[1]) or ARGV[2])
 if fullAt < now then fullAt = now end
@@ -26,7 +26,7 @@ return {1, string.format('%.3f', wait)}
 
 /** Empties the bucket until ARGV[2]; never shortens a longer pause or a fuller spend already recorded. */
 const PAUSE = `
-local interval = 60000 / tonumber(ARGV[1])
+local interval = tonumber(ARGV[4]) / tonumber(ARGV[1])
 local emptyUntil = tonumber(ARGV[2]) + (tonumber(ARGV[1]) - 1) * interval
 local fullAt = tonumber(redis.call('GET', KEYS[1]) or '0')
 if emptyUntil <= fullAt then return 0 end
@@ -48,7 +48,7 @@ export class RedisRateStore implements RateStore {
 
   async reserve(key: string, perMinute: number, nowMs: number, maxWaitMs: number): Promise<Reservation> {
     const result = await this.redis.attempt((client) =>
-      client.eval(RESERVE, 1, BUDGET_KEY_PREFIX + key, String(perMinute), String(nowMs), String(maxWaitMs)),
+      client.eval(RESERVE, 1, BUDGET_KEY_PREFIX + key, String(perMinute), String(nowMs), String(maxWaitMs), String(RATE_WINDOW_MS)),
     );
     const parsed = result.ok ? parseReservation(result.value) : undefined;
     if (parsed === undefined) return this.local.reserve(key, perMinute, nowMs, maxWaitMs);
@@ -59,7 +59,7 @@ export class RedisRateStore implements RateStore {
     // The local bucket pauses too: if Redis goes away next, this replica still honours the upstream's Retry-After.
     await this.local.pause(key, perMinute, untilMs);
     await this.redis.attempt((client) =>
-      client.eval(PAUSE, 1, BUDGET_KEY_PREFIX + key, String(perMinute), String(untilMs), String(this.now())),
+      client.eval(PAUSE, 1, BUDGET_KEY_PREFIX + key, String(perMinute), String(untilMs), String(this.now()), String(RATE_WINDOW_MS)),
     );
   }
 }

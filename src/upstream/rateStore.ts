@@ -1,3 +1,12 @@
+/**
+ * The span a rate's `perMinute` requests are spread over: a minute and 5%.
+ * The vendor still answers 429 to a query sent exactly 60 s after the last
+ * one [seen] (its clock and our latency are not ours to know), so grants keep
+ * just behind its refill: 1 a minute becomes one every 63 s, 600 a minute one
+ * every 105 ms after the burst. Both stores use it, so they stay the same bucket.
+ */
+export const RATE_WINDOW_MS = 63_000;
+
 /** A reservation in a budget: granted after `waitMs`, or refused because it would wait longer than allowed. */
 export type Reservation = { granted: true; waitMs: number } | { granted: false; retryAfterMs: number };
 
@@ -30,7 +39,7 @@ export class MemoryRateStore implements RateStore {
   private readonly fullAt = new Map<string, number>();
 
   async reserve(key: string, perMinute: number, nowMs: number, maxWaitMs: number): Promise<Reservation> {
-    const intervalMs = 60_000 / perMinute;
+    const intervalMs = RATE_WINDOW_MS / perMinute;
     const next = Math.max(this.fullAt.get(key) ?? nowMs, nowMs) + intervalMs;
     const waitMs = Math.max(0, next - perMinute * intervalMs - nowMs);
     if (waitMs > maxWaitMs) return { granted: false, retryAfterMs: waitMs };
@@ -39,7 +48,7 @@ export class MemoryRateStore implements RateStore {
   }
 
   async pause(key: string, perMinute: number, untilMs: number): Promise<void> {
-    const intervalMs = 60_000 / perMinute;
+    const intervalMs = RATE_WINDOW_MS / perMinute;
     // Empty at `untilMs`: the first request goes then, the next ones one interval apart.
     const emptyUntil = untilMs + (perMinute - 1) * intervalMs;
     this.fullAt.set(key, Math.max(this.fullAt.get(key) ?? 0, emptyUntil));

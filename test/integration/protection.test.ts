@@ -6,6 +6,7 @@
  */
 import type { RunningEmulator } from '../../emulator';
 import type { UpstreamEvent } from '../../src/upstream/events';
+import { RATE_WINDOW_MS } from '../../src/upstream/rateStore';
 import { postGraphQL } from '../support/federationGateway';
 import {
   addFault,
@@ -239,7 +240,7 @@ describe('the realistic profile (EMULATOR_REPORTING_RATE_PER_MINUTE=1)', () => {
     expect(warm.errors).toBeUndefined();
     expect(repeated.map((response) => response.data)).toEqual([warm.data, warm.data, warm.data]);
     expect(codes(cold)).toEqual(['UPSTREAM_RATE_LIMITED']);
-    expect(cold.errors?.[0].extensions?.retryAfter).toBe(60);
+    expect(cold.errors?.[0].extensions?.retryAfter).toBe(RATE_WINDOW_MS / 1000);
     expect(coldMs).toBeLessThan(1_000);
     expect((await readStats(realistic)).dashboard).toEqual({ count: 1, distinct: 1 });
   });

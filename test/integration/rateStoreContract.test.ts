@@ -5,7 +5,7 @@
  * the `nowMs` each call passes: nothing here waits.
  */
 import { RedisRateStore } from '../../src/redis/redisRateStore';
-import { MemoryRateStore, type RateStore, type Reservation } from '../../src/upstream/rateStore';
+import { MemoryRateStore, RATE_WINDOW_MS, type RateStore, type Reservation } from '../../src/upstream/rateStore';
 import { contractRedis, type StoreKind } from '../support/redisReplica';
 
 const T0 = 1_763_640_000_000;
@@ -29,26 +29,28 @@ describe.each(redis.kinds)('the RateStore contract: %s', (kind) => {
     const burst: Reservation[] = [];
     for (let call = 0; call < 10; call += 1) burst.push(await store.reserve('reporting:acct', 10, T0, 0));
 
+    const interval = RATE_WINDOW_MS / 10;
     expect(burst).toEqual(Array.from({ length: 10 }, () => ({ granted: true, waitMs: 0 })));
-    await expect(store.reserve('reporting:acct', 10, T0, 0)).resolves.toEqual({ granted: false, retryAfterMs: 6_000 });
-    await expect(store.reserve('reporting:acct', 10, T0, 6_000)).resolves.toEqual({ granted: true, waitMs: 6_000 });
-    await expect(store.reserve('reporting:acct', 10, T0 + 18_000, 0)).resolves.toEqual({ granted: true, waitMs: 0 });
+    await expect(store.reserve('reporting:acct', 10, T0, 0)).resolves.toEqual({ granted: false, retryAfterMs: interval });
+    await expect(store.reserve('reporting:acct', 10, T0, interval)).resolves.toEqual({ granted: true, waitMs: interval });
+    await expect(store.reserve('reporting:acct', 10, T0 + 2 * interval, 0)).resolves.toEqual({ granted: true, waitMs: 0 });
   });
 
   test('buckets are separate per key', async () => {
     const store = await stores[kind]();
     await expect(store.reserve('a', 1, T0, 0)).resolves.toEqual({ granted: true, waitMs: 0 });
-    await expect(store.reserve('a', 1, T0, 0)).resolves.toEqual({ granted: false, retryAfterMs: 60_000 });
+    await expect(store.reserve('a', 1, T0, 0)).resolves.toEqual({ granted: false, retryAfterMs: RATE_WINDOW_MS });
     await expect(store.reserve('b', 1, T0, 0)).resolves.toEqual({ granted: true, waitMs: 0 });
   });
 
   test('a pause empties the bucket until its end, then it refills evenly', async () => {
     const store = await stores[kind]();
+    const interval = RATE_WINDOW_MS / 3;
     await store.pause('b', 3, T0 + 5_000);
     await expect(store.reserve('b', 3, T0, 1_000)).resolves.toEqual({ granted: false, retryAfterMs: 5_000 });
     await expect(store.reserve('b', 3, T0, 5_000)).resolves.toEqual({ granted: true, waitMs: 5_000 });
-    await expect(store.reserve('b', 3, T0 + 5_000, 19_999)).resolves.toEqual({ granted: false, retryAfterMs: 20_000 });
-    await expect(store.reserve('b', 3, T0 + 25_000, 0)).resolves.toEqual({ granted: true, waitMs: 0 });
+    await expect(store.reserve('b', 3, T0 + 5_000, interval - 1)).resolves.toEqual({ granted: false, retryAfterMs: interval });
+    await expect(store.reserve('b', 3, T0 + 5_000 + interval, 0)).resolves.toEqual({ granted: true, waitMs: 0 });
   });
 
   test('answers exactly as the in-process bucket does over a mixed sequence', async () => {

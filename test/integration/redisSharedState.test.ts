@@ -10,7 +10,7 @@ import { createApolloCache } from '../../src/redis/apolloCache';
 import { createRedisClient, waitUntilReady } from '../../src/redis/client';
 import { RedisAnswerStore } from '../../src/redis/redisAnswerStore';
 import { RedisRateStore } from '../../src/redis/redisRateStore';
-import { MemoryRateStore } from '../../src/upstream/rateStore';
+import { MemoryRateStore, RATE_WINDOW_MS } from '../../src/upstream/rateStore';
 import { SharedRedis } from '../../src/redis/sharedRedis';
 import { Secret } from '../../src/secret';
 import type { AnswerStore } from '../../src/upstream/answerStore';
@@ -55,16 +55,16 @@ describeWithRedis('shared state in a real Redis', () => {
     await Promise.all(clients.splice(0).map((client) => client.quit().catch(() => client.disconnect())));
   });
 
-  /** A replica's connection: prefixed keys, a short timeout. */
+  /** A replica's connection: prefixed keys, a timeout a loaded 2-core CI machine still meets (tests of slowness pass their own). */
   async function replica(options: { prefix?: string; timeoutMs?: number } = {}) {
     const client = createRedisClient({
       url: new Secret(server.url),
       keyPrefix: options.prefix ?? 'test:',
-      timeoutMs: options.timeoutMs ?? 200,
+      timeoutMs: options.timeoutMs ?? 1_000,
     });
     clients.push(client);
     const logger = recordingLogger();
-    const redis = new SharedRedis({ client, logger, retryAfterMs: 0, timeoutMs: options.timeoutMs ?? 200 });
+    const redis = new SharedRedis({ client, logger, retryAfterMs: 0, timeoutMs: options.timeoutMs ?? 1_000 });
     await waitUntilReady(client, 5_000);
     return { client, logger, redis };
   }
@@ -205,12 +205,13 @@ describeWithRedis('shared state in a real Redis', () => {
 
       const burst = await Promise.all(Array.from({ length: 30 }, (_, index) => stores[index % 3].reserve('reporting:acct', 10, T0, 0)));
 
+      const interval = RATE_WINDOW_MS / 10;
       expect(burst.filter((reservation) => reservation.granted)).toHaveLength(10);
       expect(burst.filter((reservation) => !reservation.granted)).toEqual(
-        Array.from({ length: 20 }, () => ({ granted: false, retryAfterMs: 6_000 })),
+        Array.from({ length: 20 }, () => ({ granted: false, retryAfterMs: interval })),
       );
-      await expect(stores[1].reserve('reporting:acct', 10, T0, 6_000)).resolves.toEqual({ granted: true, waitMs: 6_000 });
-      await expect(stores[2].reserve('reporting:acct', 10, T0 + 12_000, 0)).resolves.toEqual({ granted: true, waitMs: 0 });
+      await expect(stores[1].reserve('reporting:acct', 10, T0, interval)).resolves.toEqual({ granted: true, waitMs: interval });
+      await expect(stores[2].reserve('reporting:acct', 10, T0 + 2 * interval, 0)).resolves.toEqual({ granted: true, waitMs: 0 });
       await expect(stores[0].reserve('reporting:other', 10, T0, 0)).resolves.toEqual({ granted: true, waitMs: 0 });
     });
 

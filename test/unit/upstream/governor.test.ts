@@ -1,5 +1,5 @@
 import { UpstreamError } from '../../../src/http/upstreamError';
-import { MemoryRateStore } from '../../../src/upstream/rateStore';
+import { MemoryRateStore, RATE_WINDOW_MS } from '../../../src/upstream/rateStore';
 import type { UpstreamEvent } from '../../../src/upstream/events';
 import { Governor, type Rate } from '../../../src/upstream/governor';
 
@@ -52,13 +52,15 @@ describe('Governor', () => {
     await governor.acquire(perMinute(60), WHERE);
     await governor.acquire(perMinute(60), WHERE);
 
-    expect(slept).toEqual([1_000, 1_000]);
+    // One interval is a 60th of RATE_WINDOW_MS: a second and 5% (the margin behind the vendor's refill).
+    const interval = RATE_WINDOW_MS / 60;
+    expect(slept).toEqual([interval, interval]);
     expect(events.grants()).toBe(62);
     expect(events.queue()).toEqual([
-      { type: 'governor', outcome: 'queued', rate: 'reporting', waitMs: 1_000 },
-      { type: 'governor', outcome: 'released', rate: 'reporting', waitMs: 1_000 },
-      { type: 'governor', outcome: 'queued', rate: 'reporting', waitMs: 1_000 },
-      { type: 'governor', outcome: 'released', rate: 'reporting', waitMs: 1_000 },
+      { type: 'governor', outcome: 'queued', rate: 'reporting', waitMs: interval },
+      { type: 'governor', outcome: 'released', rate: 'reporting', waitMs: interval },
+      { type: 'governor', outcome: 'queued', rate: 'reporting', waitMs: interval },
+      { type: 'governor', outcome: 'released', rate: 'reporting', waitMs: interval },
     ]);
   });
 
@@ -68,12 +70,12 @@ describe('Governor', () => {
 
     const error = await refusal(governor.acquire(perMinute(1), WHERE));
 
-    expect(error).toMatchObject({ kind: 'budget_exhausted', retryAfterSeconds: 60, service: 'reporting' });
+    expect(error).toMatchObject({ kind: 'budget_exhausted', retryAfterSeconds: RATE_WINDOW_MS / 1000, service: 'reporting' });
     expect(slept).toEqual([]);
-    expect(events.queue()).toEqual([{ type: 'governor', outcome: 'refused', rate: 'reporting', waitMs: 60_000 }]);
+    expect(events.queue()).toEqual([{ type: 'governor', outcome: 'refused', rate: 'reporting', waitMs: RATE_WINDOW_MS }]);
     expect(events.grants()).toBe(1);
-    // The refusal took nothing: a minute later the next call goes at once.
-    advance(60_000);
+    // The refusal took nothing: one window later the next call goes at once.
+    advance(RATE_WINDOW_MS);
     await governor.acquire(perMinute(1), WHERE);
     expect(slept).toEqual([]);
   });
@@ -97,8 +99,8 @@ describe('Governor', () => {
     await governor.acquire(perMinute(600), WHERE);
     const refused = await refusal(governor.acquire(perMinute(600), WHERE, 0));
 
-    expect(slept).toEqual([3_000, 100]);
-    expect(elapsed()).toBe(3_100);
+    expect(slept).toEqual([3_000, RATE_WINDOW_MS / 600]);
+    expect(elapsed()).toBe(3_000 + RATE_WINDOW_MS / 600);
     expect(refused.retryAfterSeconds).toBe(1);
     expect(events.queue()[0]).toEqual({ type: 'governor', outcome: 'paused', rate: 'reporting', waitMs: 3_000 });
   });
