@@ -1,3 +1,4 @@
+import { assertPortsFree } from '../src/web/ports';
 import { DEFAULT_MAIN_PORT, emulatorOptionsFromEnv } from './config';
 import { startEmulator } from './server';
 import { subgraphSettings } from './subgraphSettings';
@@ -6,7 +7,10 @@ import { subgraphSettings } from './subgraphSettings';
 async function main(): Promise<void> {
   const started = process.hrtime.bigint();
   const options = emulatorOptionsFromEnv(process.env);
-  const emulator = await startEmulator({ ...options, port: options.port ?? DEFAULT_MAIN_PORT });
+  const port = options.port ?? DEFAULT_MAIN_PORT;
+  // Before a second of demo-data generation: a taken port is one line at once.
+  await assertPortsFree([{ port, variable: 'EMULATOR_PORT' }]);
+  const emulator = await startEmulator({ ...options, port });
   const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
 
   const { profile, rates, tokenTtlSeconds, maxRowsPerPage } = emulator.settings;

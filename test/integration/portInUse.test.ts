@@ -17,8 +17,8 @@ function embeddedEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
-function run(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/index.ts'], {
+function run(env: Record<string, string>, entry = 'src/index.ts'): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
     cwd: REPO_ROOT,
     env: embeddedEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -52,5 +52,14 @@ describe('a port already in use', () => {
     );
     // The embedded emulator logs once it has started: it never did.
     expect(stdout).not.toContain('embedded emulator');
+  });
+
+  it('(EMULATOR_PORT, npm run emulator) is one line naming the port and the variable, exit 1, before the demo data is built', async () => {
+    const { code, stdout, stderr } = await run({ EMULATOR_PORT: String(takenPort) }, 'emulator/main.ts');
+    expect(code).toBe(1);
+    expect(stderr).toBe(
+      `emulator: port ${takenPort} is already in use (EMULATOR_PORT); stop what holds it or set EMULATOR_PORT to a free port\n`,
+    );
+    expect(stdout).not.toContain('Emulator listening');
   });
 });
