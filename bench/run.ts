@@ -1,4 +1,7 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { cpus } from 'node:os';
+import { join } from 'node:path';
 import { analyticsReport, benchAnalytics, type AnalyticsScenario } from './analyticsBench';
 import { busiestReaders } from './demoReaders';
 import { benchEmulator, paramsPool, startBenchEmulator, type EmulatorFigures } from './emulatorBench';
@@ -18,7 +21,9 @@ import { DEMO_EMAIL, DEMO_PASSWORD } from './upstreamClient';
  * separate processes over loopback HTTP, with the default demo data (scale 1),
  * and prints a Markdown report for bench/README.md.
  * `npm run bench -- overhead` runs only the side-by-side overhead scenario,
- * `npm run bench -- profile` only the CPU profile split.
+ * `npm run bench -- profile` only the CPU profile split. The whole run ends
+ * with the replicas and response-cache scenarios, each its own script
+ * (`npm run bench:replicas`, `npm run bench:response-cache`).
  */
 
 const SEED = 42;
@@ -30,6 +35,14 @@ async function main(): Promise<void> {
   if (scenario === 'all') await benchEmulatorAndSubgraph();
   if (scenario !== 'profile') await printOverhead();
   if (scenario !== 'overhead') process.stdout.write(`\n${await profileSubgraph()}`);
+  if (scenario === 'all') for (const script of ['replicasBench.ts', 'responseCache.ts']) await runScript(script);
+}
+
+/** A scenario with a script of its own, in a process of its own, its report on this one's output. */
+async function runScript(script: string): Promise<void> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, script)], { stdio: ['ignore', 'inherit', 'inherit'] });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`bench/${script} exited with ${code}`);
 }
 
 async function printOverhead(): Promise<void> {
