@@ -67,6 +67,8 @@ export async function startOverheadTargets(subgraphNodeArgs: string[] = [], prev
     REPORTING_PASSWORD: DEMO_PASSWORD,
     // No answer cache (another feature): both subgraphs must make every upstream call.
     RENDER_CACHE_TTL_SECONDS: '0',
+    // Nor the rate governor: the real-host default (600 render.json a minute) would pace the run, not measure it.
+    RENDER_RATE_PER_MINUTE: '1000000000',
   };
   const subgraph = await spawnSubgraph(subgraphEnv, subgraphNodeArgs);
   const previous = previousEntry === undefined ? undefined : await spawnSubgraph(subgraphEnv, [], previousEntry);
