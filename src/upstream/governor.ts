@@ -63,7 +63,8 @@ export class Governor {
    * `budget_exhausted` and the seconds after which it would fit. While the
    * budget is paused, and then until a probe is answered, calls wait for the
    * probe (within the same limit); `within` is the turn of the call a retry
-   * belongs to, so a probe's own retry does not wait for itself.
+   * belongs to, so a probe's own retry does not wait for itself, and any
+   * other retry is refused rather than made the probe.
    */
   async acquire(rate: Rate, where: Where, maxWaitMs?: number, within?: Turn): Promise<Turn> {
     const limitMs = maxWaitMs ?? this.options.queueTimeoutMs;
@@ -76,7 +77,12 @@ export class Governor {
         await this.reserve(rate, where, leftMs);
         return PLAIN_TURN;
       }
-      if (gate.probe === undefined) return this.probe(rate, where, gate, leftMs);
+      if (gate.probe === undefined) {
+        // A retry never probes: a probe's outcome must be reported, and a retry's turn has no one to report it,
+        // so the bucket would wait for it until restart. The retry is not sent; its caller keeps its own error.
+        if (within !== undefined) throw this.refuse(rate, where, Math.max(gate.untilMs - this.options.now(), 1_000));
+        return this.probe(rate, where, gate, leftMs);
+      }
       // Another call is probing: wait for its answer, but never past this call's limit, nor for a pause it cannot outlast.
       const pauseLeftMs = gate.untilMs - this.options.now();
       if (pauseLeftMs > leftMs || leftMs <= 0) throw this.refuse(rate, where, Math.max(pauseLeftMs, 1_000));

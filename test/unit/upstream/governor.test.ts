@@ -111,4 +111,22 @@ describe('Governor', () => {
     const error = await refusal(governor.acquire(perMinute(600), WHERE));
     expect(error).toMatchObject({ kind: 'budget_exhausted', retryAfterSeconds: 30 });
   });
+
+  test("a retry never becomes the probe: after another call's pause, the bucket is not held by a probe nobody finishes", async () => {
+    const { governor, advance } = governorAt({ queueTimeoutMs: 2_000 });
+    const turn = await governor.acquire(perMinute(600), WHERE);
+    expect(turn.probe).toBe(false);
+    await governor.pause(perMinute(600), 1); // another call met a 429
+    advance(1_500);
+
+    // This call's retry, once the pause is over: refused (the caller keeps its own error), never the probe.
+    const retry = await refusal(governor.acquire(perMinute(600), WHERE, 10_000, turn));
+    expect(retry.kind).toBe('budget_exhausted');
+
+    advance(60_000);
+    const next = await governor.acquire(perMinute(600), WHERE);
+    expect(next.probe).toBe(true);
+    next.finish('answered');
+    await expect(governor.acquire(perMinute(600), WHERE)).resolves.toMatchObject({ probe: false });
+  });
 });
