@@ -138,9 +138,11 @@ async function requestJson(jsonRequest: JsonRequest, options: ResolvedOptions, c
     } catch (error) {
       if (!(error instanceof UpstreamError) || !isRetryable(jsonRequest, error) || retry >= options.backoff.retries) throw error;
       const delayMs = backoffDelayMs(retry, options.backoff);
-      if (performance.now() + delayMs >= deadlineAt) throw error;
+      // A retry is worth its unit of the rate only with time left to answer: a quarter of the call's timeout.
+      const sendBy = deadlineAt - options.timeoutMs / 4;
+      if (performance.now() + delayMs >= sendBy) throw error;
       const waitStartedAt = performance.now();
-      if (!(await mayRetry(call, deadlineAt - waitStartedAt))) throw error;
+      if (!(await mayRetry(call, sendBy - waitStartedAt))) throw error;
       options.logger?.warn(
         {
           service: error.service,
