@@ -65,13 +65,25 @@ function governedClient(perMinute: number) {
   // Read as a string, so this file also compiles (and fails) on the code before `governor_granted` existed.
   const typeOf = (event: UpstreamEvent): string => event.type;
   const grants = () => events.filter((event) => typeOf(event) === 'governor_granted').length;
-  return { client, events, grants };
+  return { client, events, grants, governor };
 }
 
 const badGateway: Parameters<typeof inSequence>[0] = (_request, response) => sendJson(response, 502, { msg: 'Bad gateway' });
 const ok: Parameters<typeof inSequence>[0] = (_request, response) => sendJson(response, 200, [{ ok: true }]);
 
 describe('retries spend the budget like first attempts', () => {
+  test('a retry whose unit would come with less than a quarter of the timeout left is not sent: one request, the 502', async () => {
+    // 63 s / 15.75 = one unit every 4 s after the burst: the retry's unit would come 4 s into a 5 s call.
+    const perMinute = 15.75;
+    const { client, governor } = governedClient(perMinute);
+    const rate = { name: 'reporting', key: 'api@demo.example', perMinute } as const;
+    for (let unit = 0; unit < 15; unit += 1) await governor.acquire(rate, { service: 'reporting', endpoint: '/api/dashboard/query' });
+    upstream.handle(badGateway);
+
+    await expect(client.requestJson(dashboard())).rejects.toMatchObject({ kind: 'http', status: 502 });
+    expect(upstream.requests).toHaveLength(1);
+  });
+
   test('budget 1/min and a 502: exactly one request, and the caller gets that 502', async () => {
     const { client, events } = governedClient(1);
     upstream.handle(badGateway);
