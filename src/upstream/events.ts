@@ -22,7 +22,7 @@ export type UpstreamEvent =
       type: 'governor';
       /** queued: starts waiting for its rate; released: that wait is over; refused: would wait too long; paused: an upstream 429 */
       outcome: 'queued' | 'released' | 'refused' | 'paused';
-      /** The rate (field name kept: governor.ts, the transport's, sets it). */
+      /** The rate (the metric label keeps the name `budget`, for existing dashboards). */
       rate: RateName;
       waitMs: number;
     }

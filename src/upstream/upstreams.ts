@@ -193,11 +193,13 @@ function ratesOf(options: UpstreamsOptions, rates: ProtectionOptions['governor']
 
 /**
  * The answer cache: this process's memory, or Redis shared by every replica
- * (with this process's memory while Redis is away). Claims on both last as
- * long as a replica waits for another's fetch: bounded well below an
- * operation's patience.
+ * (with this process's memory while Redis is away). Claims are for other
+ * replicas only: within this process the coalescing stage already leaves one
+ * filler per key, so the memory store takes none (no promise, no timer per
+ * miss). Redis claims last as long as a replica waits for another's fetch:
+ * bounded well below an operation's patience.
  */
 function answerStore(redis: SharedRedis | undefined, fillWaitMs: number, now: (() => number) | undefined): AnswerStore {
-  const local = new MemoryAnswerStore({ fillWaitMs, ...(now === undefined ? {} : { now }) });
+  const local = new MemoryAnswerStore(now === undefined ? {} : { now });
   return redis === undefined ? local : new RedisAnswerStore(redis, local, { fillWaitMs, ...(now === undefined ? {} : { now }) });
 }
