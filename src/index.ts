@@ -13,6 +13,7 @@ import { installShutdown, type ShutdownStep } from './shutdown';
 import { allowedOrigins } from './web/cors';
 import { assertPortsFree, listen, PortInUseError } from './web/ports';
 import { createUpstreams, type UpstreamsOptions } from './upstream/upstreams';
+import { redactCredentials } from './http/redactCredentials';
 
 /** Added to SHUTDOWN_DELAY_SECONDS: longer than the HTTP drain grace period (10 s), so a normal drain always completes first. */
 const SHUTDOWN_DRAIN_ALLOWANCE_MS = 15_000;
@@ -146,6 +147,9 @@ main().catch((error: unknown) => {
     process.stderr.write(`subgraph failed to start: ${error.message}\n`);
     process.exit(1);
   }
-  process.stderr.write(`subgraph failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  // The credentials are held for redaction by now: a start-up failure that echoes them prints neither.
+  process.stderr.write(
+    redactCredentials(`subgraph failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`) + '\n',
+  );
   process.exit(1);
 });

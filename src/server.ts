@@ -133,7 +133,8 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
       await apollo.start();
       // Only now: before Apollo runs, /graphql is an unknown path (404) like any other.
       routes.set(GRAPHQL_PATH, graphql);
-      state = 'ready';
+      // A SIGTERM while Apollo was starting wins: readiness stays 503 for the drain.
+      if (state === 'starting') state = 'ready';
     },
     async stop() {
       state = 'stopping';

@@ -41,10 +41,8 @@ describe('circuit breaker', () => {
     const { run, events, calls } = breaker();
     for (let failure = 0; failure < 3; failure += 1) await settle(run(http(503)));
 
-    const started = performance.now();
     const refused = await settle(run('never sent'));
 
-    expect(performance.now() - started).toBeLessThan(50);
     expect(refused).toEqual({ error: 'circuit_open' });
     expect(calls).toEqual(['fail 503', 'fail 503', 'fail 503']);
     expect(events).toEqual([{ type: 'breaker', service: 'recommender', state: 'open' }]);
