@@ -4,7 +4,7 @@ import { checkDashboard, DASHBOARD_CHECK } from './dashboardCheck';
 import { resolveTarget, type DoctorTarget } from './doctorTarget';
 import { checkReachable } from './reachability';
 import { checkRender, RENDER_CHECK } from './renderCheck';
-import { SecretScrubber } from './secretScrubber';
+import { HeldSecrets } from '../secret';
 import { checkSignIn } from './signInCheck';
 
 export interface DoctorOptions {
@@ -34,10 +34,11 @@ const SIGN_IN_CHECK = 'sign-in';
 
 /** The checks, in order; each line is written before the next check starts, so a slow host shows where it hangs. */
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
-  const scrubber = new SecretScrubber();
+  // The subgraph's own redaction (every form of each secret), for this run's secrets only.
+  const secrets = new HeldSecrets();
   // Known before the configuration is even read, in case a problem message quotes it.
-  scrubber.add(options.env.REPORTING_PASSWORD);
-  const write = (line: string) => options.write(scrubber.scrub(line));
+  if (options.env.REPORTING_PASSWORD !== undefined) secrets.hold(options.env.REPORTING_PASSWORD);
+  const write = (line: string) => options.write(secrets.redact(line));
   const results: CheckResult[] = [];
   const report = (result: CheckResult) => {
     results.push(result);
@@ -70,10 +71,10 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     skipTheRest('skipped: no embedded emulator to check');
     return done();
   }
-  scrubber.add(target.password);
+  secrets.holdCredentials(target.email, target.password);
   try {
     report(pass(CONFIG_CHECK, describeConfig(config)));
-    await runChecks(target, config, options, { report, write, scrubber });
+    await runChecks(target, config, options, { report, write, secrets });
   } finally {
     await target.emulator?.close();
   }
@@ -83,13 +84,13 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
 interface Output {
   report: (result: CheckResult) => void;
   write: (line: string) => void;
-  scrubber: SecretScrubber;
+  secrets: HeldSecrets;
 }
 
 async function runChecks(target: DoctorTarget, config: Config, options: DoctorOptions, output: Output): Promise<void> {
   const { report, write } = output;
   const timeoutMs = config.upstreamTimeoutMs;
-  const scrub = (text: string) => output.scrubber.scrub(text);
+  const scrub = (text: string) => output.secrets.redact(text);
   const reportingHost = await checkReachable(
     { check: hostCheckName(REPORTING_HOST, target.reportingVariable), url: target.reportingBaseUrl, variable: target.reportingVariable },
     timeoutMs,
@@ -119,7 +120,7 @@ async function runChecks(target: DoctorTarget, config: Config, options: DoctorOp
       scrub,
       nowMs: options.nowMs ?? Date.now,
     });
-    output.scrubber.add(signIn.token);
+    if (signIn.token !== undefined) output.secrets.hold(signIn.token);
     report(signIn.result);
     if (signIn.result.status === 'pass') token = signIn.token;
     siteDomain = signIn.siteDomain;
