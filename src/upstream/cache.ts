@@ -1,6 +1,5 @@
 import type { Fetched, Served } from '../datasources/fetched';
 import type { AnswerStore } from './answerStore';
-import type { CacheEventSink } from './events';
 import { freshnessOf, isServableOnError, isUpstreamOutage } from './freshness';
 import type { Stage } from './stage';
 
@@ -9,7 +8,6 @@ export interface CacheStageOptions<I, T> {
   /** Checks what a (possibly shared, possibly older) store hands back before it is served. */
   isAnswer: (value: unknown, input: I) => value is T;
   now: () => number;
-  emit: CacheEventSink;
 }
 
 /**
@@ -25,10 +23,7 @@ export function cacheStage<I, T>(options: CacheStageOptions<I, T>): Stage<I, T> 
     if (entry === undefined || typeof entry.fetchedAt !== 'number' || !options.isAnswer(entry.value, input)) return undefined;
     return { value: entry.value, fetchedAt: entry.fetchedAt };
   };
-  const served = (entry: Fetched<T>, cache: Served<T>['cache']): Served<T> => {
-    options.emit(cache);
-    return { ...entry, cache };
-  };
+  const served = (entry: Fetched<T>, cache: Served<T>['cache']): Served<T> => ({ ...entry, cache });
 
   return (next) => async (call) => {
     const cached = call.policy.ttlMs > 0 ? await readEntry(call.key, call.input) : undefined;

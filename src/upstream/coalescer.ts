@@ -1,5 +1,4 @@
 import type { Served } from '../datasources/fetched';
-import type { CacheEventSink } from './events';
 import type { Stage } from './stage';
 
 /**
@@ -32,15 +31,14 @@ export class Coalescer<T> {
 
 /**
  * The coalescing stage: a caller that finds an identical call in flight
- * joins it (`coalesced`), the first one starts it (`miss`). A background
- * refresh joins silently: it only has to make sure one call is under way.
+ * joins it (`coalesced`); the first one starts it. A background refresh
+ * joins the same way: it only has to make sure one call is under way.
  */
-export function coalescingStage<I, T>(emit: CacheEventSink): Stage<I, T> {
+export function coalescingStage<I, T>(): Stage<I, T> {
   return (next) => {
     const coalescer = new Coalescer<Served<T>>();
     return async (call) => {
       const joining = coalescer.has(call.key);
-      if (!call.background) emit(joining ? 'coalesced' : 'miss');
       const served = await coalescer.run(call.key, () => next(call));
       return joining ? { ...served, cache: 'coalesced' } : served;
     };

@@ -42,14 +42,30 @@ export function protectEndpoint<I, T>(options: PipelineOptions<I, T>): (input: I
   const emit: CacheEventSink = (outcome) =>
     options.onEvent({ type: 'cache', outcome, service: options.service, endpoint: options.endpoint });
   const stages: Stage<I, T>[] = [
-    cacheStage({ store: options.store, isAnswer: options.isAnswer, now: options.now, emit }),
-    coalescingStage(emit),
+    cacheStage({ store: options.store, isAnswer: options.isAnswer, now: options.now }),
+    coalescingStage(),
     fillStage({ store: options.store, isAnswer: options.isAnswer }),
     breakerStage(options.breaker),
   ];
   const call = stages.reduceRight<Next<I, T>>((next, stage) => stage(next), requestStage(options.request));
-  return (input) =>
-    call({ input, key: options.keyOf(input), policy: options.policyOf(input, options.now()), absent: false, background: false });
+  // One cache event per caller, from the answer it was served: no stage has to guess what a later one decides.
+  return async (input) => {
+    try {
+      const served = await call({
+        input,
+        key: options.keyOf(input),
+        policy: options.policyOf(input, options.now()),
+        absent: false,
+        background: false,
+      });
+      emit(served.cache);
+      return served;
+    } catch (error) {
+      // Nothing served: a miss the upstream could not fill.
+      emit('miss');
+      throw error;
+    }
+  };
 }
 
 /** The last answer-level stage: an answer that comes back from the upstream is a `miss` (earlier stages may say otherwise). */
