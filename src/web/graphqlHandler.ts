@@ -77,8 +77,9 @@ function fail(response: ServerResponse, error: unknown, onError: (error: unknown
     return;
   }
   if (error instanceof BodyError) {
-    // An oversized body may still be arriving: close the connection rather than read it all.
-    if (error.status === 413) response.setHeader('connection', 'close');
+    // A body not read to its end (too large, or a corrupt compressed stream) may still be arriving:
+    // close the connection rather than read it all or leave its bytes in front of the next request.
+    if (!response.req.complete) response.setHeader('connection', 'close');
     sendRequestError(response, error.status, error.message);
     return;
   }

@@ -154,6 +154,15 @@ describe('requests and responses', () => {
     expect(response.status).toBe(413);
   });
 
+  it('answers a corrupt compressed body with a JSON 400 and closes the connection (its unread bytes must not meet the next request)', async () => {
+    const corrupt = Buffer.concat([Buffer.from([0x1f, 0x8b, 0x08, 0x00]), Buffer.alloc(256 * 1024, 0xff)]);
+    const response = await post(dev.graphqlUrl, corrupt, { 'content-encoding': 'gzip' });
+
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { errors: { extensions: { code: string } }[] }).errors[0].extensions.code).toBe('BAD_REQUEST');
+    expect(response.headers.get('connection')).toBe('close');
+  });
+
   it('refuses a charset other than UTF-8 and an unknown encoding with a JSON 415', async () => {
     const latin1 = await post(dev.graphqlUrl, JSON.stringify({ query: QUERY }), { 'content-type': 'application/json; charset=latin1' });
     const zip = await post(dev.graphqlUrl, JSON.stringify({ query: QUERY }), { 'content-encoding': 'zip' });
