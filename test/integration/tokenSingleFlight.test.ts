@@ -149,77 +149,50 @@ describeWithRedis('one sign-in per lapse across replicas', () => {
     expect(perLapse).toEqual(Array(40).fill(1));
     expect(distinctTokensPerLapse).toEqual(Array(40).fill(1));
   });
-});
+  describe('a failed sign-in shared across replicas', () => {
+    test('30 operations over 3 replicas with refused credentials make 1 sign-in attempt; after the backoff one replica tries again', async () => {
+      now = START;
+      const script = scriptedSignIn();
+      script.answerWith(() => refusedSignIn(401));
+      const cluster = await Promise.all([1, 2, 3].map(() => replica(script.signIn)));
+      await cluster[0].getToken().catch(() => undefined);
 
-describeWithRedis('a failed sign-in shared across replicas', () => {
-  let server: RedisServer;
-  const clients: Redis[] = [];
-  let now: number;
+      const errors: UpstreamError[] = [];
+      for (let operation = 0; operation < 30; operation += 1) {
+        now += 1_000;
+        errors.push((await cluster[operation % 3].getToken().catch((error: unknown) => error)) as UpstreamError);
+      }
 
-  beforeAll(async () => {
-    server = await startRedisServer();
-  });
-  afterAll(async () => {
-    await server.close();
-  });
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((client) => client.quit().catch(() => client.disconnect())));
+      expect(script.signIn).toHaveBeenCalledTimes(1);
+      expect(errors.map((error) => [error.status, error.retryAfterSeconds])).toEqual(
+        Array.from({ length: 30 }, (_, index) => [401, 59 - index]),
+      );
+      expect(cluster.map((tokens) => tokens.signInState().state)).toEqual(['backing_off', 'backing_off', 'backing_off']);
+
+      now = START + 60_000;
+      script.answerWith((n) => `token-${n}`);
+      const tokens = await Promise.all(Array.from({ length: 30 }, (_, index) => cluster[index % 3].getToken()));
+      expect(new Set(tokens)).toEqual(new Set(['token-2']));
+      expect(script.signIn).toHaveBeenCalledTimes(2);
+      expect(cluster.map((replica) => replica.signInState())).toEqual([{ state: 'ok' }, { state: 'ok' }, { state: 'ok' }]);
+    });
   });
 
-  async function replicas(signIn: () => Promise<string>, count: number): Promise<SharedTokenProvider[]> {
-    return Promise.all(
-      Array.from({ length: count }, async () => {
-        const client = createRedisClient({ url: new Secret(server.url), keyPrefix: 'backoff:', timeoutMs: 2_000 });
-        clients.push(client);
-        await waitUntilReady(client, 5_000);
-        const redis = new SharedRedis({ client, logger: quietLogger, retryAfterMs: 0, timeoutMs: 2_000 });
-        return new SharedTokenProvider({ signIn, redis, lockMs: 5_000, pollMs: 2, now: () => now });
-      }),
-    );
+  /** A small seeded PRNG: the same interleavings on every run. */
+  function mulberry32(seed: number): () => number {
+    let state = seed;
+    return () => {
+      state = (state + 0x6d2b79f5) | 0;
+      let t = Math.imul(state ^ (state >>> 15), 1 | state);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+    };
   }
 
-  test('30 operations over 3 replicas with refused credentials make 1 sign-in attempt; after the backoff one replica tries again', async () => {
-    now = START;
-    const script = scriptedSignIn();
-    script.answerWith(() => refusedSignIn(401));
-    const cluster = await replicas(script.signIn, 3);
-    await cluster[0].getToken().catch(() => undefined);
-
-    const errors: UpstreamError[] = [];
-    for (let operation = 0; operation < 30; operation += 1) {
-      now += 1_000;
-      errors.push((await cluster[operation % 3].getToken().catch((error: unknown) => error)) as UpstreamError);
+  async function waitFor(condition: () => boolean): Promise<void> {
+    for (let turn = 0; !condition(); turn += 1) {
+      if (turn > 10_000) throw new Error('condition never held');
+      await new Promise((resolve) => setImmediate(resolve));
     }
-
-    expect(script.signIn).toHaveBeenCalledTimes(1);
-    expect(errors.map((error) => [error.status, error.retryAfterSeconds])).toEqual(
-      Array.from({ length: 30 }, (_, index) => [401, 59 - index]),
-    );
-    expect(cluster.map((tokens) => tokens.signInState().state)).toEqual(['backing_off', 'backing_off', 'backing_off']);
-
-    now = START + 60_000;
-    script.answerWith((n) => `token-${n}`);
-    const tokens = await Promise.all(Array.from({ length: 30 }, (_, index) => cluster[index % 3].getToken()));
-    expect(new Set(tokens)).toEqual(new Set(['token-2']));
-    expect(script.signIn).toHaveBeenCalledTimes(2);
-    expect(cluster.map((replica) => replica.signInState())).toEqual([{ state: 'ok' }, { state: 'ok' }, { state: 'ok' }]);
-  });
-});
-
-/** A small seeded PRNG: the same interleavings on every run. */
-function mulberry32(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let turn = 0; !condition(); turn += 1) {
-    if (turn > 10_000) throw new Error('condition never held');
-    await new Promise((resolve) => setImmediate(resolve));
   }
-}
+});
