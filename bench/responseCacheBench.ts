@@ -1,8 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { runLoad, type LoadResult } from './load';
-import { spawnListening, type ListeningProcess } from './overhead/processes';
+import { runLoad } from './load';
+import { cpuMicros, spawnListening, subgraphEnvOver, type ListeningProcess, type Measured } from './overhead/processes';
 import { spawnSubgraph, type SubgraphProcess } from './processes';
-import { DEMO_EMAIL, DEMO_PASSWORD } from './upstreamClient';
 
 /*
  * Repeated identical public operations, the traffic a router sends for the
@@ -54,8 +52,6 @@ const OPERATIONS: Operation[] = [
 type TargetName = 'cache on' | 'cache off' | 'minimal Apollo';
 const TARGET_NAMES: TargetName[] = ['cache on', 'cache off', 'minimal Apollo'];
 
-export type Measured = LoadResult & { cpuMicrosPerRequest: number };
-
 interface Cell {
   operation: string;
   concurrency: number;
@@ -67,12 +63,6 @@ export interface ResponseCacheTargets {
   /** Whether the "cache off" process really answers without the response cache (RESPONSE_CACHE_ENABLED wired). */
   offHonoured: boolean;
   stop(): Promise<void>;
-}
-
-/** User plus system CPU time of a process in µs (Linux /proc, clock ticks of 10 ms), as bench/overhead/scenario.ts. */
-function cpuMicros(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / 100;
 }
 
 /** A response-cache hit carries an `age` header; an executed operation does not. */
@@ -88,18 +78,8 @@ async function servedFromResponseCache(url: string): Promise<boolean> {
 export async function startResponseCacheTargets(): Promise<ResponseCacheTargets> {
   const upstream: ListeningProcess = await spawnListening('trivialUpstream.ts', {});
   const baseline = await spawnListening('baselineSubgraph.ts', { NODE_ENV: 'production', UPSTREAM_URL: upstream.url });
-  const env = {
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'warn',
-    REPORTING_BASE_URL: upstream.url,
-    RECOMMENDER_URL: upstream.url,
-    REPORTING_EMAIL: DEMO_EMAIL,
-    REPORTING_PASSWORD: DEMO_PASSWORD,
-    // Cacheable answers (the default TTL, stated here): what the response cache stores and the answer cache serves.
-    RENDER_CACHE_TTL_SECONDS: '60',
-    // The trivial upstream may be asked as often as the load needs (the answer cache refills every minute).
-    RENDER_RATE_PER_MINUTE: '100000',
-  };
+  // Cacheable answers (the default TTL, stated here): what the response cache stores and the answer cache serves.
+  const env = { ...subgraphEnvOver(upstream.url), RENDER_CACHE_TTL_SECONDS: '60' };
   const on: SubgraphProcess = await spawnSubgraph({ ...env, RESPONSE_CACHE_ENABLED: 'true' });
   const off: SubgraphProcess = await spawnSubgraph({ ...env, RESPONSE_CACHE_ENABLED: 'false' });
   return {

@@ -1,7 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { LoadResult } from '../load';
+import { DEMO_EMAIL, DEMO_PASSWORD } from '../upstreamClient';
 
 export interface ListeningProcess {
   url: string;
@@ -37,4 +40,37 @@ async function stopChild(child: ChildProcess): Promise<void> {
   const exited = once(child, 'exit');
   child.kill('SIGTERM');
   await exited;
+}
+
+/** A load run and the CPU time the measured process spent on it, per request (warm-up included). */
+export type Measured = LoadResult & { cpuMicrosPerRequest: number };
+
+/**
+ * User plus system CPU time of a process in µs (Linux /proc, clock ticks of
+ * 10 ms). On a shared 2-core machine, wall-clock figures swing with whatever
+ * else runs; CPU time per request is what the process itself costs.
+ */
+export function cpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // utime and stime are fields 14 and 15 of stat; fields[0] here is field 3.
+  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS_PER_SECOND;
+}
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/**
+ * This subgraph's settings over the trivial upstream, as every side-by-side
+ * scenario runs it: production mode, quiet logs, and no rate governor (the
+ * real-host render rate, 600 a minute, would pace the run instead of it
+ * being measured). Each scenario adds its answer-cache TTL.
+ */
+export function subgraphEnvOver(upstreamUrl: string): Record<string, string> {
+  return {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'warn',
+    REPORTING_BASE_URL: upstreamUrl,
+    RECOMMENDER_URL: upstreamUrl,
+    REPORTING_EMAIL: DEMO_EMAIL,
+    REPORTING_PASSWORD: DEMO_PASSWORD,
+    RENDER_RATE_PER_MINUTE: '1000000000',
+  };
 }

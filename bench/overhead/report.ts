@@ -1,5 +1,6 @@
 import type { LoadResult } from '../load';
-import type { Measured, OverheadFigures } from './scenario';
+import type { Measured } from './processes';
+import type { OverheadFigures } from './scenario';
 
 /** The median of an odd number of repetitions is one of them; with an even number, the mean of the middle two. */
 function median(values: number[]): number {

@@ -1,8 +1,6 @@
-import { DEMO_EMAIL, DEMO_PASSWORD } from '../upstreamClient';
-import { readFileSync } from 'node:fs';
 import { runLoad, type LoadResult } from '../load';
 import { spawnSubgraph, type SubgraphProcess } from '../processes';
-import { spawnListening, type ListeningProcess } from './processes';
+import { cpuMicros, spawnListening, subgraphEnvOver, type ListeningProcess, type Measured } from './processes';
 
 /*
  * The same `recommendations` operation over the same trivial upstream,
@@ -21,9 +19,6 @@ const QUERY =
   '{ position url title img authors sections publishTime publishedAt } }';
 const URLS = Array.from({ length: 17 }, (_, i) => `https://dailyglobe.example/world/2026/11/20/story-${i}`);
 const CLIENTS = Array.from({ length: 40 }, (_, i) => `c_${String(i).padStart(6, '0')}`);
-
-/** A load run and the CPU time the measured process spent on it, per request (warm-up included). */
-export type Measured = LoadResult & { cpuMicrosPerRequest: number };
 
 export interface Pair {
   concurrency: number;
@@ -58,18 +53,8 @@ export interface OverheadTargets {
 export async function startOverheadTargets(subgraphNodeArgs: string[] = [], previousEntry?: string): Promise<OverheadTargets> {
   const upstream = await spawnListening('trivialUpstream.ts', {});
   const baseline = await spawnListening('baselineSubgraph.ts', { NODE_ENV: 'production', UPSTREAM_URL: upstream.url });
-  const subgraphEnv = {
-    NODE_ENV: 'production',
-    LOG_LEVEL: 'warn',
-    REPORTING_BASE_URL: upstream.url,
-    RECOMMENDER_URL: upstream.url,
-    REPORTING_EMAIL: DEMO_EMAIL,
-    REPORTING_PASSWORD: DEMO_PASSWORD,
-    // No answer cache (another feature): both subgraphs must make every upstream call.
-    RENDER_CACHE_TTL_SECONDS: '0',
-    // Nor the rate governor: the real-host default (600 render.json a minute) would pace the run, not measure it.
-    RENDER_RATE_PER_MINUTE: '1000000000',
-  };
+  // No answer cache (another feature): both subgraphs must make every upstream call.
+  const subgraphEnv = { ...subgraphEnvOver(upstream.url), RENDER_CACHE_TTL_SECONDS: '0' };
   const subgraph = await spawnSubgraph(subgraphEnv, subgraphNodeArgs);
   const previous = previousEntry === undefined ? undefined : await spawnSubgraph(subgraphEnv, [], previousEntry);
   return {
@@ -85,18 +70,6 @@ export async function startOverheadTargets(subgraphNodeArgs: string[] = [], prev
     },
   };
 }
-
-/**
- * User plus system CPU time of a process in µs (Linux /proc, clock ticks of
- * 10 ms). On a shared 2-core machine, wall-clock figures swing with whatever
- * else runs; CPU time per request is what the process itself costs.
- */
-function cpuMicros(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  // utime and stime are fields 14 and 15 of stat; fields[0] here is field 3.
-  return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / CLOCK_TICKS_PER_SECOND;
-}
-const CLOCK_TICKS_PER_SECOND = 100;
 
 async function measure(target: { url: string; pid: number }, concurrency: number, headers?: Record<string, string>): Promise<Measured> {
   const before = cpuMicros(target.pid);
