@@ -11,7 +11,7 @@
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { brotliCompressSync, constants, createGzip } from 'node:zlib';
-import { buildServer } from '../src/server';
+import { buildServer } from '../src/web/server';
 import { DEFAULT_CACHE_TTLS, fakeRecommender, fakeReporting, silentLogger } from '../test/support/subgraph';
 
 const MiB = 1024 * 1024;

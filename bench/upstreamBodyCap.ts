@@ -12,10 +12,10 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAgent } from '../src/http/agent';
-import { createHttpClient } from '../src/http/httpClient';
-import { DEFAULT_MAX_RESPONSE_BYTES } from '../src/http/responseBody';
-import { buildUrl } from '../src/http/url';
+import { createAgent } from '../src/upstream/transport/agent';
+import { createHttpClient } from '../src/upstream/transport/httpClient';
+import { DEFAULT_MAX_RESPONSE_BYTES } from '../src/upstream/transport/responseBody';
+import { buildUrl } from '../src/upstream/transport/url';
 
 const ANSWER_BYTES = 50 * 1024 * 1024;
 const CONCURRENT = 10;

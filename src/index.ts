@@ -1,19 +1,19 @@
 // First: tracing patches http and graphql as they load.
-import { runningTracing } from './tracing/register';
+import { runningTracing } from './observability/tracing/register';
 import { DEMO_API_USER, startEmulator, type RunningEmulator } from '../emulator';
 import { ConfigError, loadConfig, type Config } from './config';
-import { loadPersistedManifest, type PersistedManifest } from './limits/persistedManifest';
-import { createLogger, type Logger } from './logger';
-import { Metrics } from './metrics/metrics';
-import { createMetricsServer } from './metrics/metricsServer';
-import { heldSecrets, Secret } from './secret';
-import { connectSharedState } from './redis/sharedState';
-import { buildServer } from './server';
-import { installShutdown, type ShutdownStep } from './shutdown';
+import { loadPersistedManifest, type PersistedManifest } from './graphql/limits/persistedManifest';
+import { createLogger, type Logger } from './observability/logger';
+import { Metrics } from './observability/metrics/metrics';
+import { createMetricsServer } from './observability/metrics/metricsServer';
+import { heldSecrets, Secret } from './redaction/secret';
+import { connectSharedState } from './upstream/stores/redis/sharedState';
+import { buildServer } from './web/server';
+import { installShutdown, type ShutdownStep } from './web/shutdown';
 import { allowedOrigins } from './web/cors';
 import { assertPortsFree, listen, PortInUseError } from './web/ports';
 import { createUpstreams, type UpstreamsOptions } from './upstream/upstreams';
-import { redactCredentials } from './http/redactCredentials';
+import { redactCredentials } from './redaction/redactCredentials';
 
 /** Added to SHUTDOWN_DELAY_SECONDS: longer than the HTTP drain grace period (10 s), so a normal drain always completes first. */
 const SHUTDOWN_DRAIN_ALLOWANCE_MS = 15_000;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { SharedRedis } from '../redis/sharedRedis';
+import type { SharedRedis } from '../upstream/stores/redis/sharedRedis';
 import { parseSignInFailure, type SignInFailure } from './signInBackoff';
 import type { IssuedToken, SignInOutcome, TokenDemand, TokenExchange } from './tokenExchange';
 

@@ -1,4 +1,4 @@
-import type { SharedRedis } from '../redis/sharedRedis';
+import type { SharedRedis } from '../upstream/stores/redis/sharedRedis';
 import { RedisTokenExchange } from './redisTokenExchange';
 import { TokenProvider, type TokenProviderOptions } from './tokenProvider';
 

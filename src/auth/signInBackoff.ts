@@ -1,4 +1,4 @@
-import { UpstreamError, type UpstreamErrorDetails } from '../http/upstreamError';
+import { UpstreamError, type UpstreamErrorDetails } from '../upstream/failures/upstreamError';
 
 const SECOND_MS = 1_000;
 const MINUTE_MS = 60 * SECOND_MS;

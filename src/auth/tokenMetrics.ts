@@ -1,4 +1,4 @@
-import type { Metrics } from '../metrics/metrics';
+import type { Metrics } from '../observability/metrics/metrics';
 import { backoffSeconds } from './signInBackoff';
 import type { SignInReason } from './tokenExchange';
 import type { TokenProvider } from './tokenProvider';

@@ -8,7 +8,7 @@ import {
   type SignInFailure,
   type SignInState,
 } from './signInBackoff';
-import type { UpstreamError } from '../http/upstreamError';
+import type { UpstreamError } from '../upstream/failures/upstreamError';
 import { FOURTEEN_DAYS_MS, HOUR_MS, renewalTimeMs } from './tokenLifetime';
 import {
   SIGN_IN_DIRECTLY,
@@ -18,7 +18,7 @@ import {
   type TokenDemand,
   type TokenExchange,
 } from './tokenExchange';
-import { heldSecrets, type HeldSecrets } from '../secret';
+import { heldSecrets, type HeldSecrets } from '../redaction/secret';
 
 export interface TokenProviderOptions {
   /** Signs in and resolves with a fresh bearer token. */

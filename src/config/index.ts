@@ -3,7 +3,7 @@
  * section reads its variables (through the one EnvReader) and holds its
  * defaults; this module composes them and re-exports what other modules use.
  */
-import { Secret } from '../secret';
+import { Secret } from '../redaction/secret';
 import { readAnalytics, type AnalyticsConfig } from './analytics';
 import { readBreaker, type BreakerConfig } from './breaker';
 import { readCache, type CacheConfig } from './cache';

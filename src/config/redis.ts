@@ -1,4 +1,4 @@
-import { Secret } from '../secret';
+import { Secret } from '../redaction/secret';
 import type { EnvReader } from './env';
 
 /** Shared state for several replicas. */

@@ -22,7 +22,7 @@ export function readTracing(reader: EnvReader, env: NodeJS.ProcessEnv): TracingC
 }
 
 /**
- * For src/tracing/register.ts, which must decide before anything else is
+ * For src/observability/tracing/register.ts, which must decide before anything else is
  * imported: only the tracing variables, off when they are unusable (the full
  * configuration, read later, reports the problem with every other one).
  */

@@ -1,5 +1,5 @@
 import { readEmulatorEnv, type EmulatorBehaviour } from '../../emulator/config';
-import { Secret } from '../secret';
+import { Secret } from '../redaction/secret';
 import type { EnvReader } from './env';
 
 /** The embedded emulator's options: the `EMULATOR_*` variables of `npm run emulator` except where it listens. */

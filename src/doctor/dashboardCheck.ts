@@ -1,5 +1,5 @@
-import { buildUrl } from '../http/url';
-import { DASHBOARD_QUERY_PATH } from '../datasources/reportingAPI';
+import { buildUrl } from '../upstream/transport/url';
+import { DASHBOARD_QUERY_PATH } from '../upstream/datasources/reportingAPI';
 import { fail, pass, type CheckResult } from './checkResult';
 import { callUpstream, describeAnswer, type UpstreamAnswer } from './upstreamCall';
 

@@ -1,5 +1,5 @@
-import { buildUrl } from '../http/url';
-import { RENDER_PATH } from '../datasources/recommenderAPI';
+import { buildUrl } from '../upstream/transport/url';
+import { RENDER_PATH } from '../upstream/datasources/recommenderAPI';
 import { fail, pass, type CheckResult } from './checkResult';
 import { isRecord } from './json';
 import { callUpstream, describeAnswer, type UpstreamAnswer } from './upstreamCall';

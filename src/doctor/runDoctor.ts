@@ -4,7 +4,7 @@ import { checkDashboard, DASHBOARD_CHECK } from './dashboardCheck';
 import { resolveTarget, type DoctorTarget } from './doctorTarget';
 import { checkReachable } from './reachability';
 import { checkRender, RENDER_CHECK } from './renderCheck';
-import { HeldSecrets } from '../secret';
+import { HeldSecrets } from '../redaction/secret';
 import { checkSignIn } from './signInCheck';
 
 export interface DoctorOptions {

@@ -1,5 +1,5 @@
-import { buildUrl } from '../http/url';
-import { SIGN_IN_PATH } from '../datasources/signIn';
+import { buildUrl } from '../upstream/transport/url';
+import { SIGN_IN_PATH } from '../upstream/datasources/signIn';
 import { fail, pass, type CheckResult } from './checkResult';
 import { isRecord, readString } from './json';
 import { tokenValidity } from './tokenValidity';

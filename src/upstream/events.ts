@@ -1,5 +1,5 @@
-import type { CacheOutcome } from '../datasources/fetched';
-import type { UpstreamService } from '../http/upstreamError';
+import type { CacheOutcome } from './datasources/fetched';
+import type { UpstreamService } from './failures/upstreamError';
 
 /** The rates the governor keeps (one bucket per account, email or host within each). */
 export type RateName = 'reporting' | 'signin' | 'render';

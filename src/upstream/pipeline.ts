@@ -1,13 +1,13 @@
-import type { Fetched, Served } from '../datasources/fetched';
-import type { UpstreamService } from '../http/upstreamError';
-import type { AnswerStore } from './answerStore';
-import { breakerStage, type Breaker } from './breaker';
-import { cacheStage } from './cache';
-import { coalescingStage } from './coalescer';
+import type { Fetched, Served } from './datasources/fetched';
+import type { UpstreamService } from './failures/upstreamError';
+import type { AnswerStore } from './stores/answerStore';
+import { breakerStage, type Breaker } from './stages/breaker';
+import { cacheStage } from './stages/cache';
+import { coalescingStage } from './stages/coalescer';
 import type { CacheEventSink, UpstreamEventSink } from './events';
-import { fillStage } from './fill';
-import type { FreshnessPolicy } from './freshness';
-import type { Next, Stage } from './stage';
+import { fillStage } from './stages/fill';
+import type { FreshnessPolicy } from './stages/freshness';
+import type { Next, Stage } from './stages/stage';
 
 export interface PipelineOptions<I, T> {
   service: UpstreamService;

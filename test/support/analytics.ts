@@ -6,9 +6,9 @@
 import type { AddressInfo } from 'node:net';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import type { AnalyticsConfig } from '../../src/config';
-import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../src/datasources/wire';
-import { Secret } from '../../src/secret';
-import { buildServer } from '../../src/server';
+import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../src/upstream/datasources/wire';
+import { Secret } from '../../src/redaction/secret';
+import { buildServer } from '../../src/web/server';
 import { createUpstreams } from '../../src/upstream/upstreams';
 import { call } from './emulator';
 import { DEFAULT_CACHE_TTLS, silentLogger } from './subgraph';

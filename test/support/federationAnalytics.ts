@@ -7,8 +7,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEMO_API_USER } from '../../emulator';
 import { loadConfig } from '../../src/config';
-import { createLogger } from '../../src/logger';
-import { buildServer } from '../../src/server';
+import { createLogger } from '../../src/observability/logger';
+import { buildServer } from '../../src/web/server';
 import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';
 
 export interface RunningAnalyticsSubgraph {

@@ -5,7 +5,7 @@
  */
 import { composeServices, type CompositionSuccess } from '@apollo/composition';
 import { printSchema, type DocumentNode } from 'graphql';
-import { loadTypeDefs } from '../../src/schema';
+import { loadTypeDefs } from '../../src/graphql/schema';
 
 export const ANALYTICS_SUBGRAPH_NAME = 'analytics';
 

@@ -3,9 +3,9 @@
  * SharedRedis, prefixed keys, a short command timeout. Close with `quit`.
  */
 import type { Redis } from 'ioredis';
-import { createRedisClient, waitUntilReady } from '../../src/redis/client';
-import { SharedRedis } from '../../src/redis/sharedRedis';
-import { Secret } from '../../src/secret';
+import { createRedisClient, waitUntilReady } from '../../src/upstream/stores/redis/client';
+import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
+import { Secret } from '../../src/redaction/secret';
 import { redisServerAvailable } from './redisAvailability';
 import { startRedisServer, type RedisServer } from './redisServer';
 

@@ -4,11 +4,11 @@
  * DashboardEndpoint.query and RenderEndpoint.render) and a started server to run operations against.
  */
 import type { GraphQLFormattedError } from 'graphql';
-import type { Served } from '../../src/datasources/fetched';
-import type { DashboardMetricResultWire, DashboardQueryBody, RecommendationWire, RenderParams } from '../../src/datasources/wire';
+import type { Served } from '../../src/upstream/datasources/fetched';
+import type { DashboardMetricResultWire, DashboardQueryBody, RecommendationWire, RenderParams } from '../../src/upstream/datasources/wire';
 import { loadConfig } from '../../src/config';
-import type { PersistedManifest } from '../../src/limits/persistedManifest';
-import { buildServer, type BuiltServer, type ServerConfig, type ServerDependencies } from '../../src/server';
+import type { PersistedManifest } from '../../src/graphql/limits/persistedManifest';
+import { buildServer, type BuiltServer, type ServerConfig, type ServerDependencies } from '../../src/web/server';
 
 export interface FakeRecommender {
   calls: RenderParams[];

@@ -5,9 +5,9 @@
 import type { AddressInfo } from 'node:net';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import type { EmulatorOptions } from '../../emulator';
-import type { Metrics } from '../../src/metrics/metrics';
-import { Secret } from '../../src/secret';
-import { buildServer, type BuiltServer, type ServerConfig } from '../../src/server';
+import type { Metrics } from '../../src/observability/metrics/metrics';
+import { Secret } from '../../src/redaction/secret';
+import { buildServer, type BuiltServer, type ServerConfig } from '../../src/web/server';
 import type { ProtectionOptions } from '../../src/upstream/protection';
 import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';
 import { call, startTestEmulator } from './emulator';
@@ -55,7 +55,7 @@ export async function startSubgraph(emulator: RunningEmulator, options: Subgraph
   });
   const server = buildServer(
     // The response cache would answer a repeated operation before the layers these tests exercise
-    // (test/integration/responseCache.test.ts turns it on).
+    // (test/graphql/responseCache.test.ts turns it on).
     { production: false, renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, responseCacheEnabled: false, ...options.config },
     {
       reporting: upstreams.reporting,

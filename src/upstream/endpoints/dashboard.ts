@@ -1,9 +1,9 @@
-import { dashboardTtlSeconds } from '../../dashboard/cacheTtl';
-import type { Served } from '../../datasources/fetched';
-import { DASHBOARD_QUERY_PATH, findDashboardShapeProblem, type ReportingAPI } from '../../datasources/reportingAPI';
-import type { DashboardMetricResultWire, DashboardQueryBody } from '../../datasources/wire';
-import type { AnswerStore } from '../answerStore';
-import type { Breaker } from '../breaker';
+import { dashboardTtlSeconds } from '../../reporting/dashboard/cacheTtl';
+import type { Served } from '../datasources/fetched';
+import { DASHBOARD_QUERY_PATH, findDashboardShapeProblem, type ReportingAPI } from '../datasources/reportingAPI';
+import type { DashboardMetricResultWire, DashboardQueryBody } from '../datasources/wire';
+import type { AnswerStore } from '../stores/answerStore';
+import type { Breaker } from '../stages/breaker';
 import type { UpstreamEventSink } from '../events';
 import { dashboardAnswerKey } from '../keys';
 import { protectEndpoint } from '../pipeline';

@@ -1,8 +1,8 @@
-import type { Served } from '../../datasources/fetched';
-import { RENDER_PATH, findRenderShapeProblem, type RecommenderAPI } from '../../datasources/recommenderAPI';
-import type { RecommendationWire, RenderParams } from '../../datasources/wire';
-import type { AnswerStore } from '../answerStore';
-import type { Breaker } from '../breaker';
+import type { Served } from '../datasources/fetched';
+import { RENDER_PATH, findRenderShapeProblem, type RecommenderAPI } from '../datasources/recommenderAPI';
+import type { RecommendationWire, RenderParams } from '../datasources/wire';
+import type { AnswerStore } from '../stores/answerStore';
+import type { Breaker } from '../stages/breaker';
 import type { UpstreamEventSink } from '../events';
 import { renderAnswerKey } from '../keys';
 import { protectEndpoint } from '../pipeline';

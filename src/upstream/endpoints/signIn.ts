@@ -2,10 +2,10 @@ import { SharedTokenProvider } from '../../auth/sharedTokenProvider';
 import type { SignInBackoffOptions } from '../../auth/signInBackoff';
 import { renewalCounter, watchSignInBackoff } from '../../auth/tokenMetrics';
 import { TokenProvider } from '../../auth/tokenProvider';
-import { createSignIn, type SignInOptions } from '../../datasources/signIn';
-import type { Logger } from '../../logger';
-import type { Metrics } from '../../metrics/metrics';
-import type { SharedRedis } from '../../redis/sharedRedis';
+import { createSignIn, type SignInOptions } from '../datasources/signIn';
+import type { Logger } from '../../observability/logger';
+import type { Metrics } from '../../observability/metrics/metrics';
+import type { SharedRedis } from '../stores/redis/sharedRedis';
 
 /** The reporting API's sign-in: a new token. Its requests pass the governor's `signin` rate, then the transport. */
 export type SignInEndpoint = () => Promise<string>;

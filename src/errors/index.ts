@@ -1,9 +1,0 @@
-/**
- * Errors as API clients see them: the codes, argument errors, the formatError
- * hook, and the upstream error table (src/http/ imports the table from
- * ./upstreamErrorTable directly: through this index it would import itself).
- */
-export { ErrorCode } from './codes';
-export { formatError, upstreamErrorCode, type FormatErrorOptions } from './formatError';
-export { invalidArguments, rejectInvalid, type InvalidArgument } from './invalidArguments';
-export { describeUpstreamFailure } from './upstreamErrorTable';

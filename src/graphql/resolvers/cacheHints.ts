@@ -1,0 +1,66 @@
+import { cacheControlFromInfo, type CacheScope } from '@apollo/cache-control-types';
+import type { GraphQLResolveInfo } from 'graphql';
+import type { DashboardQueryInput } from '../__generated__/resolvers-types';
+import type { CacheTtls } from '../../operation/context';
+import { dashboardTtlSeconds } from '../../reporting/dashboard/cacheTtl';
+
+export interface FreshnessHint {
+  /** How long an answer stays fresh once fetched (0: never cached). */
+  ttlSeconds: number;
+  /** When the answer left the upstream; a cached answer has used part of its TTL already. */
+  fetchedAt: number;
+  scope: CacheScope;
+  now: number;
+}
+
+/**
+ * The seconds an answer has left: a router or CDN must not keep an answer
+ * the subgraph itself would already refetch, so the hint is the TTL minus
+ * the answer's age (rounded up to whole seconds, as HTTP max-age is), and 0
+ * for an answer past its TTL (served stale) or a TTL of 0.
+ */
+export function remainingSeconds({ ttlSeconds, fetchedAt, now }: Omit<FreshnessHint, 'scope'>): number {
+  if (ttlSeconds <= 0) return 0;
+  const ageSeconds = Math.max(0, now - fetchedAt) / 1000;
+  return Math.max(0, Math.ceil(ttlSeconds - ageSeconds));
+}
+
+/**
+ * Sets this field's dynamic cache hint, replacing its static `@cacheControl`
+ * fallback (maxAge 0): Apollo's cache-control plugin folds every field's hint
+ * into the response's `cache-control` header (lowest maxAge, PRIVATE wins).
+ */
+function hintFreshness(info: GraphQLResolveInfo, hint: FreshnessHint): void {
+  cacheControlFromInfo(info).setCacheHint({ maxAge: remainingSeconds(hint), scope: hint.scope });
+}
+
+/** Personalized recommendations (a clientId) are one reader's: only that caller may cache them. */
+export function recommendationScope(clientId: string | undefined): CacheScope {
+  return clientId === undefined ? 'PUBLIC' : 'PRIVATE';
+}
+
+/** A render.json answer stays fresh for the render TTL. `now`: the operation's clock (Context.now). */
+export function hintRenderAnswer(info: GraphQLResolveInfo, ttls: CacheTtls, fetchedAt: number, scope: CacheScope, now: () => number): void {
+  hintFreshness(info, { ttlSeconds: ttls.renderTtlSeconds, fetchedAt, scope, now: now() });
+}
+
+/**
+ * A dashboard answer stays fresh for the dashboard TTL, or an hour once its
+ * window ended. PUBLIC: it is the one service account's analytics, the same
+ * answer for every caller of the subgraph.
+ */
+export function hintDashboardAnswer(
+  info: GraphQLResolveInfo,
+  ttls: CacheTtls,
+  dates: DashboardQueryInput['dates'],
+  fetchedAt: number,
+  now: () => number,
+): void {
+  const nowMs = now();
+  hintFreshness(info, {
+    ttlSeconds: dashboardTtlSeconds(dates, nowMs, ttls.dashboardTtlSeconds),
+    fetchedAt,
+    scope: 'PUBLIC',
+    now: nowMs,
+  });
+}

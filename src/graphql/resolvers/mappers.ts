@@ -1,0 +1,48 @@
+import type { Fetched } from '../../upstream/datasources/fetched';
+import type { ResolvedWindow } from '../../reporting/analytics/window';
+import type { DashboardMetricResultWire, MetricName, RecommendationWire } from '../../upstream/datasources/wire';
+
+/**
+ * Resolver parents that are not plain wire payloads (codegen `mappers`).
+ * A recommendation's rank is its index in the upstream list, which the item
+ * itself does not carry, so the list resolvers attach it.
+ */
+export type RankedRecommendation = RecommendationWire & { position: number; fetchedAt: number };
+
+/** One metric's result, with when the whole answer arrived from the reporting API. */
+export type DashboardResultParent = DashboardMetricResultWire & { fetchedAt: number };
+
+/**
+ * One article's analytics: its window pinned to instants and the metrics its
+ * selection asked for, already loaded (a metric missing here is loaded by its field).
+ */
+export interface ArticleAnalyticsParent {
+  url: string;
+  window: ResolvedWindow;
+  values: ReadonlyMap<MetricName, Fetched<number>>;
+}
+
+/** One row of a `topArticles` ranking. */
+export interface ArticleRankingParent {
+  rank: number;
+  value: number;
+  url: string;
+}
+
+/** An Article reference: all this subgraph knows of an article is its key. */
+export interface ArticleRef {
+  url: string;
+}
+
+/** A Reader reference: the client id is the whole identity. */
+export interface ReaderRef {
+  clientId: string;
+}
+
+export function rankRecommendations({ value, fetchedAt }: Fetched<readonly RecommendationWire[]>): RankedRecommendation[] {
+  return value.map((item, index) => ({ ...item, position: index + 1, fetchedAt }));
+}
+
+export function stampDashboardResults({ value, fetchedAt }: Fetched<readonly DashboardMetricResultWire[]>): DashboardResultParent[] {
+  return value.map((result) => ({ ...result, fetchedAt }));
+}

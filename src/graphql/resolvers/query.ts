@@ -1,0 +1,35 @@
+import type { QueryResolvers } from '../__generated__/resolvers-types';
+import { rankArticles, toTopArticlesRequest, topArticlesQuery, validateTopArticles } from '../../reporting/analytics/topArticles';
+import { resolveWindow } from '../../reporting/analytics/window';
+import { toDashboardQueryBody } from '../../reporting/dashboard/toQueryBody';
+import { validateDashboardQuery } from '../../reporting/dashboard/validate';
+import { rejectInvalid } from '../errors';
+import { rankRecommendations, stampDashboardResults } from './mappers';
+import { hintDashboardAnswer, hintRenderAnswer, recommendationScope } from './cacheHints';
+import { toRenderParams, validateRenderParams } from './renderParams';
+
+export const Query: QueryResolvers = {
+  recommendations: async (_root, args, context, info) => {
+    const params = toRenderParams(args);
+    rejectInvalid(validateRenderParams(params));
+    const answer = await context.recommendations.load(params);
+    hintRenderAnswer(info, context.cacheTtls, answer.fetchedAt, recommendationScope(params.clientId), context.now);
+    return rankRecommendations(answer);
+  },
+
+  dashboard: async (_root, { query }, context, info) => {
+    rejectInvalid(validateDashboardQuery(query, { maxRows: context.maxRows }));
+    const answer = await context.reporting.query(toDashboardQueryBody(query));
+    hintDashboardAnswer(info, context.cacheTtls, query.dates, answer.fetchedAt, context.now);
+    return stampDashboardResults(answer);
+  },
+
+  topArticles: async (_root, args, context, info) => {
+    const request = toTopArticlesRequest(args);
+    rejectInvalid(validateTopArticles(request));
+    const answer = await context.reporting.query(topArticlesQuery(request, resolveWindow(request.window, context.operationInstant)));
+    // The caller's window, not the pinned one: "the last day" keeps moving, so it gets the short TTL.
+    hintDashboardAnswer(info, context.cacheTtls, request.window, answer.fetchedAt, context.now);
+    return rankArticles(answer);
+  },
+};

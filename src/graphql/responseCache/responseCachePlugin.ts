@@ -1,0 +1,27 @@
+import type { ApolloServerPlugin } from '@apollo/server';
+import ApolloServerPluginResponseCache from '@apollo/server-plugin-response-cache';
+import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
+import type { Context } from '../../operation/context';
+import { CountdownCache } from './countdownCache';
+
+/**
+ * Whole responses of repeated public queries, Apollo's own response cache
+ * (`@apollo/server-plugin-response-cache`): keyed as Apollo keys them (query
+ * text, operation name, variables; a router's `_entities` request for the
+ * same representations is the same key), stored in the given cache (the one
+ * APQ uses: in process, or Redis when `REDIS_URL` is set) for the response's
+ * max-age, i.e. the cache hints the resolvers set (src/graphql/resolvers/cacheHints.ts).
+ *
+ * Never stored: a response with any error, one whose hints make it
+ * uncacheable (max-age 0, e.g. a TTL of 0 or a stale answer), and a PRIVATE
+ * one (personalized by `clientId`, any `Reader`): the subgraph has no
+ * sessions, and Apollo's plugin would otherwise warn about each one.
+ * A hit is served after parsing and validation (so every limit still
+ * applies) and before execution: no resolver, no loader, no upstream call.
+ */
+export function responseCachePlugin(cache: KeyValueCache<string>, now?: () => number): ApolloServerPlugin<Context> {
+  return ApolloServerPluginResponseCache<Context>({
+    cache: new CountdownCache(cache, now),
+    shouldWriteToCache: async ({ overallCachePolicy }) => overallCachePolicy.policyIfCacheable()?.scope !== 'PRIVATE',
+  });
+}

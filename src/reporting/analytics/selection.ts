@@ -1,0 +1,51 @@
+import type { GraphQLResolveInfo } from 'graphql';
+import { parseResolveInfo, type ResolveTree } from 'graphql-parse-resolve-info';
+import type { MetricName } from '../../upstream/datasources/wire';
+import { Metric } from '../../graphql/enums';
+
+/** The ArticleAnalytics fields that read one metric each; `metric(metric:)` names its own. */
+export const FIELD_METRICS: Readonly<Record<string, MetricName>> = {
+  pageViews: Metric.PAGE_VIEWS_TOTAL,
+  uniqueUsers: Metric.UNIQUE_USERS,
+  averageDurationPerPage: Metric.AVERAGE_DURATION_PER_PAGE,
+  averageScroll: Metric.AVERAGE_SCROLL,
+  revenue: Metric.REVENUE_TOTAL,
+};
+
+const METRIC_NAMES: ReadonlySet<string> = new Set(Object.values(Metric));
+const isMetricName = (value: unknown): value is MetricName => typeof value === 'string' && METRIC_NAMES.has(value);
+
+export interface AnalyticsSelection {
+  metrics: MetricName[];
+  /** `fetchedAt` needs an answer even when no metric is selected. */
+  needsAnswer: boolean;
+}
+
+/**
+ * The metrics an `analytics` field's selection reads, fragments, aliases,
+ * variables and @skip/@include taken into account (graphql-parse-resolve-info
+ * applies GraphQL's own field collection). Known before the subfields run, so
+ * the whole selection joins the operation's batch at once.
+ */
+export function selectedMetrics(info: GraphQLResolveInfo): AnalyticsSelection {
+  const parsed = parseResolveInfo(info);
+  const fields = isResolveTree(parsed) ? Object.values(parsed.fieldsByTypeName.ArticleAnalytics ?? {}) : [];
+  const metrics = new Set<MetricName>();
+  let needsAnswer = false;
+  for (const field of fields) {
+    const metric = field.name === 'metric' ? metricArgument(field) : FIELD_METRICS[field.name];
+    if (metric !== undefined) metrics.add(metric);
+    if (field.name === 'fetchedAt') needsAnswer = true;
+  }
+  return { metrics: [...metrics], needsAnswer: needsAnswer || metrics.size > 0 };
+}
+
+function isResolveTree(parsed: ReturnType<typeof parseResolveInfo>): parsed is ResolveTree {
+  return parsed != null && typeof parsed.name === 'string' && typeof parsed.fieldsByTypeName === 'object';
+}
+
+/** Enum arguments arrive as the enum's internal value: the upstream name (src/graphql/enums.ts). */
+function metricArgument(field: ResolveTree): MetricName | undefined {
+  const value = field.args.metric;
+  return isMetricName(value) ? value : undefined;
+}

@@ -1,0 +1,58 @@
+import type { DateWindowInput } from '../../graphql/__generated__/resolvers-types';
+import { validateDashboardQuery } from '../dashboard/validate';
+import { rangeInstants, windowLengthMs } from '../dashboard/window';
+import type { DashboardQueryBody } from '../../upstream/datasources/wire';
+import { Metric } from '../../graphql/enums';
+import type { InvalidArgument } from '../../graphql/errors';
+
+/** A window pinned to instants: what every article of one operation is measured over. */
+export interface ResolvedWindow {
+  /** Identity of the window within an operation (the upstream `dates` as JSON). */
+  key: string;
+  dates: DashboardQueryBody['dates'];
+  /** First and last instant, epoch milliseconds; the upstream's windows are closed on both ends. */
+  from: number;
+  to: number;
+}
+
+/**
+ * The dashboard query's own window rules (src/reporting/dashboard/validate.ts), reported
+ * against `argument` (e.g. `window.last.number`) instead of `query.dates`.
+ */
+export function validateWindow(window: DateWindowInput, argument: string): InvalidArgument[] {
+  const problems = validateDashboardQuery({ dates: window, metrics: [Metric.PAGE_VIEWS_TOTAL] });
+  return problems
+    .filter((problem) => problem.path === 'query.dates' || problem.path.startsWith('query.dates.'))
+    .map((problem) => ({ ...problem, path: argument + problem.path.slice('query.dates'.length) }));
+}
+
+/**
+ * A relative window becomes the absolute range ending at the operation's
+ * instant, so every article of the operation is measured over the same
+ * instants even if the upstream's queries run at different moments. A range
+ * is sent as given: a date-only end means its whole day to the upstream.
+ * Validate first.
+ */
+export function resolveWindow(window: DateWindowInput, operationInstant: number): ResolvedWindow {
+  const length = windowLengthMs(window);
+  if (window.last != null && length !== undefined) {
+    const from = operationInstant - length;
+    const dates = { range: { start: new Date(from).toISOString(), end: new Date(operationInstant).toISOString() } };
+    return { key: JSON.stringify(dates), dates, from, to: operationInstant };
+  }
+  if (window.range != null) {
+    const { start, end } = rangeInstants(window.range);
+    if (start !== undefined && end !== undefined) {
+      const dates = { range: { start: window.range.start, end: window.range.end } };
+      return { key: JSON.stringify(dates), dates, from: start, to: end };
+    }
+  }
+  throw new Error('resolveWindow: the window is not valid; validate it first');
+}
+
+/** The operation's instant, rounded down so that operations close in time ask identical questions (0: not rounded). */
+export function alignInstant(instant: number, alignSeconds: number): number {
+  if (alignSeconds <= 0) return instant;
+  const step = alignSeconds * 1000;
+  return Math.floor(instant / step) * step;
+}

@@ -1,0 +1,158 @@
+import type { TokenProvider } from '../../auth/tokenProvider';
+import type { HttpClient } from '../transport/httpClient';
+import { isRecord, isStringArray } from '../transport/typeGuards';
+import { buildUrl } from '../transport/url';
+import { UpstreamError } from '../failures/upstreamError';
+import { Metric } from '../../graphql/enums';
+import { upstreamTimeToIso } from '../../graphql/scalars/instants';
+import type { Fetched } from './fetched';
+import { GRANULARITY_NAMES, type DashboardMetricResultWire, type DashboardQueryBody, type GranularityName } from './wire';
+
+export const DASHBOARD_QUERY_PATH = '/api/dashboard/query';
+
+export interface ReportingAPIOptions {
+  baseUrl: string;
+  tokens: Pick<TokenProvider, 'getToken' | 'renew'>;
+  http: HttpClient;
+  /** Clock for `fetchedAt`. */
+  now?: () => number;
+}
+
+/** The reporting host's dashboard query, authenticated with the process-wide bearer token. */
+export class ReportingAPI {
+  private readonly url: URL;
+  private readonly tokens: Pick<TokenProvider, 'getToken' | 'renew'>;
+  private readonly http: HttpClient;
+  private readonly now: () => number;
+
+  constructor(options: ReportingAPIOptions) {
+    this.url = buildUrl(options.baseUrl, DASHBOARD_QUERY_PATH);
+    this.tokens = options.tokens;
+    this.http = options.http;
+    this.now = options.now ?? Date.now;
+  }
+
+  /**
+   * A 401 means the token expired or was revoked before we expected (the
+   * upstream's clock is the one that counts): sign in again once and repeat
+   * once. A second 401 is not retried: it reaches the caller as an
+   * UpstreamError, so a broken account cannot cause a sign-in loop.
+   */
+  async query(body: DashboardQueryBody): Promise<Fetched<DashboardMetricResultWire[]>> {
+    const token = await this.tokens.getToken();
+    try {
+      return await this.post(body, token);
+    } catch (error) {
+      if (!(error instanceof UpstreamError && error.kind === 'http' && error.status === 401)) throw error;
+      const renewed = await this.tokens.renew(token);
+      return this.post(body, renewed);
+    }
+  }
+
+  private async post(body: DashboardQueryBody, token: string): Promise<Fetched<DashboardMetricResultWire[]>> {
+    const json = await this.http.requestJson({
+      service: 'reporting',
+      endpoint: DASHBOARD_QUERY_PATH,
+      url: this.url,
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}` },
+      body,
+      // The query only reads, so a retry after a dropped connection cannot change anything upstream;
+      // each retry still spends its own unit of the budget (see governedHttpClient.ts).
+      idempotent: true,
+    });
+    if (json === undefined) throw metricUnavailable(body);
+    assertDashboardResults(json, body);
+    return { value: json.map(withKnownGranularities), fetchedAt: this.now() };
+  }
+}
+
+/**
+ * The live API answers 200 with an empty body when a metric is not recognised
+ * for the account (contract §2). It names no metric, so the error names all
+ * of the request's, as the API client wrote them (GraphQL enum names).
+ */
+function metricUnavailable(body: DashboardQueryBody): UpstreamError {
+  const graphqlName = new Map<string, string>(Object.entries(Metric).map(([name, wire]) => [wire, name]));
+  return new UpstreamError({
+    service: 'reporting',
+    endpoint: DASHBOARD_QUERY_PATH,
+    kind: 'metric_unavailable',
+    status: 200,
+    metrics: body.metrics.map((metric) => graphqlName.get(metric) ?? metric),
+  });
+}
+
+function assertDashboardResults(json: unknown, body: DashboardQueryBody): asserts json is DashboardMetricResultWire[] {
+  const problem = findDashboardShapeProblem(json, body);
+  if (problem !== undefined) {
+    throw new UpstreamError({ service: 'reporting', endpoint: DASHBOARD_QUERY_PATH, kind: 'bad_response', reason: problem });
+  }
+}
+
+const isKnownGranularity = (name: string): name is GranularityName => (GRANULARITY_NAMES as readonly string[]).includes(name);
+
+/**
+ * A granularity the upstream adds later is one we cannot ask for anyway:
+ * leave it out of `availableGranularities` rather than fail the whole report.
+ */
+function withKnownGranularities(result: DashboardMetricResultWire): DashboardMetricResultWire {
+  const known = result.availableGranularities.filter(isKnownGranularity);
+  return known.length === result.availableGranularities.length ? result : { ...result, availableGranularities: known };
+}
+
+/**
+ * Checks every field the resolvers read, so that a malformed answer becomes
+ * one UPSTREAM_BAD_RESPONSE naming the field instead of a TypeError deep in a
+ * resolver (or an enum serialization error). Values that become GraphQL enums
+ * must answer the question asked: a requested metric, a grouped dimension, a
+ * known granularity. Extra fields are fine.
+ */
+export function findDashboardShapeProblem(json: unknown, body: DashboardQueryBody): string | undefined {
+  if (!Array.isArray(json)) return 'expected an array of metric results';
+  for (const [index, result] of json.entries()) {
+    const at = `[${index}]`;
+    if (!isRecord(result)) return `${at} is not an object`;
+    if (typeof result.metric !== 'string') return `${at}.metric is not a string`;
+    if (!(body.metrics as string[]).includes(result.metric)) return `${at}.metric ${JSON.stringify(result.metric)} was not requested`;
+    if (typeof result.total !== 'number') return `${at}.total is not a number`;
+    if (typeof result.granularity !== 'string') return `${at}.granularity is not a string`;
+    if (!isKnownGranularity(result.granularity))
+      return `${at}.granularity ${JSON.stringify(result.granularity)} is not a known granularity`;
+    if (!isStringArray(result.availableGranularities)) return `${at}.availableGranularities is not a list of strings`;
+    const actualData = result.actualData;
+    if (!isRecord(actualData)) return `${at}.actualData is not an object`;
+    const problem =
+      findRowsProblem(actualData.values, `${at}.actualData.values`, body) ?? findSeriesProblem(actualData.data, `${at}.actualData.data`);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
+
+function findRowsProblem(rows: unknown, at: string, body: DashboardQueryBody): string | undefined {
+  if (!Array.isArray(rows)) return `${at} is not an array`;
+  for (const [index, row] of rows.entries()) {
+    const rowAt = `${at}[${index}]`;
+    if (!isRecord(row)) return `${rowAt} is not an object`;
+    if (typeof row.key !== 'string') return `${rowAt}.key is not a string`;
+    if (typeof row.total !== 'number') return `${rowAt}.total is not a number`;
+    if (!Array.isArray(row.items)) return `${rowAt}.items is not an array`;
+    const badItem = row.items.findIndex(
+      (item) => !isRecord(item) || typeof item.id !== 'string' || typeof item.value !== 'string' || typeof item.type !== 'string',
+    );
+    if (badItem >= 0) return `${rowAt}.items[${badItem}] is not an {id, value, type} object of strings`;
+    const ungrouped = row.items.findIndex((item) => !(body.groupBy as string[]).includes(item.type));
+    if (ungrouped >= 0) return `${rowAt}.items[${ungrouped}].type ${JSON.stringify(row.items[ungrouped].type)} is not a grouped dimension`;
+  }
+  return undefined;
+}
+
+/** A bucket key becomes `DataPoint.time`, so it must be a readable time, not just a string. */
+function findSeriesProblem(points: unknown, at: string): string | undefined {
+  if (!Array.isArray(points)) return `${at} is not an array`;
+  const badPoint = points.findIndex((point) => !isRecord(point) || typeof point.key !== 'string' || typeof point.value !== 'number');
+  if (badPoint >= 0) return `${at}[${badPoint}] is not a {key: string, value: number} object`;
+  const badTime = points.findIndex((point) => upstreamTimeToIso(point.key) === undefined);
+  if (badTime < 0) return undefined;
+  return `${at}[${badTime}].key is not a "yyyy-MM-dd HH:mm:ss" time (got ${JSON.stringify(String(points[badTime].key).slice(0, 40))})`;
+}

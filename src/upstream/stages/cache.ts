@@ -1,0 +1,46 @@
+import type { Fetched, Served } from '../datasources/fetched';
+import type { AnswerStore } from '../stores/answerStore';
+import { freshnessOf, isServableOnError, isUpstreamOutage } from './freshness';
+import type { Stage } from './stage';
+
+export interface CacheStageOptions<I, T> {
+  store: AnswerStore;
+  /** Checks what a (possibly shared, possibly older) store hands back before it is served. */
+  isAnswer: (value: unknown, input: I) => value is T;
+  now: () => number;
+}
+
+/**
+ * The answer cache, read side: a fresh answer is served as it is; an answer
+ * past its time to live but within one more is served at once while one
+ * background call refreshes it (stale-while-revalidate); an older one is
+ * served only when the upstream fails (stale-if-error). The fill stage
+ * writes what the upstream answers.
+ */
+export function cacheStage<I, T>(options: CacheStageOptions<I, T>): Stage<I, T> {
+  const readEntry = async (key: string, input: I): Promise<Fetched<T> | undefined> => {
+    const entry = await options.store.get(key);
+    if (entry === undefined || typeof entry.fetchedAt !== 'number' || !options.isAnswer(entry.value, input)) return undefined;
+    return { value: entry.value, fetchedAt: entry.fetchedAt };
+  };
+  const served = (entry: Fetched<T>, cache: Served<T>['cache']): Served<T> => ({ ...entry, cache });
+
+  return (next) => async (call) => {
+    const cached = call.policy.ttlMs > 0 ? await readEntry(call.key, call.input) : undefined;
+    if (cached !== undefined) {
+      const freshness = freshnessOf(cached, call.policy, options.now());
+      if (freshness === 'fresh') return served(cached, 'hit');
+      if (freshness === 'revalidate') {
+        // One refresh at a time per key (the coalescing stage); its failure leaves the stale answer in place for the next caller.
+        next({ ...call, background: true }).catch(() => undefined);
+        return served(cached, 'stale');
+      }
+    }
+    try {
+      return await next({ ...call, absent: cached === undefined });
+    } catch (error) {
+      if (cached === undefined || !isUpstreamOutage(error) || !isServableOnError(cached, call.policy, options.now())) throw error;
+      return served(cached, 'stale_if_error');
+    }
+  };
+}

@@ -1,0 +1,36 @@
+import type { AnswerStore } from '../stores/answerStore';
+import { keepMsOf } from './freshness';
+import type { Stage } from './stage';
+
+export interface FillStageOptions<I, T> {
+  store: AnswerStore;
+  /** Checks an answer another filler stored before it is served. */
+  isAnswer: (value: unknown, input: I) => value is T;
+}
+
+/**
+ * The answer cache, write side, once per call this process makes: on a
+ * miss it claims the key, so that other replicas sharing the store wait for
+ * this answer instead of asking the upstream too (or this replica waits for
+ * theirs: `coalesced`). The answer is stored for as long as any freshness
+ * rule may serve it; a failed call releases the claim at once, so the
+ * waiters fetch for themselves instead of waiting for the claim to lapse.
+ */
+export function fillStage<I, T>(options: FillStageOptions<I, T>): Stage<I, T> {
+  return (next) => async (call) => {
+    if (call.policy.ttlMs <= 0) return next(call);
+    const claim = call.absent ? await options.store.claim(call.key) : ({ kind: 'unclaimed' } as const);
+    if (claim.kind === 'filled' && options.isAnswer(claim.entry.value, call.input)) {
+      return { value: claim.entry.value, fetchedAt: claim.entry.fetchedAt, cache: 'coalesced' };
+    }
+    let served;
+    try {
+      served = await next(call);
+    } catch (error) {
+      if (claim.kind === 'claimed') await options.store.fail(call.key);
+      throw error;
+    }
+    await options.store.set(call.key, { value: served.value, fetchedAt: served.fetchedAt }, keepMsOf(call.policy));
+    return served;
+  };
+}

@@ -1,0 +1,57 @@
+import type { Fetched } from '../datasources/fetched';
+import { UpstreamError } from '../failures/upstreamError';
+
+/** How long an endpoint's answers are good for; a time to live of 0 turns its cache off. */
+export interface FreshnessPolicy {
+  ttlMs: number;
+  /** How old an answer may be and still be served when the upstream fails. */
+  staleIfErrorMs: number;
+}
+
+/**
+ * - `fresh`: younger than its time to live: served as it is.
+ * - `revalidate`: expired less than one more time to live ago: served at once
+ *   while one background call refreshes it (stale-while-revalidate), so
+ *   steady traffic never waits on the upstream.
+ * - `expired`: older: the caller waits for a new answer (and gets this one
+ *   only if that fails, see isServableOnError).
+ */
+export type Freshness = 'fresh' | 'revalidate' | 'expired';
+
+export function freshnessOf(entry: Fetched<unknown>, policy: FreshnessPolicy, nowMs: number): Freshness {
+  const ageMs = nowMs - entry.fetchedAt;
+  if (ageMs < policy.ttlMs) return 'fresh';
+  return ageMs < 2 * policy.ttlMs ? 'revalidate' : 'expired';
+}
+
+export function isServableOnError(entry: Fetched<unknown>, policy: FreshnessPolicy, nowMs: number): boolean {
+  return nowMs - entry.fetchedAt <= policy.staleIfErrorMs;
+}
+
+/** How long a store keeps an entry: as long as any rule above may still serve it. */
+export function keepMsOf(policy: FreshnessPolicy): number {
+  return policy.ttlMs <= 0 ? 0 : Math.max(2 * policy.ttlMs, policy.staleIfErrorMs);
+}
+
+/**
+ * Failures of the upstream (or of our access to it) rather than of the
+ * question: a 5xx, a timeout, a dropped connection, a 429, a rate refused
+ * locally, an open circuit. A 4xx about the request, or a malformed answer,
+ * is not hidden behind an old answer.
+ */
+export function isUpstreamOutage(error: unknown): boolean {
+  if (!(error instanceof UpstreamError)) return false;
+  switch (error.kind) {
+    case 'timeout':
+    case 'network':
+    case 'budget_exhausted':
+    case 'circuit_open':
+      return true;
+    case 'http':
+      return error.status === 429 || (error.status !== undefined && error.status >= 500);
+    case 'bad_response':
+    case 'metric_unavailable':
+      // About the answer, not the upstream's availability.
+      return false;
+  }
+}

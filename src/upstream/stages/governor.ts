@@ -1,0 +1,155 @@
+import { clampSeconds, DEFAULT_MAX_RETRY_AFTER_SECONDS } from '../transport/retryAfter';
+import { UpstreamError, type UpstreamService } from '../failures/upstreamError';
+import type { RateStore } from '../stores/rateStore';
+import type { RateName, UpstreamEventSink } from '../events';
+
+/** One bucket: e.g. the reporting budget of one account, or the render.json budget of one host. */
+export interface Rate {
+  name: RateName;
+  /** Identifies the bucket (the account's email, the host); never shown to API clients or metrics. */
+  key: string;
+  perMinute: number;
+}
+
+export interface GovernorOptions {
+  store: RateStore;
+  /** Longest a call waits for its budget before it is refused (UPSTREAM_QUEUE_TIMEOUT_MS). */
+  queueTimeoutMs: number;
+  now: () => number;
+  /** How a queued call waits; tests pass one that moves a fake clock instead. */
+  sleep: (ms: number) => Promise<void>;
+  onEvent: UpstreamEventSink;
+  /** Longest pause one 429 may impose, and so the largest `retryAfter` a refusal reports (MAX_RETRY_AFTER_SECONDS). Default 300. */
+  maxRetryAfterSeconds?: number;
+}
+
+type Where = { service: UpstreamService; endpoint: string };
+
+/**
+ * The right to send one HTTP attempt. After a pause, the first turn is the
+ * probe: the others wait until it reports how the upstream answered.
+ */
+export interface Turn {
+  readonly probe: boolean;
+  /** `answered`: the upstream took the request (any status but 429); `rate_limited`: a 429; `unanswered`: no answer (timeout, network). */
+  finish(outcome: 'answered' | 'rate_limited' | 'unanswered'): void;
+}
+
+/** A budget the upstream paused with a 429: until `untilMs`, then one probe at a time until one is answered. */
+interface PauseGate {
+  untilMs: number;
+  probe?: { ended: Promise<void>; end: () => void };
+}
+
+const PLAIN_TURN: Turn = { probe: false, finish: () => undefined };
+
+/**
+ * Spends the upstream budgets the way the upstream counts them, so calls wait
+ * a little (or are refused at once) here instead of being sent to collect a
+ * 429, and a 429 that still comes pauses the budget for every caller. Each
+ * grant is one HTTP attempt (the caller asks again for every retry).
+ */
+export class Governor {
+  private readonly gates = new Map<string, PauseGate>();
+  private readonly maxRetryAfterSeconds: number;
+
+  constructor(private readonly options: GovernorOptions) {
+    this.maxRetryAfterSeconds = options.maxRetryAfterSeconds ?? DEFAULT_MAX_RETRY_AFTER_SECONDS;
+  }
+
+  /**
+   * Resolves when one request may be sent. A call that would wait longer than
+   * `maxWaitMs` (default: the queue timeout) is refused at once with
+   * `budget_exhausted` and the seconds after which it would fit. While the
+   * budget is paused, and then until a probe is answered, calls wait for the
+   * probe (within the same limit); `within` is the turn of the call a retry
+   * belongs to, so a probe's own retry does not wait for itself, and any
+   * other retry is refused rather than made the probe.
+   */
+  async acquire(rate: Rate, where: Where, maxWaitMs?: number, within?: Turn): Promise<Turn> {
+    const limitMs = maxWaitMs ?? this.options.queueTimeoutMs;
+    const key = bucketKey(rate);
+    const startedAt = this.options.now();
+    for (;;) {
+      const leftMs = limitMs - (this.options.now() - startedAt);
+      const gate = this.gates.get(key);
+      if (gate === undefined || (gate.probe !== undefined && within?.probe === true)) {
+        await this.reserve(rate, where, leftMs);
+        return PLAIN_TURN;
+      }
+      if (gate.probe === undefined) {
+        // A retry never probes: a probe's outcome must be reported, and a retry's turn has no one to report it,
+        // so the bucket would wait for it until restart. The retry is not sent; its caller keeps its own error.
+        if (within !== undefined) throw this.refuse(rate, where, Math.max(gate.untilMs - this.options.now(), 1_000));
+        return this.probe(rate, where, gate, leftMs);
+      }
+      // Another call is probing: wait for its answer, but never past this call's limit, nor for a pause it cannot outlast.
+      const pauseLeftMs = gate.untilMs - this.options.now();
+      if (pauseLeftMs > leftMs || leftMs <= 0) throw this.refuse(rate, where, Math.max(pauseLeftMs, 1_000));
+      const outcome = await Promise.race([
+        gate.probe.ended.then(() => 'ended' as const),
+        this.options.sleep(leftMs).then(() => 'late' as const),
+      ]);
+      if (outcome === 'late') throw this.refuse(rate, where, Math.max(gate.untilMs - this.options.now(), 1_000));
+    }
+  }
+
+  /** The upstream answered 429 with Retry-After: nobody spends this budget before then, and then one probe goes first. */
+  async pause(rate: Rate, retryAfterSeconds: number): Promise<void> {
+    const waitMs = clampSeconds(retryAfterSeconds, this.maxRetryAfterSeconds) * 1000;
+    const key = bucketKey(rate);
+    const untilMs = this.options.now() + waitMs;
+    const gate = this.gates.get(key);
+    if (gate === undefined) this.gates.set(key, { untilMs });
+    else gate.untilMs = Math.max(gate.untilMs, untilMs);
+    await this.options.store.pause(key, rate.perMinute, untilMs);
+    this.options.onEvent({ type: 'governor', outcome: 'paused', rate: rate.name, waitMs });
+  }
+
+  private async probe(rate: Rate, where: Where, gate: PauseGate, leftMs: number): Promise<Turn> {
+    let end!: () => void;
+    const ended = new Promise<void>((resolve) => {
+      end = resolve;
+    });
+    const probe = { ended, end };
+    gate.probe = probe;
+    const key = bucketKey(rate);
+    const release = (answered: boolean) => {
+      if (gate.probe !== probe) return;
+      gate.probe = undefined;
+      // Answered: the upstream takes requests again. Otherwise the gate stays for the next call to probe.
+      if (answered && this.gates.get(key) === gate) this.gates.delete(key);
+      end();
+    };
+    try {
+      await this.reserve(rate, where, leftMs);
+    } catch (error) {
+      release(false);
+      throw error;
+    }
+    return { probe: true, finish: (outcome) => release(outcome === 'answered') };
+  }
+
+  private async reserve(rate: Rate, where: Where, maxWaitMs: number): Promise<void> {
+    const reservation = await this.options.store.reserve(bucketKey(rate), rate.perMinute, this.options.now(), Math.max(0, maxWaitMs));
+    if (!reservation.granted) throw this.refuse(rate, where, reservation.retryAfterMs);
+    if (reservation.waitMs > 0) {
+      this.options.onEvent({ type: 'governor', outcome: 'queued', rate: rate.name, waitMs: reservation.waitMs });
+      await this.options.sleep(reservation.waitMs);
+      // Paired with `queued`, so the calls waiting right now (the queue's length) can be followed.
+      this.options.onEvent({ type: 'governor', outcome: 'released', rate: rate.name, waitMs: reservation.waitMs });
+    }
+    // One grant, one HTTP attempt: the same count as subgraph_upstream_requests_total.
+    this.options.onEvent({ type: 'governor_granted', rate: rate.name, service: where.service, endpoint: where.endpoint });
+  }
+
+  private refuse(rate: Rate, where: Where, retryAfterMs: number): UpstreamError {
+    this.options.onEvent({ type: 'governor', outcome: 'refused', rate: rate.name, waitMs: retryAfterMs });
+    const retryAfterSeconds = Math.min(Math.max(1, Math.ceil(retryAfterMs / 1000)), this.maxRetryAfterSeconds);
+    return new UpstreamError({ ...where, kind: 'budget_exhausted', retryAfterSeconds });
+  }
+}
+
+function bucketKey(rate: Rate): string {
+  return `${rate.name}:${rate.key}`;
+}

@@ -1,0 +1,35 @@
+import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
+import type { RedisConfig } from '../../../config';
+import { createApolloCache } from './apolloCache';
+import { createRedisClient, waitUntilReady } from './client';
+import { SharedRedis, type RedisLogger } from './sharedRedis';
+
+/** Start-up waits this long for Redis at most; after that the replica starts degraded and joins when Redis answers. */
+const STARTUP_WAIT_MS = 2_000;
+
+export interface SharedState {
+  redis: SharedRedis;
+  apolloCache: KeyValueCache<string>;
+  /** Closes the connection (QUIT when it can, else at once). */
+  close(): Promise<void>;
+}
+
+/** Connects to REDIS_URL; never fails start-up: a replica without Redis serves from its own state. */
+export async function connectSharedState(config: RedisConfig, logger: RedisLogger): Promise<SharedState> {
+  const client = createRedisClient(config);
+  // Built before waiting, so connection errors already have their (rate-limited) listener.
+  const redis = new SharedRedis({ client, logger, timeoutMs: config.timeoutMs });
+  const ready = await waitUntilReady(client, STARTUP_WAIT_MS);
+  if (ready) logger.info({ redis: 'shared', keyPrefix: config.keyPrefix }, 'Redis connected: token, answer cache and budget are shared');
+  return {
+    redis,
+    apolloCache: createApolloCache(redis),
+    async close() {
+      try {
+        await client.quit();
+      } catch {
+        client.disconnect();
+      }
+    },
+  };
+}

@@ -1,0 +1,195 @@
+import type { Server } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApolloServer } from '@apollo/server';
+import { ApolloServerPluginCacheControl } from '@apollo/server/plugin/cacheControl';
+import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
+import { InMemoryLRUCache, type KeyValueCache } from '@apollo/utils.keyvaluecache';
+import { DEFAULT_ANALYTICS_CONFIG, DEFAULT_LIMITS, type Config, type LimitsConfig } from '../config';
+import { createContext, type CacheTtls, type Context, type SharedDependencies } from '../operation/context';
+import { formatError } from '../graphql/errors';
+import { redactDeep } from '../redaction/redactCredentials';
+import { createHealthRoutes, type Lifecycle, type ReadinessDetails } from './health';
+import type { Logger } from '../observability/logger';
+import { createDocumentCache } from '../graphql/limits/documentCache';
+import type { PersistedManifest } from '../graphql/limits/persistedManifest';
+import { persistedOnlyPlugin } from '../graphql/limits/persistedOnlyPlugin';
+import { limitValidationRules } from '../graphql/limits/validationRules';
+import { metricsHandler } from '../observability/metrics/handler';
+import type { Metrics } from '../observability/metrics/metrics';
+import { operationMetricsPlugin } from '../observability/metrics/operationMetricsPlugin';
+import { operationLogPlugin } from '../observability/operationLog';
+import { responseCachePlugin } from '../graphql/responseCache/responseCachePlugin';
+import { buildSchema } from '../graphql/subgraphSchema';
+import { allowedOrigins, createCorsPolicy } from './cors';
+import { createGraphQLHandler } from './graphqlHandler';
+import { createHttpServer, type HttpTimeouts } from './httpServer';
+import type { RouteHandler } from './respond';
+import { createRouter } from './router';
+
+export type { RouteHandler } from './respond';
+
+/** `analytics`, `corsOrigins` and `limits` are optional so callers that do not care (tests) get the defaults. */
+export type ServerConfig = Pick<Config, 'production' | 'renderMaxConcurrency'> & { cache: CacheTtls } & Partial<
+    Pick<Config, 'analytics' | 'corsOrigins' | 'limits' | 'reportingMaxRows' | 'responseCacheEnabled'>
+  >;
+
+export interface ServerDependencies {
+  reporting: SharedDependencies['reporting'];
+  recommender: SharedDependencies['recommender'];
+  logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
+  /** Apollo's cache (persisted queries, the response cache) shared through Redis; default: an in-process LRU. */
+  apolloCache?: KeyValueCache<string>;
+  /** Where shared state lives now (`shared` or `degraded`), shown by /health/ready; unset when Redis is not configured. */
+  redisMode?: () => string;
+  /** More named facts for /health/ready's JSON (e.g. a sign-in backoff state); they never make it 503. */
+  readinessDetails?: ReadinessDetails;
+  /** Operations are recorded and GET /metrics is served when given. */
+  metrics?: Metrics;
+  /** Required when limits.persistedQueriesOnly is on (loaded at start-up from PERSISTED_QUERIES_MANIFEST). */
+  persistedManifest?: PersistedManifest;
+}
+
+export interface ServerOptions {
+  /**
+   * More routes, path → handler (e.g. `/metrics`), served beside `/graphql`
+   * and the health checks. A path already taken is a start-up error.
+   */
+  extraRoutes?: Record<string, RouteHandler>;
+  /**
+   * How long stop() keeps serving with readiness at 503 before the listener
+   * closes (SHUTDOWN_DELAY_SECONDS): load balancers and Kubernetes stop
+   * routing here first. Default 0 (tests); the process passes 5 s.
+   */
+  shutdownDelayMs?: number;
+  /** Waits out the shutdown delay (tests pass one they settle by hand). */
+  sleep?: (ms: number) => Promise<unknown>;
+  /** node:http's connection timeouts; defaults in src/web/httpServer.ts. */
+  httpTimeouts?: Partial<HttpTimeouts>;
+}
+
+export interface BuiltServer {
+  /** Not listening. The caller listens, so tests can pick port 0 and a host. */
+  httpServer: Server;
+  apollo: ApolloServer<Context>;
+  lifecycle(): Lifecycle;
+  /** A fresh per-request context, as the /graphql route builds for each request (for executeOperation). */
+  createContext(): Context;
+  /** Starts Apollo and opens /graphql; readiness turns 200 afterwards. */
+  start(): Promise<void>;
+  /**
+   * Readiness turns 503 while GraphQL keeps serving for the shutdown delay;
+   * then Apollo stops: the HTTP server stops accepting and in-flight requests finish.
+   */
+  stop(): Promise<void>;
+}
+
+/** Room for a router's large `_entities` batches; far more than any hand-written operation needs. */
+const BODY_LIMIT_BYTES = 1024 * 1024;
+/** How long stop() lets in-flight operations finish before cutting connections. */
+const DRAIN_GRACE_MS = 10_000;
+const GRAPHQL_PATH = '/graphql';
+
+/** The HTTP server around the subgraph: node:http and Apollo, no web framework. It holds no per-caller state. */
+export function buildServer(config: ServerConfig, deps: ServerDependencies, options: ServerOptions = {}): BuiltServer {
+  let state: Lifecycle = 'starting';
+  const readiness = { ...(deps.redisMode === undefined ? {} : { redis: deps.redisMode }), ...deps.readinessDetails };
+  const routes = new Map<string, RouteHandler>(Object.entries(createHealthRoutes(() => state, readiness)));
+  const onError = (error: unknown) => deps.logger.error({ err: error }, 'unexpected error outside GraphQL execution');
+  const httpServer = createHttpServer(
+    createRouter(routes, onError, () => state === 'stopping'),
+    options.httpTimeouts,
+  );
+  const limits = config.limits ?? DEFAULT_LIMITS;
+  const apollo = createApollo(config, limits, deps, httpServer);
+  const { renderTtlSeconds, dashboardTtlSeconds } = config.cache;
+  const shared: SharedDependencies = {
+    ...deps,
+    renderMaxConcurrency: config.renderMaxConcurrency,
+    cacheTtls: { renderTtlSeconds, dashboardTtlSeconds },
+    analytics: config.analytics ?? DEFAULT_ANALYTICS_CONFIG,
+    maxUpstreamCallsPerOperation: limits.maxUpstreamCallsPerOperation,
+    ...(config.reportingMaxRows === undefined ? {} : { reportingMaxRows: config.reportingMaxRows }),
+  };
+  const context = async () => createContext(shared);
+  const graphql = createGraphQLHandler({
+    apollo,
+    context,
+    cors: createCorsPolicy(allowedOrigins(config.production, config.corsOrigins ?? [])),
+    bodyLimitBytes: BODY_LIMIT_BYTES,
+    onError,
+  });
+  const metricsRoute: Record<string, RouteHandler> =
+    deps.metrics === undefined ? {} : { '/metrics': metricsHandler(deps.metrics.registry) };
+  addRoutes(routes, { ...metricsRoute, ...options.extraRoutes });
+
+  return {
+    httpServer,
+    apollo,
+    lifecycle: () => state,
+    createContext: () => createContext(shared),
+    async start() {
+      await apollo.start();
+      // Only now: before Apollo runs, /graphql is an unknown path (404) like any other.
+      routes.set(GRAPHQL_PATH, graphql);
+      // A SIGTERM while Apollo was starting wins: readiness stays 503 for the drain.
+      if (state === 'starting') state = 'ready';
+    },
+    async stop() {
+      state = 'stopping';
+      const delayMs = options.shutdownDelayMs ?? 0;
+      if (delayMs > 0) await (options.sleep ?? sleep)(delayMs);
+      await apollo.stop();
+    },
+  };
+}
+
+function createApollo(config: ServerConfig, limits: LimitsConfig, deps: ServerDependencies, httpServer: Server): ApolloServer<Context> {
+  // APQ and the response cache: in Redis when replicas share state, so a query registered (or a response
+  // stored) on one serves all. Otherwise in process, created here (as Apollo would) so both get the same one.
+  const cache = deps.apolloCache ?? new InMemoryLRUCache<string>();
+  return new ApolloServer<Context>({
+    schema: buildSchema(),
+    logger: deps.logger,
+    cache,
+    // Every held secret, in every form, leaves each message and extension: the last step before a client sees an error.
+    formatError: (formatted, error) => redactDeep(formatError(formatted, error, { production: config.production })),
+    includeStacktraceInErrorResponses: !config.production,
+    // Signals belong to src/web/shutdown.ts: Apollo's own handler would stop at once (no drain delay) and re-raise the signal.
+    stopOnTerminationSignals: false,
+    introspection: !config.production,
+    // No `Did you mean "recommendations"?` for strangers: introspection is off there too.
+    hideSchemaDetailsFromClientErrors: config.production,
+    validationRules: limitValidationRules(limits),
+    parseOptions: { maxTokens: limits.maxTokens },
+    documentStore: limits.documentCacheBytes === 0 ? null : createDocumentCache(limits.documentCacheBytes),
+    plugins: [
+      ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: DRAIN_GRACE_MS }),
+      config.production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ footer: false }),
+      ...(limits.persistedQueriesOnly
+        ? [persistedOnlyPlugin(requireManifest(deps.persistedManifest), (code) => deps.metrics?.recordLimitRefusal(code))]
+        : []),
+      operationLogPlugin(deps.logger),
+      ...(deps.metrics === undefined ? [] : [operationMetricsPlugin(deps.metrics)]),
+      // Every root field and every object field without a hint counts as maxAge 0 (uncacheable): each
+      // cacheable field says so in the schema (@cacheControl) or its resolver (TTLs from config).
+      ApolloServerPluginCacheControl({ defaultMaxAge: 0, calculateHttpHeaders: true }),
+      // Reads the policy the plugin above computes: stores public, error-free responses for their max-age.
+      ...(config.responseCacheEnabled === false ? [] : [responseCachePlugin(cache)]),
+    ],
+  });
+}
+
+function addRoutes(routes: Map<string, RouteHandler>, extra: Record<string, RouteHandler>): void {
+  for (const [path, handler] of Object.entries(extra)) {
+    if (routes.has(path) || path === GRAPHQL_PATH) throw new Error(`route ${path} is already served`);
+    if (!path.startsWith('/')) throw new Error(`route ${path} must start with /`);
+    routes.set(path, handler);
+  }
+}
+
+function requireManifest(manifest: PersistedManifest | undefined): PersistedManifest {
+  if (manifest === undefined) throw new Error('PERSISTED_QUERIES_ONLY is on but no persisted operations manifest was loaded');
+  return manifest;
+}

@@ -1,0 +1,95 @@
+/**
+ * The response cache stores through Apollo's cache, in Redis when replicas
+ * share it: a response stored by one replica answers the same operation on
+ * another, under `apollo:fqc:` (the plugin's own prefix) for its max-age.
+ */
+import type { Redis } from 'ioredis';
+import type { Served } from '../../src/upstream/datasources/fetched';
+import type { RecommendationWire, RenderParams } from '../../src/upstream/datasources/wire';
+import { createApolloCache } from '../../src/upstream/stores/redis/apolloCache';
+import { createRedisClient, waitUntilReady } from '../../src/upstream/stores/redis/client';
+import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
+import { Secret } from '../../src/redaction/secret';
+import { buildServer, type BuiltServer } from '../../src/web/server';
+import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
+import { fakeReporting, itemsFor, silentLogger, type FakeRecommender } from '../support/subgraph';
+
+const RENDER_TTL = 60;
+const RECOMMENDATIONS = `query Front($experienceId: ID!) {
+  recommendations(experienceId: $experienceId, domain: "dailyglobe.example") { url title }
+}`;
+
+function freshRecommender(): FakeRecommender {
+  const calls: RenderParams[] = [];
+  return {
+    calls,
+    render: async (params): Promise<Served<RecommendationWire[]>> => {
+      calls.push(params);
+      return { value: itemsFor(params), fetchedAt: Date.now(), cache: 'miss' };
+    },
+  };
+}
+
+describeWithRedis('response cache in a shared Redis', () => {
+  let redisServer: RedisServer;
+  const clients: Redis[] = [];
+  const servers: BuiltServer[] = [];
+
+  beforeAll(async () => {
+    redisServer = await startRedisServer({});
+  });
+  afterAll(async () => {
+    await redisServer.close();
+  });
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.stop()));
+    await Promise.all(clients.splice(0).map((client) => client.quit().catch(() => client.disconnect())));
+  });
+
+  async function replica(): Promise<{ server: BuiltServer; recommender: FakeRecommender; client: Redis }> {
+    const client = createRedisClient({ url: new Secret(redisServer.url), keyPrefix: '', timeoutMs: 500 });
+    clients.push(client);
+    await waitUntilReady(client, 5_000);
+    const redis = new SharedRedis({ client, logger: silentLogger, retryAfterMs: 0, timeoutMs: 500 });
+    const recommender = freshRecommender();
+    const server = buildServer(
+      { production: false, renderMaxConcurrency: 4, cache: { renderTtlSeconds: RENDER_TTL, dashboardTtlSeconds: RENDER_TTL } },
+      { recommender, reporting: fakeReporting(), logger: silentLogger, apolloCache: createApolloCache(redis) },
+    );
+    servers.push(server);
+    await server.start();
+    return { server, recommender, client };
+  }
+
+  async function send(server: BuiltServer, experienceId: string): Promise<unknown> {
+    const response = await server.apollo.executeOperation(
+      { query: RECOMMENDATIONS, variables: { experienceId } },
+      { contextValue: server.createContext() },
+    );
+    if (response.body.kind !== 'single') throw new Error('expected a single result');
+    expect(response.body.singleResult.errors).toBeUndefined();
+    return response.body.singleResult.data;
+  }
+
+  it("answers one replica's repeated operation from what another stored", async () => {
+    const [one, two] = await Promise.all([replica(), replica()]);
+    await one.client.flushall();
+
+    const first = await send(one.server, 'IL_shared');
+    expect(one.recommender.calls).toHaveLength(1);
+
+    // The plugin stores in the background: wait for the key rather than for a fixed time.
+    let keys: string[] = [];
+    for (let attempt = 0; keys.length === 0 && attempt < 500; attempt += 1) {
+      keys = await one.client.keys('apollo:fqc:*');
+      if (keys.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(keys).toHaveLength(1);
+    const ttlMs = await one.client.pttl(keys[0] ?? '');
+    expect(ttlMs).toBeGreaterThan(0);
+    expect(ttlMs).toBeLessThanOrEqual(RENDER_TTL * 1000);
+
+    expect(await send(two.server, 'IL_shared')).toEqual(first);
+    expect(two.recommender.calls).toHaveLength(0);
+  });
+});

@@ -1,0 +1,94 @@
+import type { RenderParams } from '../../src/upstream/datasources/wire';
+import { createLogger } from '../../src/observability/logger';
+import { BoundedLabel, OTHER_LABEL } from '../../src/observability/metrics/boundedLabel';
+import { Metrics } from '../../src/observability/metrics/metrics';
+import { upstreamEventMetrics } from '../../src/observability/metrics/upstreamEvents';
+import { upstreamMetricsObserver } from '../../src/observability/metrics/upstreamObserver';
+import { countOf } from '../support/metricsText';
+import { execute, fakeRecommender, startTestServer } from '../support/subgraph';
+
+describe('BoundedLabel', () => {
+  it('keeps the first names, then answers __other__; anonymous and malformed names never take a slot', () => {
+    const label = new BoundedLabel(2);
+    expect(['A', '', null, 'not a name!', 'B', 'C', 'A'].map((name) => label.valueOf(name))).toEqual([
+      'A',
+      '__anonymous__',
+      '__anonymous__',
+      OTHER_LABEL,
+      'B',
+      OTHER_LABEL,
+      'A',
+    ]);
+  });
+});
+
+describe('the upstream metrics observer', () => {
+  it('records status classes, timeouts and Retry-After values without URLs', async () => {
+    const metrics = new Metrics({ processMetrics: false });
+    const observer = upstreamMetricsObserver(metrics);
+    observer.attemptFinished({ service: 'recommender', endpoint: '/r', durationMs: 12, status: 200 });
+    observer.attemptFinished({ service: 'recommender', endpoint: '/r', durationMs: 5, status: 429, retryAfterSeconds: 30 });
+    observer.attemptFinished({ service: 'reporting', endpoint: '/q', durationMs: 10_000, failure: 'timeout' });
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('subgraph_upstream_requests_total{service="recommender",endpoint="/r",status_class="2xx"} 1');
+    expect(text).toContain('subgraph_upstream_requests_total{service="recommender",endpoint="/r",status_class="4xx"} 1');
+    expect(text).toContain('subgraph_upstream_requests_total{service="reporting",endpoint="/q",status_class="timeout"} 1');
+    expect(text).toContain('subgraph_upstream_rate_limited_total{service="recommender",endpoint="/r"} 1');
+    expect(await countOf(metrics.registry, 'subgraph_upstream_retry_after_seconds', { service: 'recommender' })).toBe(1);
+  });
+
+  it("turns the call path's events into cache, governor, Retry-After and breaker metrics", async () => {
+    const metrics = new Metrics({ processMetrics: false });
+    const onEvent = upstreamEventMetrics(metrics);
+    onEvent({ type: 'cache', outcome: 'stale', service: 'recommender', endpoint: '/r' });
+    onEvent({ type: 'cache', outcome: 'coalesced', service: 'recommender', endpoint: '/r' });
+    onEvent({ type: 'cache', outcome: 'coalesced', service: 'recommender', endpoint: '/r' });
+    onEvent({ type: 'governor', outcome: 'queued', rate: 'render', waitMs: 250 });
+    onEvent({ type: 'governor', outcome: 'refused', rate: 'render', waitMs: 9_000 });
+    onEvent({ type: 'governor', outcome: 'paused', rate: 'reporting', waitMs: 2_000 });
+    onEvent({ type: 'breaker', service: 'recommender', state: 'open' });
+    onEvent({ type: 'rate_limited', service: 'reporting', endpoint: '/q', retryAfterSeconds: 2 });
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('subgraph_upstream_cache_events_total{endpoint="/r",result="stale"} 1');
+    expect(text).toContain('subgraph_upstream_cache_events_total{endpoint="/r",result="coalesced"} 2');
+    expect(text).toContain('subgraph_upstream_governor_waits_total{budget="render"} 1');
+    expect(text).toContain('subgraph_upstream_governor_wait_seconds_total{budget="render"} 0.25');
+    expect(text).toContain('subgraph_upstream_governor_refusals_total{budget="render"} 1');
+    expect(text).toContain('subgraph_upstream_retry_after_wait_seconds_total{budget="reporting"} 2');
+    expect(text).toContain('subgraph_upstream_breaker_state{upstream="recommender"} 2');
+    expect(text).toContain('subgraph_upstream_governor_queue_length{budget="render"} 1');
+    onEvent({ type: 'breaker', service: 'recommender', state: 'half_open' });
+    onEvent({ type: 'governor', outcome: 'released', rate: 'render', waitMs: 250 });
+    expect(await metrics.registry.getSingleMetricAsString('subgraph_upstream_breaker_state')).toContain('{upstream="recommender"} 1');
+    expect(await metrics.registry.getSingleMetricAsString('subgraph_upstream_governor_queue_length')).toContain('{budget="render"} 0');
+  });
+});
+
+describe('the operation log', () => {
+  it('writes one info line per operation with its outcome, upstream calls and cache hits', async () => {
+    const written: string[] = [];
+    const logger = createLogger({ logLevel: 'info' }, { write: (line: string) => written.push(line) });
+    // Answers stamped now: fetched by this operation, not served from the answer cache (src/operation/cacheHits.ts).
+    const fake = fakeRecommender();
+    const recommender = { ...fake, render: async (params: RenderParams) => ({ ...(await fake.render(params)), fetchedAt: Date.now() }) };
+    const server = await startTestServer({ logger, recommender });
+    try {
+      await execute(
+        server,
+        'query Two { a: recommendations(experienceId: "IL_a", domain: "d.example") { url } b: recommendations(experienceId: "IL_b", domain: "d.example") { url } }',
+      );
+      await execute(server, 'query Bad { recommendations(experienceId: "IL_a") { url } }');
+    } finally {
+      await server.stop();
+    }
+    const lines = written.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(
+      lines
+        .filter((entry) => 'operationName' in entry)
+        .map((entry) => [entry.msg, entry.level, entry.operationName, entry.outcome, entry.upstreamCalls, entry.cacheHits]),
+    ).toEqual([
+      ['graphql operation', 30, 'Two', 'ok', 2, 0],
+      ['graphql operation failed', 30, 'Bad', 'BAD_USER_INPUT', 0, 0],
+    ]);
+  });
+});

@@ -1,0 +1,279 @@
+import type { Agent } from 'undici';
+import { TokenProvider } from '../../src/auth/tokenProvider';
+import { findDashboardShapeProblem, ReportingAPI } from '../../src/upstream/datasources/reportingAPI';
+import { createSignIn } from '../../src/upstream/datasources/signIn';
+import type { DashboardMetricResultWire, DashboardQueryBody } from '../../src/upstream/datasources/wire';
+import { formatError } from '../../src/graphql/errors';
+import { createAgent } from '../../src/upstream/transport/agent';
+import { createHttpClient } from '../../src/upstream/transport/httpClient';
+import { UpstreamError } from '../../src/upstream/failures/upstreamError';
+import { Secret } from '../../src/redaction/secret';
+import { sendJson, useFakeUpstream, type FakeHandler, type RecordedRequest } from '../support/fakeUpstream';
+import { rejection } from '../support/rejection';
+
+const EMAIL = 'api@publisher.example';
+const PASSWORD = 'correct horse battery staple';
+
+const QUERY: DashboardQueryBody = {
+  dates: { last: { number: 7, dimension: 'day' } },
+  filters: [],
+  groupBy: ['section'],
+  metrics: ['pageViewsTotal'],
+  order: { metric: 'pageViewsTotal', sort: 'DESC' },
+};
+
+const RESULT: DashboardMetricResultWire[] = [
+  {
+    metric: 'pageViewsTotal',
+    total: 10,
+    granularity: 'daily',
+    availableGranularities: ['hourly', 'daily'],
+    actualData: {
+      values: [{ key: 'k1', total: 10, items: [{ id: 'Politics', value: 'Politics', type: 'section' }] }],
+      data: [{ key: '2026-11-21 00:00:00', value: 10 }],
+    },
+  },
+];
+
+let agent: Agent;
+let reporting: ReportingAPI;
+let signInAnswer: FakeHandler;
+let dashboardAnswer: FakeHandler;
+let signIns: number;
+
+const upstream = useFakeUpstream((request, response) => {
+  if (request.path === '/base/api/user/signin') signInAnswer(request, response);
+  else if (request.path === '/base/api/dashboard/query') dashboardAnswer(request, response);
+  else sendJson(response, 404, { msg: 'no route' });
+});
+
+beforeEach(() => {
+  signIns = 0;
+  signInAnswer = (_request, response) => {
+    signIns += 1;
+    sendJson(response, 200, { id: 1, email: EMAIL, sitesId: 3, role: 'api', token: `token-${signIns}`, Site: { id: 3 } });
+  };
+  dashboardAnswer = (_request, response) => sendJson(response, 200, RESULT);
+  agent = createAgent();
+  const http = createHttpClient({ dispatcher: agent, timeoutMs: 2_000 });
+  const baseUrl = `${upstream.url}/base/`;
+  const tokens = new TokenProvider({ signIn: createSignIn({ baseUrl, email: EMAIL, password: new Secret(PASSWORD), http }) });
+  reporting = new ReportingAPI({ baseUrl, tokens, http, now: () => FETCHED_AT });
+});
+
+afterEach(async () => {
+  await agent.destroy();
+});
+
+/** The shape of the work: which endpoints were called, in order, and with which bearer token. */
+function calls(): string[] {
+  return upstream.requests.map((request: RecordedRequest) =>
+    request.path.endsWith('/signin') ? 'signin' : `dashboard ${request.headers.authorization ?? '(no token)'}`,
+  );
+}
+
+function formatted(error: UpstreamError) {
+  return formatError({ message: error.message }, error, { production: true });
+}
+
+const FETCHED_AT = Date.UTC(2026, 10, 20, 12);
+
+describe('ReportingAPI.query', () => {
+  test('signs in once, sends the query with the bearer token, and reuses the token', async () => {
+    await expect(reporting.query(QUERY)).resolves.toEqual({ value: RESULT, fetchedAt: FETCHED_AT });
+    await expect(reporting.query(QUERY)).resolves.toEqual({ value: RESULT, fetchedAt: FETCHED_AT });
+
+    expect(calls()).toEqual(['signin', 'dashboard Bearer token-1', 'dashboard Bearer token-1']);
+    expect(JSON.parse(upstream.requests[0].body)).toEqual({ email: EMAIL, password: PASSWORD });
+    expect(JSON.parse(upstream.requests[1].body)).toEqual(QUERY);
+    expect(upstream.requests[1].headers['content-type']).toBe('application/json');
+  });
+
+  test('tolerates extra fields in the answer', async () => {
+    const withExtras = RESULT.map((result) => ({ ...result, comparison: null, actualData: { ...result.actualData, extra: 1 } }));
+    dashboardAnswer = (_request, response) => sendJson(response, 200, withExtras);
+
+    await expect(reporting.query(QUERY)).resolves.toEqual({ value: withExtras, fetchedAt: FETCHED_AT });
+  });
+
+  test('leaves out granularities the upstream added after this subgraph was built', async () => {
+    dashboardAnswer = (_request, response) =>
+      sendJson(response, 200, [{ ...RESULT[0], availableGranularities: ['hourly', 'daily', 'weekly'] }]);
+
+    const {
+      value: [result],
+    } = await reporting.query(QUERY);
+
+    expect(result.availableGranularities).toEqual(['hourly', 'daily']);
+  });
+
+  test('a 401 renews the token once and retries once', async () => {
+    dashboardAnswer = (request, response) =>
+      request.headers.authorization === 'Bearer token-1'
+        ? sendJson(response, 401, { msg: 'Unauthorized' })
+        : sendJson(response, 200, RESULT);
+
+    await expect(reporting.query(QUERY)).resolves.toEqual({ value: RESULT, fetchedAt: FETCHED_AT });
+
+    expect(calls()).toEqual(['signin', 'dashboard Bearer token-1', 'signin', 'dashboard Bearer token-2']);
+  });
+
+  test('a 401 that persists after renewal is UPSTREAM_UNAUTHENTICATED, after exactly one renewal', async () => {
+    dashboardAnswer = (_request, response) => sendJson(response, 401, { msg: 'Unauthorized' });
+
+    const error = await rejection(reporting.query(QUERY));
+
+    expect(error).toMatchObject({ kind: 'http', status: 401, endpoint: '/api/dashboard/query' });
+    expect(calls()).toEqual(['signin', 'dashboard Bearer token-1', 'signin', 'dashboard Bearer token-2']);
+    expect(formatted(error).extensions?.code).toBe('UPSTREAM_UNAUTHENTICATED');
+  });
+
+  test('concurrent queries rejected with the same token share one renewal', async () => {
+    await reporting.query(QUERY);
+    dashboardAnswer = (request, response) =>
+      request.headers.authorization === 'Bearer token-1'
+        ? sendJson(response, 401, { msg: 'Unauthorized' })
+        : sendJson(response, 200, RESULT);
+
+    await Promise.all(Array.from({ length: 5 }, () => reporting.query(QUERY)));
+
+    const afterFirstQuery = calls().slice(2);
+    expect(afterFirstQuery.filter((call) => call === 'signin')).toHaveLength(1);
+    expect(afterFirstQuery.filter((call) => call === 'dashboard Bearer token-1')).toHaveLength(5);
+    expect(afterFirstQuery.filter((call) => call === 'dashboard Bearer token-2')).toHaveLength(5);
+  });
+
+  test('a 400 keeps the upstream field errors and neither renews nor retries', async () => {
+    dashboardAnswer = (_request, response) =>
+      sendJson(response, 400, { msg: 'Invalid params', errors: [{ path: 'metrics[0]', message: 'unknown metric "x"' }] });
+
+    const error = await rejection(reporting.query(QUERY));
+
+    expect(error.upstreamErrors).toEqual([{ path: 'metrics[0]', message: 'unknown metric "x"' }]);
+    expect(calls()).toEqual(['signin', 'dashboard Bearer token-1']);
+    expect(formatted(error).extensions).toMatchObject({ code: 'BAD_USER_INPUT', upstreamErrors: error.upstreamErrors });
+  });
+
+  test('the query is retried once after a 503, as a read', async () => {
+    let answered = 0;
+    dashboardAnswer = (_request, response) => {
+      answered += 1;
+      if (answered === 1) sendJson(response, 503, { msg: 'restarting' });
+      else sendJson(response, 200, RESULT);
+    };
+
+    await expect(reporting.query(QUERY)).resolves.toEqual({ value: RESULT, fetchedAt: FETCHED_AT });
+    expect(calls()).toEqual(['signin', 'dashboard Bearer token-1', 'dashboard Bearer token-1']);
+  });
+
+  test('a malformed answer is a bad_response naming the field', async () => {
+    dashboardAnswer = (_request, response) => sendJson(response, 200, [{ ...RESULT[0], total: 'ten' }]);
+
+    const error = await rejection(reporting.query(QUERY));
+
+    expect(error).toMatchObject({ kind: 'bad_response', reason: '[0].total is not a number' });
+    expect(formatted(error).extensions?.code).toBe('UPSTREAM_BAD_RESPONSE');
+  });
+});
+
+describe('sign-in failures', () => {
+  test.each([
+    [401, 'Invalid credentials', 'UPSTREAM_UNAUTHENTICATED'],
+    [403, 'API role not enabled for this user', 'UPSTREAM_FORBIDDEN'],
+    [403, 'Admin users cannot use the API when SSO is enforced', 'UPSTREAM_FORBIDDEN'],
+    [403, 'Set an API password with the forgot-password option', 'UPSTREAM_FORBIDDEN'],
+  ])('a sign-in %i keeps the upstream msg %j and maps to %s', async (status, msg, code) => {
+    signInAnswer = (_request, response) => sendJson(response, status, { msg });
+
+    const error = await rejection(reporting.query(QUERY));
+
+    expect(error).toMatchObject({ kind: 'http', status, upstreamMessage: msg, endpoint: '/api/user/signin', service: 'reporting' });
+    expect(calls()).toEqual(['signin']);
+    const shown = formatted(error);
+    expect(shown.extensions?.code).toBe(code);
+    expect(shown.message).toContain(msg);
+    expect(JSON.stringify(shown)).not.toContain(PASSWORD);
+  });
+
+  test('a sign-in 429 carries Retry-After', async () => {
+    signInAnswer = (_request, response) => sendJson(response, 429, { msg: 'Too many requests' }, { 'retry-after': '42' });
+
+    const error = await rejection(reporting.query(QUERY));
+
+    expect(error).toMatchObject({ status: 429, retryAfterSeconds: 42, upstreamMessage: 'Too many requests' });
+    expect(formatted(error).extensions).toMatchObject({ code: 'UPSTREAM_RATE_LIMITED', retryAfter: 42 });
+  });
+
+  test('an upstream that echoes the password does not get it into the error', async () => {
+    signInAnswer = (request, response) => {
+      const sent: { password: string } = JSON.parse(request.body);
+      sendJson(response, 401, { msg: `wrong password ${sent.password}`, errors: [{ path: 'password', message: sent.password }] });
+    };
+
+    const error = await rejection(reporting.query(QUERY));
+
+    expect(JSON.stringify({ ...error, message: error.message })).not.toContain(PASSWORD);
+    expect(JSON.stringify(formatted(error))).not.toContain(PASSWORD);
+    expect(error.upstreamMessage).toBe('wrong password [redacted]');
+  });
+
+  test('a sign-in answer without a token is a bad_response', async () => {
+    signInAnswer = (_request, response) => sendJson(response, 200, { id: 1, email: EMAIL });
+
+    const error = await rejection(reporting.query(QUERY));
+
+    expect(error).toMatchObject({ kind: 'bad_response', endpoint: '/api/user/signin' });
+  });
+});
+
+describe('findDashboardShapeProblem', () => {
+  const [valid] = RESULT;
+  const row = valid.actualData.values[0];
+
+  test.each<[string, unknown, string]>([
+    ['not an array', { ...valid }, 'expected an array of metric results'],
+    ['metric missing', [{ ...valid, metric: undefined }], '[0].metric is not a string'],
+    ['granularities not strings', [{ ...valid, availableGranularities: [1] }], '[0].availableGranularities is not a list of strings'],
+    ['actualData missing', [{ ...valid, actualData: null }], '[0].actualData is not an object'],
+    ['values not an array', [{ ...valid, actualData: { ...valid.actualData, values: {} } }], '[0].actualData.values is not an array'],
+    [
+      'row total missing',
+      [{ ...valid, actualData: { ...valid.actualData, values: [{ ...row, total: null }] } }],
+      '[0].actualData.values[0].total is not a number',
+    ],
+    [
+      'row item broken',
+      [{ ...valid, actualData: { ...valid.actualData, values: [{ ...row, items: [{ id: 1 }] }] } }],
+      '[0].actualData.values[0].items[0] is not an {id, value, type} object of strings',
+    ],
+    [
+      'point value a string',
+      [{ ...valid, actualData: { ...valid.actualData, data: [{ key: 'k', value: '1' }] } }],
+      '[0].actualData.data[0] is not a {key: string, value: number} object',
+    ],
+    [
+      'series key not a time',
+      [{ ...valid, actualData: { ...valid.actualData, data: [{ key: 'yesterday', value: 1 }] } }],
+      '[0].actualData.data[0].key is not a "yyyy-MM-dd HH:mm:ss" time (got "yesterday")',
+    ],
+    [
+      'series key an impossible day',
+      [{ ...valid, actualData: { ...valid.actualData, data: [{ key: '2026-02-30 00:00:00', value: 1 }] } }],
+      '[0].actualData.data[0].key is not a "yyyy-MM-dd HH:mm:ss" time (got "2026-02-30 00:00:00")',
+    ],
+    ['metric not requested', [{ ...valid, metric: 'uniqueUsers' }], '[0].metric "uniqueUsers" was not requested'],
+    ['unknown granularity', [{ ...valid, granularity: 'weekly' }], '[0].granularity "weekly" is not a known granularity'],
+    [
+      'item of a dimension not grouped by',
+      [{ ...valid, actualData: { ...valid.actualData, values: [{ ...row, items: [{ id: 'x', value: 'x', type: 'referrer' }] }] } }],
+      '[0].actualData.values[0].items[0].type "referrer" is not a grouped dimension',
+    ],
+  ])('%s', (_label, json, problem) => {
+    expect(findDashboardShapeProblem(json, QUERY)).toBe(problem);
+  });
+
+  test('a valid answer, and an empty one, have no problem', () => {
+    expect(findDashboardShapeProblem(RESULT, QUERY)).toBeUndefined();
+    expect(findDashboardShapeProblem([], QUERY)).toBeUndefined();
+  });
+});

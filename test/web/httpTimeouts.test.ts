@@ -1,0 +1,51 @@
+/**
+ * node:http's connection timeouts: keep-alive above Apollo Router's 5 s pool
+ * idle timeout, headers above keep-alive, and a socket that never sends a
+ * byte is closed (well before Node's default 60 s).
+ */
+import { connect, type AddressInfo } from 'node:net';
+import { buildServer, type BuiltServer } from '../../src/web/server';
+import { DEFAULT_CACHE_TTLS, fakeReporting, fakeRecommender, silentLogger } from '../support/subgraph';
+
+/** Apollo Router closes idle subgraph connections after this long (apollographql/router#3470). */
+const APOLLO_ROUTER_POOL_IDLE_MS = 5_000;
+const NODE_DEFAULT_HEADERS_TIMEOUT_MS = 60_000;
+
+function build(options: object = {}): BuiltServer {
+  return buildServer(
+    { production: false, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS },
+    { recommender: fakeRecommender(), reporting: fakeReporting(), logger: silentLogger },
+    options,
+  );
+}
+
+describe('HTTP server timeouts', () => {
+  it('keeps idle connections longer than a router does, and wants headers well before 60 s', () => {
+    const { httpServer } = build();
+    expect(httpServer.keepAliveTimeout).toBeGreaterThan(APOLLO_ROUTER_POOL_IDLE_MS);
+    expect(httpServer.headersTimeout).toBeGreaterThan(httpServer.keepAliveTimeout);
+    expect(httpServer.requestTimeout).toBeGreaterThanOrEqual(httpServer.headersTimeout);
+    expect(httpServer.headersTimeout).toBeLessThanOrEqual(NODE_DEFAULT_HEADERS_TIMEOUT_MS / 2);
+  });
+
+  it('closes a socket that never sends a byte', async () => {
+    const server = build({ httpTimeouts: { keepAliveMs: 100, headersMs: 200, requestMs: 300, checkIntervalMs: 50 } });
+    await server.start();
+    await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));
+    try {
+      const socket = connect((server.httpServer.address() as AddressInfo).port, '127.0.0.1');
+      let received = '';
+      socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+      await new Promise<void>((resolve) => socket.once('close', () => resolve()));
+      expect(received).toMatch(/^HTTP\/1\.1 408/);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('refuses timeouts in the wrong order', () => {
+    expect(() => build({ httpTimeouts: { keepAliveMs: 20_000, headersMs: 10_000 } })).toThrow(
+      'HTTP timeouts must be keepAlive < headers <= request, got 20000, 10000, 30000 ms',
+    );
+  });
+});
