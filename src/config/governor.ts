@@ -21,7 +21,7 @@ const DEFAULT_QUEUE_TIMEOUT_MS = 2_000;
 /**
  * Budgets against real hosts, where the plan's limits are not published:
  * public clients of the reporting API observe about one dashboard query per
- * minute per account (README, "Upstream budget"); sign-in stays well under
+ * minute per account (docs/budget.md); sign-in stays well under
  * the emulator's 20 per email; render.json has no observed limit, so a
  * moderate one.
  */

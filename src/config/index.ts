@@ -50,7 +50,7 @@ export interface Config extends ServerSettings, UpstreamCallSettings, MetricsSet
  */
 export function loadConfig(env: NodeJS.ProcessEnv, readSecretFile?: ReadSecretFile): Config {
   const reader = new EnvReader(env, readSecretFile);
-  // Sections in the order of the README's table, so problems are listed in that order.
+  // Sections in the order of docs/configuration.md's table, so problems are listed in that order.
   const server = readServer(reader, env);
   const upstream = readUpstream(reader, env);
   const calls = readUpstreamCalls(reader);

@@ -1,6 +1,6 @@
 import type { EnvReader } from './env';
 
-/** What one operation may spend; see "Limits" in the README. */
+/** What one operation may spend; see "Limits on one operation" in docs/operations.md. */
 export interface LimitsConfig {
   maxDepth: number;
   maxAliases: number;

@@ -58,7 +58,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     config = loadConfig(options.env);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    report(fail(CONFIG_CHECK, error.problems.join('; '), 'fix the variables named here (README, "Configuration") and run again'));
+    report(fail(CONFIG_CHECK, error.problems.join('; '), 'fix the variables named here (docs/configuration.md) and run again'));
     skipTheRest('skipped: the configuration is invalid');
     return done();
   }

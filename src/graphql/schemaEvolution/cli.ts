@@ -23,7 +23,7 @@ async function check(): Promise<number> {
   for (const change of breaking) console.error(`BREAKING: ${describeChange(change)}`);
   if (breaking.length > 0) {
     console.error(
-      `schema:check: ${breaking.length} breaking change(s) against the published schema. Names never change and fields are only added (README "Schema evolution").`,
+      `schema:check: ${breaking.length} breaking change(s) against the published schema. Names never change and fields are only added (docs/schema.md, "Schema evolution").`,
     );
     return 1;
   }

@@ -24,7 +24,7 @@ export interface SchemaComparison {
  * expecting null copes with never getting one). Here it is breaking: every
  * upstream-backed field is nullable so a failed call is null plus an error at
  * its path; made non-null, the error would null the parent instead and take
- * the rest of the operation with it (README "Public schema": never tighten
+ * the rest of the operation with it (docs/schema.md, "Public schema": never tighten
  * nullability).
  */
 const nullabilityTighteningIsBreaking: Rule = ({ changes }) =>

@@ -33,7 +33,7 @@ export interface RateStore {
  * again. Reserving moves it one interval on; a request may go once it is at
  * most a full burst ahead of now. Hand-written because it is a dozen lines
  * and must run on an injected clock with a wait known before queueing (so a
- * caller that would wait too long is refused at once); see the README.
+ * caller that would wait too long is refused at once); see docs/budget.md.
  */
 export class MemoryRateStore implements RateStore {
   private readonly fullAt = new Map<string, number>();
