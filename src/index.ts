@@ -1,4 +1,5 @@
-// First: tracing patches http and graphql as they load.
+// First: `.env` into the environment; then tracing patches http and graphql as they load.
+import './config/dotenvAtStart';
 import { runningTracing } from './observability/tracing/register';
 import { DEMO_API_USER, startEmulator, type RunningEmulator } from '../emulator';
 import { ConfigError, loadConfig, type Config } from './config';
