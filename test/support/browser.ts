@@ -1,7 +1,8 @@
 /**
  * Debian's chromium driven by puppeteer-core: never a downloaded browser.
- * In CI (CI=true) a missing chromium is installed with apt-get, or the
- * browser suites fail; elsewhere they are skipped with a one-line hint.
+ * In CI (CI=true or BROWSER_TESTS=required) a missing chromium is installed
+ * with apt-get, or the browser suites fail; elsewhere they are skipped with a
+ * one-line hint.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -28,13 +29,18 @@ function installChromium(): void {
   apt(['install', '-y', '-qq', 'chromium']);
 }
 
+/** CI (CI=true, or BROWSER_TESTS=required as .ci/run sets) never skips the browser suites. */
+function browserTestsRequired(): boolean {
+  return process.env.CI === 'true' || process.env.BROWSER_TESTS === 'required';
+}
+
 /**
  * True when the browser suites can run. In CI a missing chromium is installed
  * first and stays true either way, so that a failed install fails the suites.
  */
 export function chromiumAvailable(): boolean {
   if (existsSync(CHROMIUM_PATH)) return true;
-  if (process.env.CI !== 'true') {
+  if (!browserTestsRequired()) {
     process.stderr.write(`${CHROMIUM_HINT}\n`);
     return false;
   }
