@@ -11,6 +11,7 @@ COPY tsconfig.json tsconfig.build.json codegen.yml ./
 COPY schema ./schema
 COPY src ./src
 COPY emulator ./emulator
+COPY scripts ./scripts
 RUN npm run codegen:check && npm run build
 
 # 2. Production dependencies only.

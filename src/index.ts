@@ -1,4 +1,5 @@
-// First: tracing patches http and graphql as they load.
+// First: `.env` into the environment; then tracing patches http and graphql as they load.
+import './config/dotenvAtStart';
 import { runningTracing } from './observability/tracing/register';
 import { DEMO_API_USER, startEmulator, type RunningEmulator } from '../emulator';
 import { ConfigError, loadConfig, type Config } from './config';
@@ -129,8 +130,10 @@ async function resolveUpstream(config: Config, logger: Logger): Promise<Upstream
   });
   // A warning in production: there, demo data is most likely a forgotten configuration.
   const log = config.production ? logger.warn.bind(logger) : logger.info.bind(logger);
+  // The seeded experiences by id: a first `recommendations` query needs one.
+  const experiences = emulator.demo.experiences.map(({ id, rankingProfile, domain }) => ({ id, profile: rankingProfile, domain }));
   log(
-    { emulatorUrl: emulator.url, email: DEMO_API_USER.email, experiences: emulator.demo.experiences.length },
+    { emulatorUrl: emulator.url, email: DEMO_API_USER.email, experiences },
     'no upstream configured (REPORTING_BASE_URL etc. unset): using the embedded emulator with demo data',
   );
   return {

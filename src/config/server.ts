@@ -11,9 +11,23 @@ export interface ServerSettings {
   shutdownDelaySeconds: number;
   /** Apollo's response cache for public operations (RESPONSE_CACHE_ENABLED). */
   responseCacheEnabled: boolean;
+  /** What a browser's GET /graphql shows (LANDING_PAGE). */
+  landingPage: LandingPage;
 }
 
-export const SERVER_DEFAULTS: Readonly<Omit<ServerSettings, 'production' | 'corsOrigins'>> = Object.freeze({
+/**
+ * `sandbox`: Apollo Sandbox, loaded from Apollo's CDN; `offline`: GraphiQL
+ * bundled in the package, nothing loaded from elsewhere; `none`: no page.
+ */
+export const LANDING_PAGES = ['sandbox', 'offline', 'none'] as const;
+export type LandingPage = (typeof LANDING_PAGES)[number];
+
+/** Production has shown no landing page since the start: the default keeps it so. */
+export function defaultLandingPage(production: boolean): LandingPage {
+  return production ? 'none' : 'sandbox';
+}
+
+export const SERVER_DEFAULTS: Readonly<Omit<ServerSettings, 'production' | 'corsOrigins' | 'landingPage'>> = Object.freeze({
   port: 4001,
   logLevel: 'info',
   shutdownDelaySeconds: 5,
@@ -23,13 +37,15 @@ export const SERVER_DEFAULTS: Readonly<Omit<ServerSettings, 'production' | 'cors
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export function readServer(reader: EnvReader, env: NodeJS.ProcessEnv): ServerSettings {
+  const production = env.NODE_ENV === 'production';
   return {
     port: reader.integer('PORT', { min: 0, max: 65_535 }) ?? SERVER_DEFAULTS.port,
-    production: env.NODE_ENV === 'production',
+    production,
     logLevel: reader.oneOf('LOG_LEVEL', LOG_LEVELS) ?? SERVER_DEFAULTS.logLevel,
     corsOrigins: readOrigins(reader, 'CORS_ORIGINS'),
     shutdownDelaySeconds: reader.integer('SHUTDOWN_DELAY_SECONDS', { min: 0, max: 600 }) ?? SERVER_DEFAULTS.shutdownDelaySeconds,
     responseCacheEnabled: reader.boolean('RESPONSE_CACHE_ENABLED') ?? SERVER_DEFAULTS.responseCacheEnabled,
+    landingPage: reader.oneOf('LANDING_PAGE', LANDING_PAGES) ?? defaultLandingPage(production),
   };
 }
 

@@ -2,6 +2,8 @@
  * `npm run doctor [-- --no-spend]`: checks the configuration `npm start`
  * would use, one line per check; exit 0 only when every check that ran passed.
  */
+// First: the `.env` that `npm start` reads, so the doctor checks the same configuration.
+import '../config/dotenvAtStart';
 import { parseArgs } from 'node:util';
 import { runDoctor } from './runDoctor';
 

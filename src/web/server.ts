@@ -3,10 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControl } from '@apollo/server/plugin/cacheControl';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
-import { ApolloServerPluginLandingPageLocalDefault } from '@apollo/server/plugin/landingPage/default';
 import { InMemoryLRUCache, type KeyValueCache } from '@apollo/utils.keyvaluecache';
-import { DEFAULT_ANALYTICS_CONFIG, DEFAULT_LIMITS, type Config, type LimitsConfig } from '../config';
+import { DEFAULT_ANALYTICS_CONFIG, DEFAULT_LIMITS, defaultLandingPage, type Config, type LimitsConfig } from '../config';
 import { createContext, type CacheTtls, type Context, type SharedDependencies } from '../operation/context';
 import { formatError } from '../graphql/errors';
 import { redactDeep } from '../redaction/redactCredentials';
@@ -23,6 +21,8 @@ import { operationLogPlugin } from '../observability/operationLog';
 import { responseCachePlugin } from '../graphql/responseCache/responseCachePlugin';
 import { buildSchema } from '../graphql/subgraphSchema';
 import { allowedOrigins, createCorsPolicy } from './cors';
+import { explorerAssetRoutes } from './explorer/assets';
+import { landingPagePlugin } from './explorer/landingPage';
 import { createGraphQLHandler } from './graphqlHandler';
 import { createHttpServer, type HttpTimeouts } from './httpServer';
 import type { RouteHandler } from './respond';
@@ -32,7 +32,7 @@ export type { RouteHandler } from './respond';
 
 /** `analytics`, `corsOrigins` and `limits` are optional so callers that do not care (tests) get the defaults. */
 export type ServerConfig = Pick<Config, 'production' | 'renderMaxConcurrency'> & { cache: CacheTtls } & Partial<
-    Pick<Config, 'analytics' | 'corsOrigins' | 'limits' | 'reportingMaxRows' | 'responseCacheEnabled'>
+    Pick<Config, 'analytics' | 'corsOrigins' | 'landingPage' | 'limits' | 'reportingMaxRows' | 'responseCacheEnabled'>
   >;
 
 export interface ServerDependencies {
@@ -122,7 +122,9 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
   });
   const metricsRoute: Record<string, RouteHandler> =
     deps.metrics === undefined ? {} : { '/metrics': metricsHandler(deps.metrics.registry) };
-  addRoutes(routes, { ...metricsRoute, ...options.extraRoutes });
+  const landingPage = config.landingPage ?? defaultLandingPage(config.production);
+  const explorerRoutes = landingPage === 'offline' ? explorerAssetRoutes() : {};
+  addRoutes(routes, { ...metricsRoute, ...explorerRoutes, ...options.extraRoutes });
 
   return {
     httpServer,
@@ -166,7 +168,7 @@ function createApollo(config: ServerConfig, limits: LimitsConfig, deps: ServerDe
     documentStore: limits.documentCacheBytes === 0 ? null : createDocumentCache(limits.documentCacheBytes),
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: DRAIN_GRACE_MS }),
-      config.production ? ApolloServerPluginLandingPageDisabled() : ApolloServerPluginLandingPageLocalDefault({ footer: false }),
+      landingPagePlugin(config.landingPage ?? defaultLandingPage(config.production)),
       ...(limits.persistedQueriesOnly
         ? [persistedOnlyPlugin(requireManifest(deps.persistedManifest), (code) => deps.metrics?.recordLimitRefusal(code))]
         : []),

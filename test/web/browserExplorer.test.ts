@@ -1,0 +1,101 @@
+/**
+ * LANDING_PAGE=offline in a real browser (Debian's chromium) with the network
+ * cut off: the bundled GraphiQL loads from the subgraph alone, runs a
+ * `recommendations` query against the emulator and shows the answer.
+ */
+import type { Page } from 'puppeteer-core';
+import type { RunningEmulator } from '../../emulator';
+import {
+  chromiumAvailable,
+  cutOffNetwork,
+  ensureExplorerBuilt,
+  launchChromium,
+  saveScreenshot,
+  type RunningBrowser,
+} from '../support/browser';
+import { startSmallEmulator, startSubgraph, type RunningSubgraph } from '../support/subgraphHttp';
+
+const describeWithChromium = chromiumAvailable() ? describe : describe.skip;
+const PAGE_TIMEOUT_MS = 20_000;
+
+/**
+ * A page-side expression: the text an element shows (Monaco renders spaces as
+ * no-break spaces). A string, since the page's DOM types are not the tests'.
+ */
+function shownIn(selector: string): string {
+  return `(document.querySelector(${JSON.stringify(selector)})?.textContent ?? '').replace(/\\u00a0/g, ' ')`;
+}
+
+/** What the response pane shows, as one string. */
+function responseText(page: Page): Promise<string> {
+  return page.evaluate(shownIn('.graphiql-response')) as Promise<string>;
+}
+
+describeWithChromium('the offline explorer in chromium', () => {
+  let emulator: RunningEmulator;
+  let subgraph: RunningSubgraph;
+  let chromium: RunningBrowser;
+
+  beforeAll(async () => {
+    ensureExplorerBuilt();
+    emulator = await startSmallEmulator();
+    subgraph = await startSubgraph(emulator, { config: { landingPage: 'offline' } });
+    chromium = await launchChromium();
+  }, 60_000);
+
+  afterAll(async () => {
+    await chromium?.close();
+    await subgraph?.close();
+    await emulator?.close();
+  });
+
+  it('loads with nothing but the subgraph reachable, runs a recommendations query and shows the result', async () => {
+    const experience = emulator.demo.experiences.find((candidate) => candidate.domain === 'dailyglobe.example')!;
+    const query = `query Explorer { recommendations(experienceId: "${experience.id}", domain: "dailyglobe.example") { url title } }`;
+    const page = await chromium.browser.newPage();
+    const refused = await cutOffNetwork(page, [new URL(subgraph.baseUrl).origin]);
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(String(error)));
+    await page.setViewport({ width: 1600, height: 900 });
+
+    const loaded = await page.goto(`${subgraph.graphqlUrl}?query=${encodeURIComponent(query)}`, {
+      waitUntil: 'load',
+      timeout: PAGE_TIMEOUT_MS,
+    });
+    expect(loaded?.status()).toBe(200);
+    // The editor holds the linked operation once GraphiQL and Monaco have started.
+    await page.waitForFunction(`${shownIn('.graphiql-query-editor')}.includes('recommendations')`, { timeout: PAGE_TIMEOUT_MS });
+    await page.click('.graphiql-execute-button');
+    const expected = await fetch(subgraph.graphqlUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query }),
+    }).then((response) => response.json() as Promise<{ data: { recommendations: { title: string }[] } }>);
+    // Titles, not URLs: each fits on one line of the response pane (Monaco wraps long lines and orders lines freely).
+    const titles = expected.data.recommendations.slice(0, 3).map((item) => item.title);
+    expect(titles.length).toBeGreaterThan(0);
+    await page
+      .waitForFunction(`${JSON.stringify(titles)}.every((title) => ${shownIn('.graphiql-response')}.includes(title))`, {
+        timeout: PAGE_TIMEOUT_MS,
+      })
+      // Saved either way: on a failure it shows what the page showed instead.
+      .finally(() => saveScreenshot(page, 'explorer.png'));
+
+    expect(await responseText(page)).toContain('"recommendations"');
+    expect(refused).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+
+  it('cuts off the network for real: a page on another host fails and is recorded', async () => {
+    const page = await chromium.browser.newPage();
+    const refused = await cutOffNetwork(page, [new URL(subgraph.baseUrl).origin]);
+
+    await expect(page.goto('https://studio.apollographql.com/sandbox', { timeout: PAGE_TIMEOUT_MS })).rejects.toThrow(
+      /ERR_INTERNET_DISCONNECTED/,
+    );
+    expect(refused).toEqual(['https://studio.apollographql.com/sandbox']);
+  });
+});
