@@ -1,5 +1,31 @@
 import type { EnvReader } from './env';
 
+/**
+ * node:http's connection timeouts, in milliseconds (not read from the environment).
+ * - keepAliveMs: how long an idle keep-alive connection stays open. Above the
+ *   idle timeout of the client's connection pool, so the client, not we,
+ *   closes idle connections (else it may send a request on a connection we
+ *   are closing: a reset). Apollo Router's pool closes idle connections after
+ *   5 s; Node's own default is also 5 s, a race.
+ * - headersMs: a new connection must have sent complete headers by then; a
+ *   socket that never sends a byte is closed after it. Above keepAliveMs.
+ * - requestMs: the whole request (headers and body) must have arrived by then.
+ * - checkIntervalMs: how often Node looks for connections past these limits.
+ */
+export interface HttpTimeouts {
+  keepAliveMs: number;
+  headersMs: number;
+  requestMs: number;
+  checkIntervalMs: number;
+}
+
+const HTTP_TIMEOUTS: Readonly<HttpTimeouts> = Object.freeze({
+  keepAliveMs: 15_000,
+  headersMs: 20_000,
+  requestMs: 30_000,
+  checkIntervalMs: 1_000,
+});
+
 /** The HTTP server and how it presents itself. */
 export interface ServerSettings {
   port: number;
@@ -11,9 +37,10 @@ export interface ServerSettings {
   shutdownDelaySeconds: number;
   /** Apollo's response cache for public operations (RESPONSE_CACHE_ENABLED). */
   responseCacheEnabled: boolean;
+  httpTimeouts: HttpTimeouts;
 }
 
-export const SERVER_DEFAULTS: Readonly<Omit<ServerSettings, 'production' | 'corsOrigins'>> = Object.freeze({
+export const SERVER_DEFAULTS: Readonly<Omit<ServerSettings, 'production' | 'corsOrigins' | 'httpTimeouts'>> = Object.freeze({
   port: 4001,
   logLevel: 'info',
   shutdownDelaySeconds: 5,
@@ -30,6 +57,7 @@ export function readServer(reader: EnvReader, env: NodeJS.ProcessEnv): ServerSet
     corsOrigins: readOrigins(reader, 'CORS_ORIGINS'),
     shutdownDelaySeconds: reader.integer('SHUTDOWN_DELAY_SECONDS', { min: 0, max: 600 }) ?? SERVER_DEFAULTS.shutdownDelaySeconds,
     responseCacheEnabled: reader.boolean('RESPONSE_CACHE_ENABLED') ?? SERVER_DEFAULTS.responseCacheEnabled,
+    httpTimeouts: { ...HTTP_TIMEOUTS },
   };
 }
 

@@ -9,6 +9,7 @@ import type { DashboardMetricResultWire, DashboardQueryBody, RecommendationWire,
 import { loadConfig } from '../../src/config';
 import type { PersistedManifest } from '../../src/graphql/limits/persistedManifest';
 import { buildServer, type BuiltServer, type ServerConfig, type ServerDependencies } from '../../src/web/server';
+import { testConfig } from './config';
 
 export interface FakeRecommender {
   calls: RenderParams[];
@@ -116,15 +117,12 @@ export async function startTestServer(
 ): Promise<BuiltServer & { recommender: FakeRecommender; reporting: FakeReporting }> {
   const recommender = options.recommender ?? fakeRecommender();
   const reporting = options.reporting ?? fakeReporting();
-  const server = buildServer(
-    { production: false, renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, ...options.config },
-    {
-      recommender,
-      reporting,
-      logger: options.logger ?? silentLogger,
-      ...(options.persistedManifest === undefined ? {} : { persistedManifest: options.persistedManifest }),
-    },
-  );
+  const server = buildServer(testConfig({ production: false, renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, ...options.config }), {
+    recommender,
+    reporting,
+    logger: options.logger ?? silentLogger,
+    ...(options.persistedManifest === undefined ? {} : { persistedManifest: options.persistedManifest }),
+  });
   await server.start();
   return { ...server, recommender, reporting };
 }
