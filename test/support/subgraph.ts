@@ -6,7 +6,6 @@
 import type { GraphQLFormattedError } from 'graphql';
 import type { Served } from '../../src/upstream/datasources/fetched';
 import type { DashboardMetricResultWire, DashboardQueryBody, RecommendationWire, RenderParams } from '../../src/upstream/datasources/wire';
-import { loadConfig } from '../../src/config';
 import type { PersistedManifest } from '../../src/graphql/limits/persistedManifest';
 import { buildServer, type BuiltServer, type ServerConfig, type ServerDependencies } from '../../src/web/server';
 import { testConfig } from './config';
@@ -101,7 +100,7 @@ export function fakeReporting(
 export const silentLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** The configuration's default answer TTLs (from the real loader, so tests follow its defaults). */
-export const DEFAULT_CACHE_TTLS: ServerConfig['cache'] = loadConfig({}).cache;
+export const DEFAULT_CACHE_TTLS: ServerConfig['cache'] = testConfig().cache;
 
 export interface TestServerOptions {
   recommender?: FakeRecommender;
