@@ -10,6 +10,7 @@ RUN npm ci
 COPY tsconfig.json tsconfig.build.json codegen.yml ./
 COPY schema ./schema
 COPY src ./src
+COPY contract ./contract
 COPY emulator ./emulator
 COPY scripts ./scripts
 RUN npm run codegen:check && npm run build

@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { brotliCompressSync, constants, createGzip } from 'node:zlib';
 import { buildServer } from '../src/web/server';
 import { DEFAULT_CACHE_TTLS, fakeRecommender, fakeReporting, silentLogger } from '../test/support/subgraph';
+import { testConfig } from '../test/support/config';
 
 const MiB = 1024 * 1024;
 const INFLATED_BYTES = 512 * MiB;
@@ -62,10 +63,11 @@ async function main(): Promise<void> {
     br: brotliCompressSync(text, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
     gzip: await gzip(text),
   };
-  const server = buildServer(
-    { production: true, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS },
-    { recommender: fakeRecommender(), reporting: fakeReporting(), logger: silentLogger },
-  );
+  const server = buildServer(testConfig({ production: true, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS }), {
+    recommender: fakeRecommender(),
+    reporting: fakeReporting(),
+    logger: silentLogger,
+  });
   await server.start();
   await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.httpServer.address() as AddressInfo).port}/graphql`;

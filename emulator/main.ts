@@ -1,5 +1,5 @@
-import { assertPortsFree } from '../src/web/ports';
 import { DEFAULT_MAIN_PORT, emulatorOptionsFromEnv } from './config';
+import { assertPortFree } from './ports';
 import { startEmulator } from './server';
 import { subgraphSettings } from './subgraphSettings';
 
@@ -9,7 +9,7 @@ async function main(): Promise<void> {
   const options = emulatorOptionsFromEnv(process.env);
   const port = options.port ?? DEFAULT_MAIN_PORT;
   // Before a second of demo-data generation: a taken port is one line at once.
-  await assertPortsFree([{ port, variable: 'EMULATOR_PORT' }]);
+  await assertPortFree(port, 'EMULATOR_PORT');
   const emulator = await startEmulator({ ...options, port });
   const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
 

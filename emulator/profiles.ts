@@ -1,3 +1,5 @@
+import { LIVE_MAX_ROWS_PER_PAGE, MAX_LIMIT } from '../contract';
+import { PROFILE_BUDGETS, type ProfileName, type RateOptions } from '../contract/emulatorSettings';
 import type { Target } from './control/targets';
 import type { Metric } from './dashboard/types';
 
@@ -6,14 +8,9 @@ import type { Metric } from './dashboard/types';
  * comfortable development; `realistic` behaves like the live reporting API as
  * far as public clients have seen it, so the subgraph can be tried against it
  * before an account exists. An option or `EMULATOR_*` variable given
- * explicitly wins over its profile's value.
+ * explicitly wins over its profile's value. The names, budgets and token
+ * lifetimes are shared with the subgraph (contract/emulatorSettings.ts).
  */
-export const PROFILE_NAMES = ['default', 'realistic'] as const;
-export type ProfileName = (typeof PROFILE_NAMES)[number];
-
-export function isProfileName(value: unknown): value is ProfileName {
-  return (PROFILE_NAMES as readonly unknown[]).includes(value);
-}
 
 /** Inclusive bounds of the latency added to one request, in ms. */
 export interface LatencyRange {
@@ -23,7 +20,7 @@ export interface LatencyRange {
 
 export interface ProfileRules {
   tokenTtlSeconds: number;
-  rates: { reportingPerMinute: number; signinPerMinute: number; renderPerMinute: number };
+  rates: Readonly<RateOptions>;
   /** Most grouped rows one dashboard page carries; a larger `limit` gets this many. */
   maxRowsPerPage: number;
   /** Metrics outside the account's plan: a valid query naming one answers 200 with an empty body. */
@@ -37,19 +34,14 @@ const AD_AND_REVENUE_METRICS: readonly Metric[] = ['revenueTotal', 'adsImpressio
 
 export const PROFILES: Readonly<Record<ProfileName, ProfileRules>> = {
   default: {
-    tokenTtlSeconds: 14 * 24 * 60 * 60,
-    rates: { reportingPerMinute: 600, signinPerMinute: 20, renderPerMinute: 6000 },
-    maxRowsPerPage: 1000,
+    ...PROFILE_BUDGETS.default,
+    maxRowsPerPage: MAX_LIMIT,
     unplannedMetrics: [],
     latency: null,
   },
   realistic: {
-    // The vendor's current public docs: tokens last up to 30 minutes [docs].
-    tokenTtlSeconds: 30 * 60,
-    // Public clients wait about 65 s between dashboard queries [seen].
-    rates: { reportingPerMinute: 1, signinPerMinute: 20, renderPerMinute: 6000 },
-    // Public clients read at most about 500 rows per query [seen].
-    maxRowsPerPage: 500,
+    ...PROFILE_BUDGETS.realistic,
+    maxRowsPerPage: LIVE_MAX_ROWS_PER_PAGE,
     unplannedMetrics: AD_AND_REVENUE_METRICS,
     latency: {
       dashboard: { minMs: 300, maxMs: 900 },

@@ -14,7 +14,7 @@ import { installShutdown, type ShutdownStep } from './web/shutdown';
 import { allowedOrigins } from './web/cors';
 import { assertPortsFree, listen, PortInUseError } from './web/ports';
 import { createUpstreams, type UpstreamsOptions } from './upstream/upstreams';
-import { redactCredentials } from './redaction/redactCredentials';
+import { redactStartupFailure } from './redaction';
 
 /** Added to SHUTDOWN_DELAY_SECONDS: longer than the HTTP drain grace period (10 s), so a normal drain always completes first. */
 const SHUTDOWN_DRAIN_ALLOWANCE_MS = 15_000;
@@ -50,20 +50,16 @@ async function main(): Promise<void> {
     ...(shared === undefined ? {} : { redis: shared.redis }),
     ...(metrics === undefined ? {} : { metrics }),
   });
-  const server = buildServer(
-    config,
-    {
-      reporting: upstreams.reporting,
-      recommender: upstreams.recommender,
-      logger,
-      ...(shared === undefined ? {} : { apolloCache: shared.apolloCache, redisMode: () => shared.redis.mode() }),
-      // The vendor refusing our sign-in is shown, never a reason for 503: the process itself is healthy.
-      readinessDetails: { signIn: () => upstreams.tokens.signInState() },
-      ...(metrics === undefined ? {} : { metrics }),
-      ...(persistedManifest === undefined ? {} : { persistedManifest }),
-    },
-    { shutdownDelayMs },
-  );
+  const server = buildServer(config, {
+    reporting: upstreams.reporting,
+    recommender: upstreams.recommender,
+    logger,
+    ...(shared === undefined ? {} : { apolloCache: shared.apolloCache, redisMode: () => shared.redis.mode() }),
+    // The vendor refusing our sign-in is shown, never a reason for 503: the process itself is healthy.
+    readinessDetails: { signIn: () => upstreams.tokens.signInState() },
+    ...(metrics === undefined ? {} : { metrics }),
+    ...(persistedManifest === undefined ? {} : { persistedManifest }),
+  });
 
   const steps: ShutdownStep[] = [
     { name: 'graphql server', run: () => server.stop() },
@@ -152,7 +148,7 @@ main().catch((error: unknown) => {
   }
   // The credentials are held for redaction by now: a start-up failure that echoes them prints neither.
   process.stderr.write(
-    redactCredentials(`subgraph failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`) + '\n',
+    redactStartupFailure(`subgraph failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`) + '\n',
   );
   process.exit(1);
 });

@@ -1,4 +1,5 @@
-import { GRANULARITIES, type Granularity, type TimeUnit, type TimeWindow } from './types';
+import { availableGranularities as granularitiesForLength } from '../../contract';
+import type { Granularity, TimeWindow } from './types';
 
 /*
  * Windows are closed on both ends: [start, end]. `last` ends at `now`, and a
@@ -12,34 +13,15 @@ const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
-export const UNIT_MS: Record<TimeUnit, number> = {
-  minute: MINUTE,
-  hour: HOUR,
-  day: DAY,
-  week: 7 * DAY,
-  month: 30 * DAY,
-};
-
-/** Longer windows are refused: nobody means them, and they cost buckets. */
-export const MAX_WINDOW_MS = 3660 * DAY;
-
 export const BUCKET_MS: Record<Granularity, number> = {
   realtime: 5 * MINUTE,
   hourly: HOUR,
   daily: DAY,
 };
 
-/** The longest window each granularity serves [ours]. */
-const MAX_WINDOW_FOR: Record<Granularity, number> = {
-  realtime: DAY,
-  hourly: 31 * DAY,
-  daily: Infinity,
-};
-
-/** Available granularities for the window, finest first. */
+/** Available granularities for the window, finest first (the contract's rule, on the window's length). */
 export function availableGranularities(window: TimeWindow): Granularity[] {
-  const length = window.end - window.start;
-  return GRANULARITIES.filter((g) => length <= MAX_WINDOW_FOR[g]);
+  return granularitiesForLength(window.end - window.start);
 }
 
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;

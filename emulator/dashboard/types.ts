@@ -1,53 +1,47 @@
-import { ARTICLE_DIMENSIONS, TRAFFIC_DIMENSIONS, type Dimension, type TrafficDimension } from '../store';
+import {
+  EQUALITY_ONLY_DIMENSIONS,
+  FILTER_OPERATORS,
+  GRANULARITY_NAMES,
+  METRIC_NAMES,
+  SORT_NAMES,
+  TIME_UNIT_NAMES,
+  isTrafficDimension,
+  type FilterOperatorName,
+  type GranularityName,
+  type MetricName,
+  type SortName,
+} from '../../contract';
+import { ARTICLE_DIMENSIONS, TRAFFIC_DIMENSIONS, type Dimension } from '../store';
 
 /**
  * The dashboard query as the contract names it (docs/upstream-contract.md §2), and
  * the validated form the engine runs.
  */
 
-export const METRICS = [
-  'pageViewsTotal',
-  'uniqueUsers',
-  'totalDuration',
-  'averageDurationPerUser',
-  'averageDurationPerPage',
-  'pageViewsPerUser',
-  'averageScroll',
-  'averageRFV',
-  'cumulativeRFV',
-  'revenueTotal',
-  'adsImpressions',
-  'CPM',
-  'RPM',
-  'adsPerPage',
-  'newArticles',
-] as const;
-export type Metric = (typeof METRICS)[number];
+export const METRICS = METRIC_NAMES;
+export type Metric = MetricName;
 
 export const DIMENSIONS: readonly Dimension[] = [...TRAFFIC_DIMENSIONS, ...ARTICLE_DIMENSIONS];
 
-export function isTrafficDimension(value: unknown): value is TrafficDimension {
-  return (TRAFFIC_DIMENSIONS as readonly unknown[]).includes(value);
-}
+export { isTrafficDimension };
 
-export const OPERATORS = ['eq', 'neq', 'like', 'nlike'] as const;
-export type Operator = (typeof OPERATORS)[number];
+export const OPERATORS = FILTER_OPERATORS;
+export type Operator = FilterOperatorName;
 
 /** Coarse-valued dimensions that only take exact operators [docs]. */
-export const EXACT_ONLY_DIMENSIONS: readonly Dimension[] = ['deviceType', 'userType'];
+export const EXACT_ONLY_DIMENSIONS: readonly Dimension[] = EQUALITY_ONLY_DIMENSIONS;
 
 /** Article dimensions an article can hold several values of. */
 export const MULTI_VALUED_DIMENSIONS: readonly Dimension[] = ['section', 'author'];
 
 /** Finest first: the default granularity is the first available one. */
-export const GRANULARITIES = ['realtime', 'hourly', 'daily'] as const;
-export type Granularity = (typeof GRANULARITIES)[number];
+export const GRANULARITIES = GRANULARITY_NAMES;
+export type Granularity = GranularityName;
 
-export const TIME_UNITS = ['minute', 'hour', 'day', 'week', 'month'] as const;
-export type TimeUnit = (typeof TIME_UNITS)[number];
+export const TIME_UNITS = TIME_UNIT_NAMES;
 
-export const SORTS = ['DESC', 'ASC'] as const;
-export type Sort = (typeof SORTS)[number];
+export const SORTS = SORT_NAMES;
+export type Sort = SortName;
 
 export interface DashboardFilter {
   dimension: Dimension;

@@ -1,7 +1,8 @@
 import type { ParamError } from '../outcome';
 import { isRecord } from '../validation/fields';
 import type { Dimension } from '../store';
-import { MAX_WINDOW_MS, UNIT_MS, availableGranularities, parseRangeBound } from './dates';
+import { DEFAULT_LIMIT, MAX_GROUP_BY, MAX_LIMIT, MAX_WINDOW_DAYS, UNIT_MS, exceedsMaxWindow } from '../../contract';
+import { availableGranularities, parseRangeBound } from './dates';
 import {
   DIMENSIONS,
   EXACT_ONLY_DIMENSIONS,
@@ -43,7 +44,7 @@ export function validateDashboardQuery(
   checkNewArticlesDimensions(body, report);
   const granularities = window ? availableGranularities(window) : undefined;
   const granularity = readGranularity(body.granularity, granularities, report);
-  const limit = readInteger(body.limit, 'limit', 1, 1000, 100, report);
+  const limit = readInteger(body.limit, 'limit', 1, MAX_LIMIT, DEFAULT_LIMIT, report);
   const from = readInteger(body.from, 'from', 0, Number.MAX_SAFE_INTEGER, 0, report);
 
   if (errors.length > 0 || !window || !filters || !groupBy || !metrics || !order || !granularities) {
@@ -112,8 +113,8 @@ function readLast(last: unknown, now: number, report: Report): TimeWindow | unde
   if (!numberOk || !unitOk) return undefined;
 
   const length = (number as number) * UNIT_MS[dimension];
-  if (length > MAX_WINDOW_MS) {
-    report('dates.last.number', `the window must not exceed ${MAX_WINDOW_MS / UNIT_MS.day} days`);
+  if (exceedsMaxWindow(length)) {
+    report('dates.last.number', `the window must not exceed ${MAX_WINDOW_DAYS} days`);
     return undefined;
   }
   return { start: now - length, end: now };
@@ -131,8 +132,8 @@ function readRange(range: unknown, report: Report): TimeWindow | undefined {
     report('dates.range', `start (${quote(range.start)}) must not be after end (${quote(range.end)})`);
     return undefined;
   }
-  if (end - start > MAX_WINDOW_MS) {
-    report('dates.range', `the window must not exceed ${MAX_WINDOW_MS / UNIT_MS.day} days`);
+  if (exceedsMaxWindow(end - start)) {
+    report('dates.range', `the window must not exceed ${MAX_WINDOW_DAYS} days`);
     return undefined;
   }
   return { start, end };
@@ -215,8 +216,6 @@ function readFilter(entry: unknown, path: string, report: Report): DashboardFilt
     values: (values as (string | number)[]).map(String),
   };
 }
-
-const MAX_GROUP_BY = 3;
 
 function readGroupBy(value: unknown, report: Report): Dimension[] | undefined {
   const entries = readArray(value, 'groupBy', report);

@@ -1,3 +1,5 @@
+import { ARTICLE_DIMENSION_NAMES, TRAFFIC_DIMENSION_NAMES, type ArticleDimensionName, type TrafficDimensionName } from '../../contract';
+
 /**
  * The emulator's data model. Everything the engines read lives in one
  * EmulatorStore; the engines never mutate it, the HTTP routes and the data
@@ -5,22 +7,13 @@
  * derived indexes keyed by it).
  */
 
-/** Traffic dimensions are per page view and dictionary-encoded in the table. */
-export const TRAFFIC_DIMENSIONS = [
-  'source',
-  'sourceInternal',
-  'medium',
-  'mediumInternal',
-  'campaign',
-  'campaignInternal',
-  'deviceType',
-  'userType',
-] as const;
-export type TrafficDimension = (typeof TRAFFIC_DIMENSIONS)[number];
+/** Traffic dimensions are per page view and dictionary-encoded in the table; the names are the contract's. */
+export const TRAFFIC_DIMENSIONS = TRAFFIC_DIMENSION_NAMES;
+export type TrafficDimension = TrafficDimensionName;
 
 /** Article dimensions come from the article a page view is of. */
-export const ARTICLE_DIMENSIONS = ['url', 'title', 'section', 'author', 'domain'] as const;
-export type ArticleDimension = (typeof ARTICLE_DIMENSIONS)[number];
+export const ARTICLE_DIMENSIONS = ARTICLE_DIMENSION_NAMES;
+export type ArticleDimension = ArticleDimensionName;
 
 export type Dimension = TrafficDimension | ArticleDimension;
 

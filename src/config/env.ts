@@ -1,8 +1,7 @@
 /**
- * The one reader of environment variables, shared by the subgraph
- * (src/config/) and the emulator (emulator/config.ts), so both accept exactly
- * the same numbers, booleans and URLs. It imports nothing of either, so both
- * can use it without an import cycle.
+ * The subgraph's one reader of environment variables (src/config/). The
+ * `EMULATOR_*` variables, which the emulator reads too, go through the
+ * contract's reader (contract/emulatorEnv.ts), which words problems alike.
  *
  * Every method returns `undefined` for an unset variable and for an unusable
  * one; an unusable one also adds a problem naming the variable, so that one

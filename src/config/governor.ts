@@ -1,4 +1,4 @@
-import { resolveOptions as resolveEmulatorOptions } from '../../emulator/config';
+import { emulatorRates } from '../../contract/emulatorSettings';
 import type { EnvReader } from './env';
 import type { EmulatorOptions, UpstreamConfig } from './upstream';
 
@@ -29,7 +29,7 @@ const REMOTE_RATES: Rates = { reportingPerMinute: 1, signinPerMinute: 10, render
 
 /** Embedded, the governor spends exactly the emulator's budgets (its defaults, or its EMULATOR_*_RATE_PER_MINUTE). */
 function embeddedRates(emulator: EmulatorOptions = {}): Rates {
-  return resolveEmulatorOptions({ rates: emulator.rates }).rates;
+  return emulatorRates(emulator.rates);
 }
 
 /** The governor against the embedded emulator with its default budgets: what the call path uses when given nothing. */

@@ -26,7 +26,7 @@ export { ConfigError } from './configError';
 export { EMBEDDED_GOVERNOR_CONFIG, type GovernorConfig } from './governor';
 export { DEFAULT_LIMITS, type LimitsConfig } from './limits';
 export type { RedisConfig } from './redis';
-export { defaultLandingPage, SERVER_DEFAULTS, type LandingPage } from './server';
+export { defaultLandingPage, SERVER_DEFAULTS, type HttpTimeouts, type LandingPage } from './server';
 export type { TracingConfig } from './tracing';
 export type { EmulatorOptions, UpstreamConfig } from './upstream';
 export { UPSTREAM_CALL_DEFAULTS } from './upstreamCalls';

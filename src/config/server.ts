@@ -1,5 +1,31 @@
 import type { EnvReader } from './env';
 
+/**
+ * node:http's connection timeouts, in milliseconds (not read from the environment).
+ * - keepAliveMs: how long an idle keep-alive connection stays open. Above the
+ *   idle timeout of the client's connection pool, so the client, not we,
+ *   closes idle connections (else it may send a request on a connection we
+ *   are closing: a reset). Apollo Router's pool closes idle connections after
+ *   5 s; Node's own default is also 5 s, a race.
+ * - headersMs: a new connection must have sent complete headers by then; a
+ *   socket that never sends a byte is closed after it. Above keepAliveMs.
+ * - requestMs: the whole request (headers and body) must have arrived by then.
+ * - checkIntervalMs: how often Node looks for connections past these limits.
+ */
+export interface HttpTimeouts {
+  keepAliveMs: number;
+  headersMs: number;
+  requestMs: number;
+  checkIntervalMs: number;
+}
+
+const HTTP_TIMEOUTS: Readonly<HttpTimeouts> = Object.freeze({
+  keepAliveMs: 15_000,
+  headersMs: 20_000,
+  requestMs: 30_000,
+  checkIntervalMs: 1_000,
+});
+
 /** The HTTP server and how it presents itself. */
 export interface ServerSettings {
   port: number;
@@ -13,6 +39,7 @@ export interface ServerSettings {
   responseCacheEnabled: boolean;
   /** What a browser's GET /graphql shows (LANDING_PAGE). */
   landingPage: LandingPage;
+  httpTimeouts: HttpTimeouts;
 }
 
 /**
@@ -27,7 +54,7 @@ export function defaultLandingPage(production: boolean): LandingPage {
   return production ? 'none' : 'sandbox';
 }
 
-export const SERVER_DEFAULTS: Readonly<Omit<ServerSettings, 'production' | 'corsOrigins' | 'landingPage'>> = Object.freeze({
+export const SERVER_DEFAULTS: Readonly<Omit<ServerSettings, 'production' | 'corsOrigins' | 'landingPage' | 'httpTimeouts'>> = Object.freeze({
   port: 4001,
   logLevel: 'info',
   shutdownDelaySeconds: 5,
@@ -46,6 +73,7 @@ export function readServer(reader: EnvReader, env: NodeJS.ProcessEnv): ServerSet
     shutdownDelaySeconds: reader.integer('SHUTDOWN_DELAY_SECONDS', { min: 0, max: 600 }) ?? SERVER_DEFAULTS.shutdownDelaySeconds,
     responseCacheEnabled: reader.boolean('RESPONSE_CACHE_ENABLED') ?? SERVER_DEFAULTS.responseCacheEnabled,
     landingPage: reader.oneOf('LANDING_PAGE', LANDING_PAGES) ?? defaultLandingPage(production),
+    httpTimeouts: { ...HTTP_TIMEOUTS },
   };
 }
 

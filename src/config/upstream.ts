@@ -1,4 +1,4 @@
-import { readEmulatorEnv, type EmulatorBehaviour } from '../../emulator/config';
+import { readEmulatorEnv, type EmulatorBehaviour } from '../../contract/emulatorSettings';
 import { Secret } from '../redaction/secret';
 import type { EnvReader } from './env';
 
@@ -17,7 +17,7 @@ export function readUpstream(reader: EnvReader, env: NodeJS.ProcessEnv): Upstrea
   // REPORTING_PASSWORD may come from REPORTING_PASSWORD_FILE.
   const present = REMOTE_VARIABLES.filter((name) => reader.isSetOrFile(name));
   if (present.length === 0) {
-    // The emulator's own parser, so each EMULATOR_* variable has one definition
+    // The parser `npm run emulator` uses too (contract/), so each EMULATOR_* variable has one definition
     // and one set of limits; its problems join ours as configuration errors.
     const { options, problems } = readEmulatorEnv(env);
     for (const problem of problems) reader.problem(problem);

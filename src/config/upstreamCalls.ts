@@ -1,3 +1,4 @@
+import { LIVE_MAX_ROWS_PER_PAGE, MAX_LIMIT } from '../../contract';
 import type { EnvReader } from './env';
 
 /** How each upstream call is made and bounded, whichever upstream it goes to. */
@@ -19,13 +20,12 @@ export const UPSTREAM_CALL_DEFAULTS: Readonly<UpstreamCallSettings> = Object.fre
   renderMaxConcurrency: 8,
   upstreamMaxResponseBytes: 8 * 1024 * 1024,
   maxRetryAfterSeconds: 300,
-  // Public clients of the live API read at most about 500 rows per query.
-  reportingMaxRows: 500,
+  reportingMaxRows: LIVE_MAX_ROWS_PER_PAGE,
   signinFailureBackoffSeconds: 60,
 });
 
 /** The upstream's own maximum `limit` (contract §2). */
-export const UPSTREAM_MAX_ROWS = 1_000;
+export const UPSTREAM_MAX_ROWS = MAX_LIMIT;
 
 /** The longest a refused sign-in is remembered, however often it failed (15 minutes). */
 const MAX_SIGNIN_FAILURE_BACKOFF_SECONDS = 900;

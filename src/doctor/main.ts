@@ -27,6 +27,7 @@ async function main(): Promise<number> {
     env: process.env,
     spend,
     write: (line) => process.stdout.write(`${line}\n`),
+    nowMs: Date.now,
   });
   return report.exitCode;
 }

@@ -4,7 +4,8 @@ import { checkDashboard, DASHBOARD_CHECK } from './dashboardCheck';
 import { resolveTarget, type DoctorTarget } from './doctorTarget';
 import { checkReachable } from './reachability';
 import { checkRender, RENDER_CHECK } from './renderCheck';
-import { HeldSecrets } from '../redaction/secret';
+import { doctorRedaction } from '../redaction';
+import type { HeldSecrets } from '../redaction/secret';
 import { checkSignIn } from './signInCheck';
 
 export interface DoctorOptions {
@@ -18,7 +19,8 @@ export interface DoctorOptions {
   experienceDomain?: string;
   /** Receives each line as soon as it is known, already scrubbed of secrets. */
   write: (line: string) => void;
-  nowMs?: () => number;
+  /** The clock a token's remaining validity is measured with. */
+  nowMs: () => number;
 }
 
 export interface DoctorReport {
@@ -34,10 +36,9 @@ const SIGN_IN_CHECK = 'sign-in';
 
 /** The checks, in order; each line is written before the next check starts, so a slow host shows where it hangs. */
 export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
-  // The subgraph's own redaction (every form of each secret), for this run's secrets only.
-  const secrets = new HeldSecrets();
-  // Known before the configuration is even read, in case a problem message quotes it.
-  if (options.env.REPORTING_PASSWORD !== undefined) secrets.hold(options.env.REPORTING_PASSWORD);
+  // Every line leaves through it; the upstream's words also pass it before they are cut short (upstreamCall.ts),
+  // since a cut could split a secret in two that neither half then matches.
+  const secrets = doctorRedaction(options.env);
   const write = (line: string) => options.write(secrets.redact(line));
   const results: CheckResult[] = [];
   const report = (result: CheckResult) => {
@@ -118,7 +119,7 @@ async function runChecks(target: DoctorTarget, config: Config, options: DoctorOp
       credentialsFrom: target.credentialsFrom,
       timeoutMs,
       scrub,
-      nowMs: options.nowMs ?? Date.now,
+      nowMs: options.nowMs,
     });
     if (signIn.token !== undefined) output.secrets.hold(signIn.token);
     report(signIn.result);

@@ -27,21 +27,3 @@ export function redactCredentials(text: string, { secrets = [], maxLength }: Red
   clean = clean.replace(BEARER, `Bearer ${REDACTED}`).replace(JWT, REDACTED);
   return maxLength !== undefined && clean.length > maxLength ? `${clean.slice(0, maxLength)}…` : clean;
 }
-
-/** Every string inside a JSON-like value redacted (a formatted GraphQL error's message and extensions). */
-export function redactDeep<T>(value: T): T {
-  return redactValue(value, 0) as T;
-}
-
-/** Deeper than any error extension this subgraph builds; what lies below is dropped rather than shown unredacted. */
-const MAX_DEPTH = 8;
-
-function redactValue(value: unknown, depth: number): unknown {
-  if (typeof value === 'string') return redactCredentials(value);
-  if (value === null || typeof value !== 'object') return value;
-  if (depth >= MAX_DEPTH) return REDACTED;
-  if (Array.isArray(value)) return value.map((item) => redactValue(item, depth + 1));
-  const copy: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) copy[key] = redactValue(item, depth + 1);
-  return copy;
-}

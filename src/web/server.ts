@@ -1,13 +1,13 @@
 import type { Server } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApolloServer } from '@apollo/server';
 import { ApolloServerPluginCacheControl } from '@apollo/server/plugin/cacheControl';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { InMemoryLRUCache, type KeyValueCache } from '@apollo/utils.keyvaluecache';
-import { DEFAULT_ANALYTICS_CONFIG, DEFAULT_LIMITS, defaultLandingPage, type Config, type LimitsConfig } from '../config';
+import type { Config, LimitsConfig } from '../config';
 import { createContext, type CacheTtls, type Context, type SharedDependencies } from '../operation/context';
 import { formatError } from '../graphql/errors';
-import { redactDeep } from '../redaction/redactCredentials';
 import { createHealthRoutes, type Lifecycle, type ReadinessDetails } from './health';
 import type { Logger } from '../observability/logger';
 import { createDocumentCache } from '../graphql/limits/documentCache';
@@ -16,24 +16,33 @@ import { persistedOnlyPlugin } from '../graphql/limits/persistedOnlyPlugin';
 import { limitValidationRules } from '../graphql/limits/validationRules';
 import { metricsHandler } from '../observability/metrics/handler';
 import type { Metrics } from '../observability/metrics/metrics';
-import { operationMetricsPlugin } from '../observability/metrics/operationMetricsPlugin';
-import { operationLogPlugin } from '../observability/operationLog';
+import { operationPlugin } from '../observability/operationPlugin';
 import { responseCachePlugin } from '../graphql/responseCache/responseCachePlugin';
 import { buildSchema } from '../graphql/subgraphSchema';
 import { allowedOrigins, createCorsPolicy } from './cors';
 import { explorerAssetRoutes } from './explorer/assets';
 import { landingPagePlugin } from './explorer/landingPage';
 import { createGraphQLHandler } from './graphqlHandler';
-import { createHttpServer, type HttpTimeouts } from './httpServer';
+import { createHttpServer } from './httpServer';
 import type { RouteHandler } from './respond';
 import { createRouter } from './router';
 
 export type { RouteHandler } from './respond';
 
-/** `analytics`, `corsOrigins` and `limits` are optional so callers that do not care (tests) get the defaults. */
-export type ServerConfig = Pick<Config, 'production' | 'renderMaxConcurrency'> & { cache: CacheTtls } & Partial<
-    Pick<Config, 'analytics' | 'corsOrigins' | 'landingPage' | 'limits' | 'reportingMaxRows' | 'responseCacheEnabled'>
-  >;
+/** The settings the server reads, every one required: their defaults live in src/config/ (tests: test/support/config.ts). */
+export type ServerConfig = Pick<
+  Config,
+  | 'production'
+  | 'renderMaxConcurrency'
+  | 'analytics'
+  | 'corsOrigins'
+  | 'limits'
+  | 'reportingMaxRows'
+  | 'responseCacheEnabled'
+  | 'shutdownDelaySeconds'
+  | 'httpTimeouts'
+  | 'landingPage'
+> & { cache: CacheTtls };
 
 export interface ServerDependencies {
   reporting: SharedDependencies['reporting'];
@@ -57,16 +66,8 @@ export interface ServerOptions {
    * and the health checks. A path already taken is a start-up error.
    */
   extraRoutes?: Record<string, RouteHandler>;
-  /**
-   * How long stop() keeps serving with readiness at 503 before the listener
-   * closes (SHUTDOWN_DELAY_SECONDS): load balancers and Kubernetes stop
-   * routing here first. Default 0 (tests); the process passes 5 s.
-   */
-  shutdownDelayMs?: number;
   /** Waits out the shutdown delay (tests pass one they settle by hand). */
   sleep?: (ms: number) => Promise<unknown>;
-  /** node:http's connection timeouts; defaults in src/web/httpServer.ts. */
-  httpTimeouts?: Partial<HttpTimeouts>;
 }
 
 export interface BuiltServer {
@@ -99,30 +100,30 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
   const onError = (error: unknown) => deps.logger.error({ err: error }, 'unexpected error outside GraphQL execution');
   const httpServer = createHttpServer(
     createRouter(routes, onError, () => state === 'stopping'),
-    options.httpTimeouts,
+    config.httpTimeouts,
   );
-  const limits = config.limits ?? DEFAULT_LIMITS;
+  const { limits } = config;
   const apollo = createApollo(config, limits, deps, httpServer);
   const { renderTtlSeconds, dashboardTtlSeconds } = config.cache;
   const shared: SharedDependencies = {
     ...deps,
     renderMaxConcurrency: config.renderMaxConcurrency,
     cacheTtls: { renderTtlSeconds, dashboardTtlSeconds },
-    analytics: config.analytics ?? DEFAULT_ANALYTICS_CONFIG,
+    analytics: config.analytics,
     maxUpstreamCallsPerOperation: limits.maxUpstreamCallsPerOperation,
-    ...(config.reportingMaxRows === undefined ? {} : { reportingMaxRows: config.reportingMaxRows }),
+    reportingMaxRows: config.reportingMaxRows,
   };
   const context = async () => createContext(shared);
   const graphql = createGraphQLHandler({
     apollo,
     context,
-    cors: createCorsPolicy(allowedOrigins(config.production, config.corsOrigins ?? [])),
+    cors: createCorsPolicy(allowedOrigins(config.production, config.corsOrigins)),
     bodyLimitBytes: BODY_LIMIT_BYTES,
     onError,
   });
   const metricsRoute: Record<string, RouteHandler> =
     deps.metrics === undefined ? {} : { '/metrics': metricsHandler(deps.metrics.registry) };
-  const landingPage = config.landingPage ?? defaultLandingPage(config.production);
+  const landingPage = config.landingPage;
   const explorerRoutes = landingPage === 'offline' ? explorerAssetRoutes() : {};
   addRoutes(routes, { ...metricsRoute, ...explorerRoutes, ...options.extraRoutes });
 
@@ -140,7 +141,8 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
     },
     async stop() {
       state = 'stopping';
-      const delayMs = options.shutdownDelayMs ?? 0;
+      // SHUTDOWN_DELAY_SECONDS: load balancers and Kubernetes stop routing here first, while readiness is 503.
+      const delayMs = config.shutdownDelaySeconds * 1000;
       if (delayMs > 0) await (options.sleep ?? sleep)(delayMs);
       await apollo.stop();
     },
@@ -155,8 +157,8 @@ function createApollo(config: ServerConfig, limits: LimitsConfig, deps: ServerDe
     schema: buildSchema(),
     logger: deps.logger,
     cache,
-    // Every held secret, in every form, leaves each message and extension: the last step before a client sees an error.
-    formatError: (formatted, error) => redactDeep(formatError(formatted, error, { production: config.production })),
+    // formatError ends with the responses' redaction.
+    formatError: (formatted, error) => formatError(formatted, error, { production: config.production }),
     includeStacktraceInErrorResponses: !config.production,
     // Signals belong to src/web/shutdown.ts: Apollo's own handler would stop at once (no drain delay) and re-raise the signal.
     stopOnTerminationSignals: false,
@@ -168,12 +170,15 @@ function createApollo(config: ServerConfig, limits: LimitsConfig, deps: ServerDe
     documentStore: limits.documentCacheBytes === 0 ? null : createDocumentCache(limits.documentCacheBytes),
     plugins: [
       ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: DRAIN_GRACE_MS }),
-      landingPagePlugin(config.landingPage ?? defaultLandingPage(config.production)),
+      landingPagePlugin(config.landingPage),
       ...(limits.persistedQueriesOnly
         ? [persistedOnlyPlugin(requireManifest(deps.persistedManifest), (code) => deps.metrics?.recordLimitRefusal(code))]
         : []),
-      operationLogPlugin(deps.logger),
-      ...(deps.metrics === undefined ? [] : [operationMetricsPlugin(deps.metrics)]),
+      operationPlugin({
+        logger: deps.logger,
+        ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
+        now: () => performance.now(),
+      }),
       // Every root field and every object field without a hint counts as maxAge 0 (uncacheable): each
       // cacheable field says so in the schema (@cacheControl) or its resolver (TTLs from config).
       ApolloServerPluginCacheControl({ defaultMaxAge: 0, calculateHttpHeaders: true }),

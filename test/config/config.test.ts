@@ -54,6 +54,7 @@ describe('loadConfig', () => {
       shutdownDelaySeconds: 5,
       responseCacheEnabled: true,
       landingPage: 'sandbox',
+      httpTimeouts: { keepAliveMs: 15_000, headersMs: 20_000, requestMs: 30_000, checkIntervalMs: 1_000 },
       cache: { renderTtlSeconds: 60, dashboardTtlSeconds: 60, staleIfErrorSeconds: 600 },
       analytics: { chunkSize: 500, windowAlignSeconds: 60 },
       governor: { reportingPerMinute: 600, signinPerMinute: 20, renderPerMinute: 6_000, queueTimeoutMs: 2_000 },

@@ -6,15 +6,17 @@
 import type { AddressInfo } from 'node:net';
 import { buildServer, type BuiltServer } from '../../src/web/server';
 import { DEFAULT_CACHE_TTLS, fakeReporting, fakeRecommender, silentLogger } from '../support/subgraph';
+import { testConfig } from '../support/config';
 
 let server: BuiltServer;
 let graphqlUrl: string;
 
 beforeAll(async () => {
-  server = buildServer(
-    { production: true, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS },
-    { recommender: fakeRecommender(), reporting: fakeReporting(), logger: silentLogger },
-  );
+  server = buildServer(testConfig({ production: true, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS }), {
+    recommender: fakeRecommender(),
+    reporting: fakeReporting(),
+    logger: silentLogger,
+  });
   await server.start();
   await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));
   graphqlUrl = `http://127.0.0.1:${(server.httpServer.address() as AddressInfo).port}/graphql`;

@@ -13,6 +13,7 @@ import {
   startTestServer,
 } from '../support/subgraph';
 import type { RecommendationData } from '../support/recommendationData';
+import { testConfig } from '../support/config';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
 
@@ -388,14 +389,11 @@ describe('Query.dashboard', () => {
 
 describe('server lifecycle', () => {
   it('is starting before start(), ready after, stopping after stop()', async () => {
-    const built: BuiltServer = buildServer(
-      { production: false, renderMaxConcurrency: 1, cache: DEFAULT_CACHE_TTLS },
-      {
-        recommender: fakeRecommender(),
-        reporting: fakeReporting(),
-        logger: silentLogger,
-      },
-    );
+    const built: BuiltServer = buildServer(testConfig({ production: false, renderMaxConcurrency: 1, cache: DEFAULT_CACHE_TTLS }), {
+      recommender: fakeRecommender(),
+      reporting: fakeReporting(),
+      logger: silentLogger,
+    });
     expect(built.lifecycle()).toBe('starting');
     await built.start();
     expect(built.lifecycle()).toBe('ready');

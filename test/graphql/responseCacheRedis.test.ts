@@ -13,6 +13,7 @@ import { Secret } from '../../src/redaction/secret';
 import { buildServer, type BuiltServer } from '../../src/web/server';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 import { fakeReporting, itemsFor, silentLogger, type FakeRecommender } from '../support/subgraph';
+import { testConfig } from '../support/config';
 
 const RENDER_TTL = 60;
 const RECOMMENDATIONS = `query Front($experienceId: ID!) {
@@ -53,7 +54,7 @@ describeWithRedis('response cache in a shared Redis', () => {
     const redis = new SharedRedis({ client, logger: silentLogger, retryAfterMs: 0, timeoutMs: 500 });
     const recommender = freshRecommender();
     const server = buildServer(
-      { production: false, renderMaxConcurrency: 4, cache: { renderTtlSeconds: RENDER_TTL, dashboardTtlSeconds: RENDER_TTL } },
+      testConfig({ production: false, renderMaxConcurrency: 4, cache: { renderTtlSeconds: RENDER_TTL, dashboardTtlSeconds: RENDER_TTL } }),
       { recommender, reporting: fakeReporting(), logger: silentLogger, apolloCache: createApolloCache(redis) },
     );
     servers.push(server);

@@ -18,6 +18,7 @@ import { HeldSecrets, heldSecrets } from '../../src/redaction/secret';
 import { buildServer } from '../../src/web/server';
 import { redactingSpanProcessor } from '../../src/observability/tracing/redactingSpanProcessor';
 import { DEFAULT_CACHE_TTLS, fakeReporting, fakeRecommender } from '../support/subgraph';
+import { testConfig } from '../support/config';
 
 const EMAIL = 'api@news.example';
 const PASSWORD = 'pa"ss\\wörd/+ x&y=1';
@@ -97,10 +98,11 @@ describe.each(Object.entries(FORMS))('a secret %s', (_name, form) => {
       if (params.clientId === 'ext') throw new GraphQLError(`refused ${form}`, { extensions: { code: 'BAD_USER_INPUT', said: form } });
       throw new Error(`upstream echoed: ${form}`);
     });
-    const server = buildServer(
-      { production: false, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS },
-      { recommender, reporting: fakeReporting(), logger: createLogger({ logLevel: 'debug' }, stream) },
-    );
+    const server = buildServer(testConfig({ production: false, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS }), {
+      recommender,
+      reporting: fakeReporting(),
+      logger: createLogger({ logLevel: 'debug' }, stream),
+    });
     await server.start();
     await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));
     try {

@@ -12,6 +12,7 @@ import { buildServer } from '../../src/web/server';
 import { createUpstreams } from '../../src/upstream/upstreams';
 import { call } from './emulator';
 import { DEFAULT_CACHE_TTLS, silentLogger } from './subgraph';
+import { testConfig } from './config';
 
 export interface RecordingSubgraph {
   graphqlUrl: string;
@@ -36,10 +37,11 @@ export async function startRecordingSubgraph(emulator: RunningEmulator, analytic
       return upstreams.reporting.query(body);
     },
   };
-  const server = buildServer(
-    { production: false, renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, analytics },
-    { reporting, recommender: upstreams.recommender, logger: silentLogger },
-  );
+  const server = buildServer(testConfig({ production: false, renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, analytics }), {
+    reporting,
+    recommender: upstreams.recommender,
+    logger: silentLogger,
+  });
   await server.start();
   await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));
   const { port } = server.httpServer.address() as AddressInfo;

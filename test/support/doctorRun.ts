@@ -13,9 +13,11 @@ export interface DoctorRun {
 }
 
 /** The doctor in this process, its lines collected. */
-export async function runDoctorForTest(options: Omit<DoctorOptions, 'write' | 'spend'> & { spend?: boolean }): Promise<DoctorRun> {
+export async function runDoctorForTest(
+  options: Omit<DoctorOptions, 'write' | 'spend' | 'nowMs'> & Partial<Pick<DoctorOptions, 'spend' | 'nowMs'>>,
+): Promise<DoctorRun> {
   const lines: string[] = [];
-  const report = await runDoctor({ spend: true, ...options, write: (line) => lines.push(line) });
+  const report = await runDoctor({ spend: true, nowMs: Date.now, ...options, write: (line) => lines.push(line) });
   return {
     report,
     lines,

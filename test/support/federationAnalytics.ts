@@ -24,6 +24,8 @@ export async function startAnalyticsSubgraph(upstreamUrl: string, env: NodeJS.Pr
   const config = loadConfig({
     PORT: '0',
     LOG_LEVEL: 'silent',
+    // No load balancer to wait for on stop().
+    SHUTDOWN_DELAY_SECONDS: '0',
     REPORTING_BASE_URL: upstreamUrl,
     RECOMMENDER_URL: upstreamUrl,
     REPORTING_EMAIL: DEMO_API_USER.email,

@@ -6,9 +6,9 @@
 import type { GraphQLFormattedError } from 'graphql';
 import type { Served } from '../../src/upstream/datasources/fetched';
 import type { DashboardMetricResultWire, DashboardQueryBody, RecommendationWire, RenderParams } from '../../src/upstream/datasources/wire';
-import { loadConfig } from '../../src/config';
 import type { PersistedManifest } from '../../src/graphql/limits/persistedManifest';
 import { buildServer, type BuiltServer, type ServerConfig, type ServerDependencies } from '../../src/web/server';
+import { testConfig } from './config';
 
 export interface FakeRecommender {
   calls: RenderParams[];
@@ -100,7 +100,7 @@ export function fakeReporting(
 export const silentLogger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /** The configuration's default answer TTLs (from the real loader, so tests follow its defaults). */
-export const DEFAULT_CACHE_TTLS: ServerConfig['cache'] = loadConfig({}).cache;
+export const DEFAULT_CACHE_TTLS: ServerConfig['cache'] = testConfig().cache;
 
 export interface TestServerOptions {
   recommender?: FakeRecommender;
@@ -116,15 +116,12 @@ export async function startTestServer(
 ): Promise<BuiltServer & { recommender: FakeRecommender; reporting: FakeReporting }> {
   const recommender = options.recommender ?? fakeRecommender();
   const reporting = options.reporting ?? fakeReporting();
-  const server = buildServer(
-    { production: false, renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, ...options.config },
-    {
-      recommender,
-      reporting,
-      logger: options.logger ?? silentLogger,
-      ...(options.persistedManifest === undefined ? {} : { persistedManifest: options.persistedManifest }),
-    },
-  );
+  const server = buildServer(testConfig({ production: false, renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, ...options.config }), {
+    recommender,
+    reporting,
+    logger: options.logger ?? silentLogger,
+    ...(options.persistedManifest === undefined ? {} : { persistedManifest: options.persistedManifest }),
+  });
   await server.start();
   return { ...server, recommender, reporting };
 }

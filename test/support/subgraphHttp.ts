@@ -12,6 +12,7 @@ import type { ProtectionOptions } from '../../src/upstream/protection';
 import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';
 import { call, startTestEmulator } from './emulator';
 import { DEFAULT_CACHE_TTLS, silentLogger } from './subgraph';
+import { testConfig } from './config';
 
 export interface RunningSubgraph {
   /** `http://127.0.0.1:port` (no path). */
@@ -56,7 +57,7 @@ export async function startSubgraph(emulator: RunningEmulator, options: Subgraph
   const server = buildServer(
     // The response cache would answer a repeated operation before the layers these tests exercise
     // (test/graphql/responseCache.test.ts turns it on).
-    { production: false, renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, responseCacheEnabled: false, ...options.config },
+    testConfig({ production: false, renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, responseCacheEnabled: false, ...options.config }),
     {
       reporting: upstreams.reporting,
       recommender: upstreams.recommender,

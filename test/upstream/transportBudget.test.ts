@@ -22,6 +22,7 @@ import {
   startSubgraph,
   type RunningSubgraph,
 } from '../support/subgraphHttp';
+import { testConfig } from '../support/config';
 
 const DASHBOARD = `query D($query: DashboardQueryInput!) { dashboard(query: $query) { metric total } }`;
 const lastDays = (number: number, metrics = ['PAGE_VIEWS_TOTAL']) => ({ dates: { last: { number, unit: 'DAY' } }, metrics });
@@ -104,10 +105,11 @@ describe('an empty 200 body from the dashboard', () => {
       logger: silentLogger,
       protection: { breaker: { cooldownSeconds: 60, failureThreshold: 1 } },
     });
-    const server = buildServer(
-      { production: true, renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS },
-      { reporting: upstreams.reporting, recommender: upstreams.recommender, logger: silentLogger },
-    );
+    const server = buildServer(testConfig({ production: true, renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS }), {
+      reporting: upstreams.reporting,
+      recommender: upstreams.recommender,
+      logger: silentLogger,
+    });
     await server.start();
     await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));
     close = async () => {

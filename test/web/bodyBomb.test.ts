@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import * as zlib from 'node:zlib';
 import { buildServer, type BuiltServer } from '../../src/web/server';
 import { DEFAULT_CACHE_TTLS, fakeReporting, fakeRecommender, silentLogger } from '../support/subgraph';
+import { testConfig } from '../support/config';
 
 const MiB = 1024 * 1024;
 /** The subgraph's body limit (src/web/server.ts). */
@@ -17,10 +18,11 @@ let server: BuiltServer;
 let graphqlUrl: string;
 
 beforeAll(async () => {
-  server = buildServer(
-    { production: false, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS },
-    { recommender: fakeRecommender(), reporting: fakeReporting(), logger: silentLogger },
-  );
+  server = buildServer(testConfig({ production: false, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS }), {
+    recommender: fakeRecommender(),
+    reporting: fakeReporting(),
+    logger: silentLogger,
+  });
   await server.start();
   await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));
   graphqlUrl = `http://127.0.0.1:${(server.httpServer.address() as AddressInfo).port}/graphql`;

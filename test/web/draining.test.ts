@@ -5,10 +5,11 @@
  */
 import type { AddressInfo } from 'node:net';
 import { buildServer, type BuiltServer } from '../../src/web/server';
+import { testConfig } from '../support/config';
 import { deferred } from '../support/deferred';
 import { DEFAULT_CACHE_TTLS, fakeReporting, fakeRecommender, silentLogger } from '../support/subgraph';
 
-const CONFIG = { production: false, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS };
+const CONFIG = testConfig({ production: false, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS });
 const QUERY = JSON.stringify({ query: '{ recommendations(experienceId: "IL_1", domain: "d.example") { url } }' });
 
 async function listening(server: BuiltServer): Promise<string> {
@@ -27,13 +28,16 @@ describe('draining on stop', () => {
     const delays: number[] = [];
     // A plain object (not a literal in the call) so this test also runs against servers without these options.
     const options = {
-      shutdownDelayMs: 5_000,
       sleep: (ms: number) => {
         delays.push(ms);
         return delayEnds.promise;
       },
     };
-    const server = buildServer(CONFIG, { recommender: fakeRecommender(), reporting: fakeReporting(), logger: silentLogger }, options);
+    const server = buildServer(
+      { ...CONFIG, shutdownDelaySeconds: 5 },
+      { recommender: fakeRecommender(), reporting: fakeReporting(), logger: silentLogger },
+      options,
+    );
     const baseUrl = await listening(server);
     expect((await fetch(`${baseUrl}/health/ready`)).status).toBe(200);
 

@@ -7,11 +7,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { LandingPage } from '../../src/config';
+import { defaultLandingPage, type LandingPage } from '../../src/config';
 import { explorerAssetRoutes, explorerDirFor } from '../../src/web/explorer/assets';
 import { buildServer, type BuiltServer } from '../../src/web/server';
 import { ensureExplorerBuilt } from '../support/browser';
-import { DEFAULT_CACHE_TTLS, fakeRecommender, fakeReporting, silentLogger } from '../support/subgraph';
+import { testConfig } from '../support/config';
+import { fakeRecommender, fakeReporting, silentLogger } from '../support/subgraph';
 
 interface Listening {
   server: BuiltServer;
@@ -20,7 +21,11 @@ interface Listening {
 
 async function listen(config: { production: boolean; landingPage?: LandingPage }): Promise<Listening> {
   const server = buildServer(
-    { renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS, ...config },
+    testConfig({
+      renderMaxConcurrency: 2,
+      production: config.production,
+      landingPage: config.landingPage ?? defaultLandingPage(config.production),
+    }),
     { recommender: fakeRecommender(), reporting: fakeReporting(), logger: silentLogger },
   );
   await server.start();

@@ -9,6 +9,7 @@ import { HeaderMap } from '@apollo/server';
 import { buildServer, type BuiltServer, type ServerConfig, type ServerOptions } from '../../src/web/server';
 import { APOLLO_SANDBOX_ORIGIN } from '../../src/web/cors';
 import { DEFAULT_CACHE_TTLS, fakeReporting, fakeRecommender, silentLogger } from '../support/subgraph';
+import { testConfig } from '../support/config';
 
 interface Listening {
   server: BuiltServer;
@@ -20,7 +21,7 @@ const running: Listening[] = [];
 
 async function listen(config: Partial<ServerConfig> = {}, options: ServerOptions = {}): Promise<Listening> {
   const server = buildServer(
-    { production: false, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS, ...config },
+    testConfig({ production: false, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS, ...config }),
     { recommender: fakeRecommender(), reporting: fakeReporting(), logger: silentLogger },
     options,
   );
@@ -217,7 +218,7 @@ describe('extra routes', () => {
   it('refuses a path that is already served', () => {
     const build = (path: string) =>
       buildServer(
-        { production: false, renderMaxConcurrency: 1, cache: DEFAULT_CACHE_TTLS },
+        testConfig({ production: false, renderMaxConcurrency: 1, cache: DEFAULT_CACHE_TTLS }),
         { recommender: fakeRecommender(), reporting: fakeReporting(), logger: silentLogger },
         { extraRoutes: { [path]: () => undefined } },
       );

@@ -4,18 +4,20 @@
  * byte is closed (well before Node's default 60 s).
  */
 import { connect, type AddressInfo } from 'node:net';
+import type { HttpTimeouts } from '../../src/config';
 import { buildServer, type BuiltServer } from '../../src/web/server';
 import { DEFAULT_CACHE_TTLS, fakeReporting, fakeRecommender, silentLogger } from '../support/subgraph';
+import { testConfig } from '../support/config';
 
 /** Apollo Router closes idle subgraph connections after this long (apollographql/router#3470). */
 const APOLLO_ROUTER_POOL_IDLE_MS = 5_000;
 const NODE_DEFAULT_HEADERS_TIMEOUT_MS = 60_000;
 
-function build(options: object = {}): BuiltServer {
+function build(httpTimeouts: Partial<HttpTimeouts> = {}): BuiltServer {
+  const config = testConfig({ production: false, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS });
   return buildServer(
-    { production: false, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS },
+    { ...config, httpTimeouts: { ...config.httpTimeouts, ...httpTimeouts } },
     { recommender: fakeRecommender(), reporting: fakeReporting(), logger: silentLogger },
-    options,
   );
 }
 
@@ -29,7 +31,7 @@ describe('HTTP server timeouts', () => {
   });
 
   it('closes a socket that never sends a byte', async () => {
-    const server = build({ httpTimeouts: { keepAliveMs: 100, headersMs: 200, requestMs: 300, checkIntervalMs: 50 } });
+    const server = build({ keepAliveMs: 100, headersMs: 200, requestMs: 300, checkIntervalMs: 50 });
     await server.start();
     await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));
     try {
@@ -44,7 +46,7 @@ describe('HTTP server timeouts', () => {
   });
 
   it('refuses timeouts in the wrong order', () => {
-    expect(() => build({ httpTimeouts: { keepAliveMs: 20_000, headersMs: 10_000 } })).toThrow(
+    expect(() => build({ keepAliveMs: 20_000, headersMs: 10_000 })).toThrow(
       'HTTP timeouts must be keepAlive < headers <= request, got 20000, 10000, 30000 ms',
     );
   });

@@ -8,6 +8,7 @@ import { createHealthRoutes } from '../../src/web/health';
 import { buildServer, type BuiltServer, type ServerConfig } from '../../src/web/server';
 import { postGraphQL } from '../support/federationGateway';
 import { DEFAULT_CACHE_TTLS, fakeReporting, fakeRecommender, silentLogger } from '../support/subgraph';
+import { testConfig } from '../support/config';
 
 interface Listening {
   server: BuiltServer;
@@ -15,14 +16,11 @@ interface Listening {
 }
 
 async function listen(config: Partial<ServerConfig>, start = true): Promise<Listening> {
-  const server = buildServer(
-    { production: false, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS, ...config },
-    {
-      recommender: fakeRecommender(),
-      reporting: fakeReporting(),
-      logger: silentLogger,
-    },
-  );
+  const server = buildServer(testConfig({ production: false, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS, ...config }), {
+    recommender: fakeRecommender(),
+    reporting: fakeReporting(),
+    logger: silentLogger,
+  });
   if (start) await server.start();
   await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));
   return { server, baseUrl: `http://127.0.0.1:${(server.httpServer.address() as AddressInfo).port}` };
@@ -128,10 +126,11 @@ describe('readiness', () => {
       await held;
       return [];
     });
-    const server = buildServer(
-      { production: false, renderMaxConcurrency: 1, cache: DEFAULT_CACHE_TTLS },
-      { recommender, reporting: fakeReporting(), logger: silentLogger },
-    );
+    const server = buildServer(testConfig({ production: false, renderMaxConcurrency: 1, cache: DEFAULT_CACHE_TTLS }), {
+      recommender,
+      reporting: fakeReporting(),
+      logger: silentLogger,
+    });
     await server.start();
     await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));
     const baseUrl = `http://127.0.0.1:${(server.httpServer.address() as AddressInfo).port}`;

@@ -1,7 +1,7 @@
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { SIGN_IN_PATH } from '../../upstream/datasources/signIn';
-import { redactCredentials } from '../../redaction/redactCredentials';
+import { redactErrorResponse } from '../../redaction';
 import { UpstreamError } from '../../upstream/failures/upstreamError';
 import { limitCodeOf } from '../limits/limitErrors';
 import { ErrorCode } from './codes';
@@ -23,8 +23,15 @@ const GENERIC_MESSAGE = 'Internal server error';
  * - A GraphQLError that already has a code (validation, invalidArguments, ...)
  *   passes through.
  * - Anything else is a bug: in production its message and stack are hidden.
+ * Then, once, every held secret in every form leaves each message and
+ * extension (src/redaction/errorResponse.ts): the last step before a client
+ * sees an error.
  */
 export function formatError(formatted: GraphQLFormattedError, error: unknown, options: FormatErrorOptions): GraphQLFormattedError {
+  return redactErrorResponse(shapeError(formatted, error, options));
+}
+
+function shapeError(formatted: GraphQLFormattedError, error: unknown, options: FormatErrorOptions): GraphQLFormattedError {
   const upstreamError = findUpstreamError(error);
   if (upstreamError !== undefined) return formatUpstreamError(formatted, upstreamError, options);
   const limitCode = limitCodeOf(error);
@@ -33,7 +40,7 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown, op
   const code = formatted.extensions?.code;
   if (typeof code === 'string' && code !== ErrorCode.INTERNAL_SERVER_ERROR) {
     return withLocation(formatted, {
-      message: redactCredentials(formatted.message),
+      message: formatted.message,
       extensions: options.production ? withoutStacktrace(formatted.extensions) : { ...formatted.extensions },
     });
   }
@@ -42,7 +49,7 @@ export function formatError(formatted: GraphQLFormattedError, error: unknown, op
     return withLocation(formatted, { message: GENERIC_MESSAGE, extensions: { code: ErrorCode.INTERNAL_SERVER_ERROR } });
   }
   return withLocation(formatted, {
-    message: redactCredentials(formatted.message),
+    message: formatted.message,
     extensions: { ...formatted.extensions, code: ErrorCode.INTERNAL_SERVER_ERROR },
   });
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Registry } from 'prom-client';
-import { redactCredentials } from '../../redaction/redactCredentials';
+import { redactMetricsScrape } from '../../redaction';
 
 /**
  * `GET /metrics` in the Prometheus text format, as a plain Node handler so
@@ -16,8 +16,7 @@ export function metricsHandler(registry: Registry): (request: IncomingMessage, r
     registry.metrics().then(
       (text) => {
         response.writeHead(200, { 'content-type': registry.contentType });
-        // A label value may quote an upstream's words: held secrets never leave in a scrape.
-        response.end(request.method === 'HEAD' ? undefined : redactCredentials(text));
+        response.end(request.method === 'HEAD' ? undefined : redactMetricsScrape(text));
       },
       (error: unknown) => {
         response.writeHead(500, { 'content-type': 'application/json' });

@@ -2,9 +2,8 @@ import type { DashboardQueryInput } from '../../graphql/__generated__/resolvers-
 import { Dimension, FilterOperator, Granularity, Metric, schemaName } from '../../graphql/enums';
 import type { InvalidArgument } from '../../graphql/errors';
 import { availableGranularities, exceedsMaxWindow, MAX_WINDOW_DAYS, rangeInstants, windowLengthMs } from './window';
+import { EQUALITY_ONLY_DIMENSIONS, EQUALITY_OPERATORS, MAX_GROUP_BY, TRAFFIC_DIMENSION_NAMES } from '../../../contract';
 import { UPSTREAM_CALL_DEFAULTS } from '../../config';
-
-const MAX_GROUP_BY = 3;
 
 /**
  * REPORTING_MAX_ROWS's default. The contract allows `limit` up to 1000, but
@@ -19,21 +18,9 @@ export interface DashboardLimits {
   maxRows: number;
 }
 
-/** Dimensions describing the visit, not the article: NEW_ARTICLES (a count of articles) cannot be split by them. */
-const TRAFFIC_DIMENSIONS: ReadonlySet<Dimension> = new Set([
-  Dimension.SOURCE,
-  Dimension.SOURCE_INTERNAL,
-  Dimension.MEDIUM,
-  Dimension.MEDIUM_INTERNAL,
-  Dimension.CAMPAIGN,
-  Dimension.CAMPAIGN_INTERNAL,
-  Dimension.DEVICE_TYPE,
-  Dimension.USER_TYPE,
-]);
-
-/** Dimensions with a small closed set of values, which only compare for (in)equality. */
-const EQUALITY_ONLY_DIMENSIONS: ReadonlySet<Dimension> = new Set([Dimension.DEVICE_TYPE, Dimension.USER_TYPE]);
-const EQUALITY_OPERATORS: ReadonlySet<FilterOperator> = new Set([FilterOperator.EQ, FilterOperator.NEQ]);
+const TRAFFIC_DIMENSIONS: ReadonlySet<Dimension> = new Set(TRAFFIC_DIMENSION_NAMES);
+const EQUALITY_ONLY: ReadonlySet<Dimension> = new Set(EQUALITY_ONLY_DIMENSIONS);
+const EQUALITY: ReadonlySet<FilterOperator> = new Set(EQUALITY_OPERATORS);
 
 /**
  * Every rule of the upstream's dashboard 400 that can be checked without its
@@ -145,7 +132,7 @@ function validateFilters({ filters = [], metrics }: DashboardQueryInput): Invali
   filters.forEach((filter, index) => {
     const at = `query.filters[${index}]`;
     if (filter.values.length === 0) problems.push({ path: `${at}.values`, message: 'must contain at least one value' });
-    if (EQUALITY_ONLY_DIMENSIONS.has(filter.dimension) && !EQUALITY_OPERATORS.has(filter.operator)) {
+    if (EQUALITY_ONLY.has(filter.dimension) && !EQUALITY.has(filter.operator)) {
       problems.push({
         path: `${at}.operator`,
         message: `${schemaName(Dimension, filter.dimension)} allows only EQ and NEQ (got ${schemaName(FilterOperator, filter.operator)})`,

@@ -1,30 +1,7 @@
 import type { DashboardQueryInput } from '../../graphql/__generated__/resolvers-types';
-import { Granularity, TimeUnit } from '../../graphql/enums';
+import { availableGranularities as granularitiesForLength, DAY_MS, exceedsMaxWindow, MAX_WINDOW_DAYS, UNIT_MS } from '../../../contract';
+import type { Granularity } from '../../graphql/enums';
 import { isDateOnly, parseIsoInstant } from '../../graphql/scalars/instants';
-
-const MINUTE_MS = 60_000;
-const HOUR_MS = 60 * MINUTE_MS;
-const DAY_MS = 24 * HOUR_MS;
-
-/** The upstream's length of each relative-window unit (a month is 30 days there). */
-const UNIT_MS: Record<TimeUnit, number> = {
-  [TimeUnit.MINUTE]: MINUTE_MS,
-  [TimeUnit.HOUR]: HOUR_MS,
-  [TimeUnit.DAY]: DAY_MS,
-  [TimeUnit.WEEK]: 7 * DAY_MS,
-  [TimeUnit.MONTH]: 30 * DAY_MS,
-};
-
-/** The longest window the upstream accepts (its 400 says "must not exceed 3660 days"). */
-export const MAX_WINDOW_DAYS = 3660;
-const MAX_WINDOW_MS = MAX_WINDOW_DAYS * DAY_MS;
-
-/** The longest window each granularity serves, finest first: the upstream's availability rule. */
-const MAX_WINDOW_FOR: readonly (readonly [Granularity, number])[] = [
-  [Granularity.REALTIME, DAY_MS],
-  [Granularity.HOURLY, 31 * DAY_MS],
-  [Granularity.DAILY, Number.POSITIVE_INFINITY],
-];
 
 /** A range's first and last instants (ms); a date-only end means the last millisecond of that day, as upstream. */
 export interface RangeInstants {
@@ -52,11 +29,9 @@ export function windowLengthMs({ last, range }: DashboardQueryInput['dates']): n
   return undefined;
 }
 
-export function exceedsMaxWindow(lengthMs: number): boolean {
-  return lengthMs > MAX_WINDOW_MS;
-}
+export { exceedsMaxWindow, MAX_WINDOW_DAYS };
 
 /** The granularities the upstream offers for a window of this length, finest first. */
 export function availableGranularities(lengthMs: number): Granularity[] {
-  return MAX_WINDOW_FOR.filter(([, longest]) => lengthMs <= longest).map(([granularity]) => granularity);
+  return granularitiesForLength(lengthMs);
 }

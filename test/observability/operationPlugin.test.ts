@@ -1,0 +1,62 @@
+import { ApolloServer } from '@apollo/server';
+import { Registry } from 'prom-client';
+import { createLogger } from '../../src/observability/logger';
+import { Metrics } from '../../src/observability/metrics/metrics';
+import { operationPlugin } from '../../src/observability/operationPlugin';
+
+const typeDefs = 'type Query { ok: Int, broken: Int }';
+const resolvers = {
+  Query: {
+    ok: () => 1,
+    broken: () => {
+      throw new Error('bug');
+    },
+  },
+};
+
+/** A clock that moves 40 ms each time it is read: start, then the one reading at the end of the operation. */
+function steppingClock(stepMs: number): () => number {
+  let now = 0;
+  return () => (now += stepMs);
+}
+
+describe('the operation plugin', () => {
+  it('computes outcome and duration once, and the log line and the metrics say the same', async () => {
+    const written: string[] = [];
+    const logger = createLogger({ logLevel: 'info' }, { write: (line: string) => written.push(line) });
+    const metrics = new Metrics({ processMetrics: false });
+    const server = new ApolloServer({ typeDefs, resolvers, plugins: [operationPlugin({ logger, metrics, now: steppingClock(40) })] });
+    await server.start();
+    try {
+      await server.executeOperation({ query: 'query Fine { ok }' });
+      await server.executeOperation({ query: 'query Crash { broken }' });
+    } finally {
+      await server.stop();
+    }
+
+    const lines = written.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => 'operationName' in entry);
+    expect(lines.map((entry) => [entry.operationName, entry.outcome, entry.durationMs])).toEqual([
+      ['Fine', 'ok', 40],
+      ['Crash', 'INTERNAL_SERVER_ERROR', 40],
+    ]);
+    const registry: Registry = metrics.registry;
+    const counted = await registry.getSingleMetricAsString('subgraph_graphql_operations_total');
+    expect(counted).toContain('operation_name="Fine",operation_type="query",outcome="ok"} 1');
+    expect(counted).toContain('operation_name="Crash",operation_type="query",outcome="INTERNAL_SERVER_ERROR"} 1');
+    const durations = await registry.getSingleMetricAsString('subgraph_graphql_operation_duration_seconds');
+    expect(durations).toContain('operation_name="Fine",operation_type="query",outcome="ok"} 0.04');
+  });
+
+  it('still writes the log line when metrics are off', async () => {
+    const written: string[] = [];
+    const logger = createLogger({ logLevel: 'info' }, { write: (line: string) => written.push(line) });
+    const server = new ApolloServer({ typeDefs, resolvers, plugins: [operationPlugin({ logger, now: steppingClock(1) })] });
+    await server.start();
+    try {
+      await server.executeOperation({ query: 'query Fine { ok }' });
+    } finally {
+      await server.stop();
+    }
+    expect(written.map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual(['graphql operation']);
+  });
+});

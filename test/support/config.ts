@@ -1,0 +1,17 @@
+import { loadConfig, type Config } from '../../src/config';
+
+/** Every default, once: what `loadConfig` gives an empty environment (the embedded emulator, no Redis). */
+const DEFAULTS: Config = loadConfig({});
+
+export type ConfigOverrides = Partial<Omit<Config, 'cache'>> & { cache?: Partial<Config['cache']> };
+
+/**
+ * A complete configuration built from the defaults in src/config/, with the
+ * given settings replaced (`cache` field by field): the one way tests build a
+ * config, so a new setting gets its default here without editing every test.
+ * One value differs from production's: no shutdown delay (no load balancer
+ * to wait for), unless a test sets one.
+ */
+export function testConfig(overrides: ConfigOverrides = {}): Config {
+  return { ...DEFAULTS, shutdownDelaySeconds: 0, ...overrides, cache: { ...DEFAULTS.cache, ...overrides.cache } };
+}
