@@ -51,8 +51,10 @@ export async function startHiveGateway(supergraphSdl: string, options: HiveGatew
   return {
     url: `http://127.0.0.1:${port}/graphql`,
     async close() {
-      await new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+      const closed = new Promise<void>((resolve, reject) => server.close((error) => (error ? reject(error) : resolve())));
+      // fetch keeps connections alive; close() alone would wait for them.
       server.closeAllConnections();
+      await closed;
       await gateway.dispose();
       cache[Symbol.dispose]?.();
     },
