@@ -62,6 +62,10 @@ function listSize(typeName: string, fieldName: string): Record<string, unknown> 
   return directiveArgs(field(typeName, fieldName).astNode?.directives, 'listSize');
 }
 
+function typeCost(typeName: string): Record<string, unknown> | undefined {
+  return directiveArgs(supergraph.getType(typeName)?.astNode?.directives, 'cost');
+}
+
 describe('demand-control costs in the composed supergraph', () => {
   it('links the cost spec the router reads @cost and @listSize from', () => {
     expect(supergraphSdl).toMatch(/@link\(url: "https:\/\/specs\.apollo\.dev\/cost\/v0\.1"/);
@@ -91,6 +95,23 @@ describe('demand-control costs in the composed supergraph', () => {
     // Sized by `limit` (default 10): the default ranking costs exactly one dashboard query.
     expect(fieldCost('Query', 'topArticles')).toEqual({ weight: DASHBOARD_QUERY / 10 });
     expect(listSize('Query', 'topArticles')).toEqual({ slicingArguments: ['limit'], requireOneSlicingArgument: false });
+  });
+
+  /**
+   * Hive Gateway adds a type's @cost to the field's own (Apollo Router takes
+   * the field's and ignores the type's), sizes `_entities` as one entity and
+   * multiplies an argument's cost by its field's list size. The type weights
+   * make Hive's prices the same policy at 15 times the scale (hiveGateway.test.ts).
+   */
+  it("weighs types for Hive Gateway's formula without changing Apollo Router's", () => {
+    const HIVE_QUERY = DASHBOARD_QUERY * 15; // the dashboard's argument × its list size (assumedSize 15)
+    // Pieces of an answer already paid for: 0 instead of Hive's 1 per object (Apollo already reads the fields' @cost(weight: 0)).
+    for (const piece of ['Recommendation', 'DashboardResult', 'DashboardRow', 'DimensionValue', 'DataPoint']) {
+      expect(typeCost(piece)).toEqual({ weight: 0 });
+    }
+    // One batch of analytics (Hive: one entity) and ten ranked articles each reach one query on Hive.
+    expect(60 + (typeCost('ArticleAnalytics')?.weight as number)).toBe(HIVE_QUERY);
+    expect(10 * (60 + (typeCost('ArticleRanking')?.weight as number))).toBe(HIVE_QUERY);
   });
 
   it('sizes every list field of our types', () => {

@@ -6,13 +6,17 @@
  *
  *   field = instances × (weight + selections) + arguments
  *
- * where weight is the field's @cost (default: 1 for an object, 0 for a
- * scalar or enum), instances 1 for a non-list and the @listSize size for a
+ * where weight is the field's @cost, else its type's @cost (default: 1 for
+ * an object, 0 for a scalar or enum), instances 1 for a non-list and the @listSize size for a
  * list (the largest slicing argument given or defaulted, else assumedSize,
  * else the router's `list_size`), and an argument costs its @cost (default:
  * 1 for an input object, 0 otherwise) plus that of what it contains.
  * Not covered (unused here): @skip/@include, sizedFields, @requires.
+ * RouterCostEstimator (below) adds up these estimates over a query plan, as
+ * the router does for a client operation.
  */
+import { operationFromDocument, Supergraph } from '@apollo/federation-internals';
+import { QueryPlanner, type PlanNode } from '@apollo/query-planner';
 import {
   getNamedType,
   getNullableType,
@@ -21,6 +25,7 @@ import {
   isListType,
   isObjectType,
   Kind,
+  parse,
   valueFromASTUntyped,
   type ConstDirectiveNode,
   type DocumentNode,
@@ -84,7 +89,8 @@ export class CostEstimator {
         const given = new Map((selection.arguments ?? []).map((arg) => [arg.name.value, arg.value]));
         const named = getNamedType(field.type);
         const instances = isListType(getNullableType(field.type)) ? this.listSize(field, given, variables) : 1;
-        const weight = costWeight(field.astNode) ?? (isCompositeType(named) ? 1 : 0);
+        // The field's own @cost wins over its type's (apollo-federation's cost_directive_from_field).
+        const weight = costWeight(field.astNode) ?? costWeight(named.astNode) ?? (isCompositeType(named) ? 1 : 0);
         const selections = isCompositeType(named) ? this.selectionSet(selection.selectionSet, named, fragments, variables) : 0;
         let argumentsCost = 0;
         for (const [name, value] of given) {
@@ -131,5 +137,66 @@ export class CostEstimator {
     const type = this.schema.getType(name);
     if (!isCompositeType(type)) throw new Error(`${name} is not a composite type`);
     return type;
+  }
+}
+
+/** One subgraph fetch of a router's query plan and its estimate. */
+export interface FetchCost {
+  subgraph: string;
+  cost: number;
+}
+
+/**
+ * Apollo Router's estimate of a client operation: it plans the operation over
+ * the supergraph and adds up the estimate of every subgraph fetch in the plan
+ * (static_cost.rs `score_plan_node`: sequences and parallels add up, a
+ * condition counts its larger branch), each estimated as above on that
+ * subgraph's schema. The plan comes from @apollo/query-planner, the planner
+ * @apollo/gateway runs (Apollo Router's is its Rust port).
+ */
+export class RouterCostEstimator {
+  private readonly supergraph: Supergraph;
+  private readonly planner: QueryPlanner;
+
+  constructor(
+    supergraphSdl: string,
+    /** One estimator per subgraph, by the subgraph's name in the supergraph. */
+    private readonly subgraphs: Record<string, CostEstimator>,
+  ) {
+    this.supergraph = Supergraph.build(supergraphSdl);
+    this.planner = new QueryPlanner(this.supergraph);
+  }
+
+  /** The total and, in plan order, each fetch's share of it. */
+  estimate(query: string, variables: Record<string, unknown> = {}): { total: number; fetches: FetchCost[] } {
+    const operation = operationFromDocument(this.supergraph.schema, parse(query), { validate: true });
+    const plan = this.planner.buildQueryPlan(operation);
+    const fetches: FetchCost[] = [];
+    const total = plan.node ? this.node(plan.node as PlanNode, variables, fetches) : 0;
+    return { total, fetches };
+  }
+
+  private node(node: PlanNode, variables: Record<string, unknown>, fetches: FetchCost[]): number {
+    switch (node.kind) {
+      case 'Fetch': {
+        const estimator = this.subgraphs[node.serviceName];
+        if (!estimator) throw new Error(`no estimator for subgraph ${node.serviceName}`);
+        const cost = estimator.estimate(parse(node.operation), variables);
+        fetches.push({ subgraph: node.serviceName, cost });
+        return cost;
+      }
+      case 'Sequence':
+      case 'Parallel':
+        return node.nodes.reduce((sum, inner) => sum + this.node(inner, variables, fetches), 0);
+      case 'Flatten':
+        return this.node(node.node, variables, fetches);
+      case 'Condition':
+        return Math.max(
+          node.ifClause ? this.node(node.ifClause, variables, []) : 0,
+          node.elseClause ? this.node(node.elseClause, variables, []) : 0,
+        );
+      default:
+        throw new Error(`${node.kind} plan nodes are not estimated here`);
+    }
   }
 }

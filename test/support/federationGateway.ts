@@ -32,6 +32,8 @@ export interface GraphQLResponse<TData> {
   cacheControl: string | null;
   data?: TData | null;
   errors?: GraphQLResponseError[];
+  /** A router's own additions, e.g. Hive Gateway's `cost` and `responseCache`. */
+  extensions?: Record<string, unknown>;
 }
 
 /** One POST of an operation; fails on a non-JSON answer so a test never reads an HTML error page as data. */
@@ -39,10 +41,11 @@ export async function postGraphQL<TData>(
   url: string,
   query: string,
   variables: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
 ): Promise<GraphQLResponse<TData>> {
   const response = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' },
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json', ...headers },
     body: JSON.stringify({ query, variables }),
   });
   const contentType = response.headers.get('content-type') ?? '';
@@ -50,6 +53,6 @@ export async function postGraphQL<TData>(
   if (!/^application\/(graphql-response\+)?json/.test(contentType)) {
     throw new Error(`${url} answered ${response.status} with content-type "${contentType}": ${text.slice(0, 200)}`);
   }
-  const body = JSON.parse(text) as { data?: TData | null; errors?: GraphQLResponseError[] };
+  const body = JSON.parse(text) as { data?: TData | null; errors?: GraphQLResponseError[]; extensions?: Record<string, unknown> };
   return { status: response.status, cacheControl: response.headers.get('cache-control'), ...body };
 }
