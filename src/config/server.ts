@@ -54,12 +54,14 @@ export function defaultLandingPage(production: boolean): LandingPage {
   return production ? 'none' : 'sandbox';
 }
 
-export const SERVER_DEFAULTS: Readonly<Omit<ServerSettings, 'production' | 'corsOrigins' | 'landingPage' | 'httpTimeouts'>> = Object.freeze({
-  port: 4001,
-  logLevel: 'info',
-  shutdownDelaySeconds: 5,
-  responseCacheEnabled: true,
-});
+export const SERVER_DEFAULTS: Readonly<Omit<ServerSettings, 'production' | 'corsOrigins' | 'landingPage' | 'httpTimeouts'>> = Object.freeze(
+  {
+    port: 4001,
+    logLevel: 'info',
+    shutdownDelaySeconds: 5,
+    responseCacheEnabled: true,
+  },
+);
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
