@@ -29,7 +29,7 @@ export type { RedisConfig } from './redis';
 export { SERVER_DEFAULTS } from './server';
 export type { TracingConfig } from './tracing';
 export type { EmulatorOptions, UpstreamConfig } from './upstream';
-export { UPSTREAM_CALL_DEFAULTS } from './upstreamCalls';
+export { UPSTREAM_CALL_DEFAULTS, UPSTREAM_MAX_ROWS } from './upstreamCalls';
 
 export interface Config extends ServerSettings, UpstreamCallSettings, MetricsSettings, DoctorSettings {
   upstream: UpstreamConfig;

@@ -5,6 +5,7 @@ import { buildUrl } from '../transport/url';
 import { UpstreamError } from '../failures/upstreamError';
 import { Metric } from '../../graphql/enums';
 import { upstreamTimeToIso } from '../../graphql/scalars/instants';
+import { UPSTREAM_MAX_ROWS } from '../../config';
 import type { Fetched } from './fetched';
 import { GRANULARITY_NAMES, type DashboardMetricResultWire, type DashboardQueryBody, type GranularityName } from './wire';
 
@@ -129,8 +130,18 @@ export function findDashboardShapeProblem(json: unknown, body: DashboardQueryBod
   return undefined;
 }
 
+/**
+ * Counted before any row is read: an upstream that ignores `limit` would
+ * otherwise have its whole answer checked, cached and shared (100,000 rows
+ * for `limit: 3` once made a 3 MB cache entry). Refused rather than cut: an
+ * upstream that ignored `limit` may have ignored `from` and `order` too, and
+ * the first rows of such a page are not the ones asked for. Without a
+ * `limit`, the upstream's own maximum bounds the page.
+ */
 function findRowsProblem(rows: unknown, at: string, body: DashboardQueryBody): string | undefined {
   if (!Array.isArray(rows)) return `${at} is not an array`;
+  const limit = body.limit ?? UPSTREAM_MAX_ROWS;
+  if (rows.length > limit) return `${at} has ${rows.length} rows, more than the ${limit} asked for (limit)`;
   for (const [index, row] of rows.entries()) {
     const rowAt = `${at}[${index}]`;
     if (!isRecord(row)) return `${rowAt} is not an object`;
