@@ -128,6 +128,17 @@ describe('ReportingAPI.query', () => {
     expect(formatted(error).extensions?.code).toBe('UPSTREAM_UNAUTHENTICATED');
   });
 
+  test('a vendor that refuses every token: 8 operations make 2 sign-ins and 2 dashboard calls, then wait out the backoff', async () => {
+    dashboardAnswer = (_request, response) => sendJson(response, 401, { msg: 'Unauthorized' });
+
+    const errors = [];
+    for (let operation = 0; operation < 8; operation += 1) errors.push(await rejection(reporting.query(QUERY)));
+
+    expect(calls()).toEqual(['signin', 'dashboard Bearer token-1', 'signin', 'dashboard Bearer token-2']);
+    expect(errors.map((error) => formatted(error).extensions?.code)).toEqual(Array(8).fill('UPSTREAM_UNAUTHENTICATED'));
+    expect(errors.slice(1).every((error) => error.retryAfterSeconds !== undefined)).toBe(true);
+  });
+
   test('concurrent queries rejected with the same token share one renewal', async () => {
     await reporting.query(QUERY);
     dashboardAnswer = (request, response) =>

@@ -13,7 +13,7 @@ export const DASHBOARD_QUERY_PATH = '/api/dashboard/query';
 
 export interface ReportingAPIOptions {
   baseUrl: string;
-  tokens: Pick<TokenProvider, 'getToken' | 'renew'>;
+  tokens: Pick<TokenProvider, 'getToken' | 'renew' | 'renewalRejected'>;
   http: HttpClient;
   /** Clock for `fetchedAt`. */
   now?: () => number;
@@ -22,7 +22,7 @@ export interface ReportingAPIOptions {
 /** The reporting host's dashboard query, authenticated with the process-wide bearer token. */
 export class ReportingAPI {
   private readonly url: URL;
-  private readonly tokens: Pick<TokenProvider, 'getToken' | 'renew'>;
+  private readonly tokens: Pick<TokenProvider, 'getToken' | 'renew' | 'renewalRejected'>;
   private readonly http: HttpClient;
   private readonly now: () => number;
 
@@ -37,16 +37,20 @@ export class ReportingAPI {
    * A 401 means the token expired or was revoked before we expected (the
    * upstream's clock is the one that counts): sign in again once and repeat
    * once. A second 401 is not retried: it reaches the caller as an
-   * UpstreamError, so a broken account cannot cause a sign-in loop.
+   * UpstreamError, and the token provider starts its sign-in backoff, so a
+   * broken account cannot cause a sign-in loop across operations either.
    */
   async query(body: DashboardQueryBody): Promise<Fetched<DashboardMetricResultWire[]>> {
     const token = await this.tokens.getToken();
     try {
       return await this.post(body, token);
     } catch (error) {
-      if (!(error instanceof UpstreamError && error.kind === 'http' && error.status === 401)) throw error;
+      if (!isUnauthorized(error)) throw error;
       const renewed = await this.tokens.renew(token);
-      return this.post(body, renewed);
+      return await this.post(body, renewed).catch((retryError: unknown) => {
+        if (isUnauthorized(retryError)) this.tokens.renewalRejected(renewed);
+        throw retryError;
+      });
     }
   }
 
@@ -67,6 +71,8 @@ export class ReportingAPI {
     return { value: json.map(withKnownGranularities), fetchedAt: this.now() };
   }
 }
+
+const isUnauthorized = (error: unknown): boolean => error instanceof UpstreamError && error.kind === 'http' && error.status === 401;
 
 /**
  * The live API answers 200 with an empty body when a metric is not recognised
