@@ -25,7 +25,7 @@ export { DEFAULT_CACHE_CONFIG, type CacheConfig } from './cache';
 export { ConfigError } from './configError';
 export { EMBEDDED_GOVERNOR_CONFIG, type GovernorConfig } from './governor';
 export { DEFAULT_LIMITS, type LimitsConfig } from './limits';
-export type { RedisConfig } from './redis';
+export type { RedisClusterConfig, RedisConfig, RedisNode, RedisSentinelConfig, RedisTlsConfig, RedisUrlConfig } from './redis';
 export { SERVER_DEFAULTS } from './server';
 export type { TracingConfig } from './tracing';
 export type { EmulatorOptions, UpstreamConfig } from './upstream';
