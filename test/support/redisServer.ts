@@ -34,6 +34,8 @@ export interface RedisServerOptions {
   password?: string;
   /** More redis-server arguments, e.g. `['--replicaof', '127.0.0.1', '6379']` or `['--cluster-enabled', 'yes']`. */
   args?: readonly string[];
+  /** TLS only (the port speaks TLS, `rediss://`), and clients must present a certificate this CA signed. */
+  tls?: { certFile: string; keyFile: string; caFile: string };
 }
 
 const READY_TIMEOUT_MS = 10_000;
@@ -57,7 +59,7 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
   await start();
   const auth = options.password === undefined ? '' : `:${encodeURIComponent(options.password)}@`;
   return {
-    url: `redis://${auth}127.0.0.1:${port}`,
+    url: `${options.tls === undefined ? 'redis' : 'rediss'}://${auth}127.0.0.1:${port}`,
     port,
     start,
     stop,
@@ -85,6 +87,12 @@ function spawnRedis(port: number, dir: string, options: RedisServerOptions): Pro
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--loglevel', 'notice'];
   // A replica must authenticate to its primary with the same password.
   if (options.password !== undefined) args.push('--requirepass', options.password, '--masterauth', options.password);
+  const { tls } = options;
+  if (tls !== undefined) {
+    // Later arguments win: the plain port is closed, the same port number speaks TLS.
+    args.push('--port', '0', '--tls-port', String(port), '--tls-cert-file', tls.certFile, '--tls-key-file', tls.keyFile);
+    args.push('--tls-ca-cert-file', tls.caFile, '--tls-auth-clients', 'yes');
+  }
   args.push(...(options.args ?? []));
   const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
