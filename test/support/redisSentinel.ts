@@ -12,7 +12,7 @@ import { Redis } from 'ioredis';
 import { redisServerAvailable } from './redisAvailability';
 import { freePort, startRedisServer, type RedisServer } from './redisServer';
 
-export const SENTINEL_INSTALL_HINT =
+const SENTINEL_INSTALL_HINT =
   'redis-sentinel is not on PATH: the Sentinel suites are skipped (install it with: apt-get install -y redis-sentinel)';
 
 export const SENTINEL_GROUP = 'analytics-primary';
@@ -22,7 +22,7 @@ const READY_TIMEOUT_MS = 15_000;
 const POLL_MS = 100;
 
 /** `.ci/run` sets REDIS_TESTS=required: there a missing redis-sentinel fails the suites instead of skipping them. */
-export function redisSentinelAvailable(): boolean {
+function redisSentinelAvailable(): boolean {
   if (process.env.REDIS_TESTS === 'required') return true;
   return redisServerAvailable() && spawnSync('redis-sentinel', ['--version'], { stdio: 'ignore' }).status === 0;
 }
