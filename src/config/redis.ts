@@ -70,7 +70,7 @@ export function readRedis(reader: EnvReader): RedisConfig | undefined {
   const timeoutMs = reader.integer('REDIS_TIMEOUT_MS', { min: 1, max: 60_000 }) ?? REDIS_DEFAULTS.timeoutMs;
   const chosen = (['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'] as const).filter((name) => reader.isSetOrFile(name));
   if (chosen.length > 1) {
-    reader.problem(`${chosen.join(' and ')} are both set: set only one way to reach Redis`);
+    reader.problem(`${chosen.join(' and ')} are ${chosen.length === 2 ? 'both' : 'all'} set: set only one way to reach Redis`);
     return undefined;
   }
   reportStrays(reader, chosen[0]);

@@ -114,6 +114,10 @@ describe('Redis Sentinel', () => {
       'REDIS_SENTINELS and REDIS_CLUSTER_NODES are both set',
     ],
     [{ REDIS_URL_FILE: '/run/secrets/url', REDIS_CLUSTER_NODES: 'n:7000' }, 'REDIS_URL and REDIS_CLUSTER_NODES are both set'],
+    [
+      { REDIS_URL: 'redis://r:6379', REDIS_SENTINELS: 's:26379', REDIS_CLUSTER_NODES: 'n:7000' },
+      'REDIS_URL and REDIS_SENTINELS and REDIS_CLUSTER_NODES are all set',
+    ],
   ])('two ways to reach Redis at once are refused (%j)', (env, problem) => {
     expect(problems(env)).toEqual([expect.stringContaining(problem)]);
   });
