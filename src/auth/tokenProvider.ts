@@ -8,7 +8,7 @@ import {
   type SignInFailure,
   type SignInState,
 } from './signInBackoff';
-import type { UpstreamError } from '../upstream/failures/upstreamError';
+import { UpstreamError } from '../upstream/failures/upstreamError';
 import { FOURTEEN_DAYS_MS, HOUR_MS, renewalTimeMs } from './tokenLifetime';
 import {
   SIGN_IN_DIRECTLY,
@@ -19,6 +19,7 @@ import {
   type TokenExchange,
 } from './tokenExchange';
 import { heldSecrets, type HeldSecrets } from '../redaction/secret';
+import { DASHBOARD_QUERY_PATH } from '../upstream/datasources/reportingAPI';
 
 export interface TokenProviderOptions {
   /** Signs in and resolves with a fresh bearer token. */
@@ -63,6 +64,8 @@ export class TokenProvider {
   private readonly backoff: SignInBackoffOptions;
   private readonly exchange: TokenExchange;
   private current: IssuedToken | undefined;
+  /** The token obtained because the vendor refused the one before it, while it is current. */
+  private replacement: IssuedToken | undefined;
   /** The last failure; kept after its backoff ends so that the next one doubles it, dropped on success. */
   private failure: SignInFailure | undefined;
   /** The token request in flight, shared by everyone who needs a token meanwhile. */
@@ -103,6 +106,24 @@ export class TokenProvider {
     return this.obtainOnce({ reason: 'rejected', rejectedToken, notBeforeMs });
   }
 
+  /**
+   * Called when the token `renew()` produced was refused too, on its first
+   * use. The vendor then refuses the account's tokens, not one revoked token:
+   * signing in again would only repeat, once per operation (8 operations
+   * once made 9 sign-ins and 16 dashboard calls). Remembered like a refused
+   * sign-in instead (readiness, metrics, `retryAfter`): the token is dropped,
+   * and the next sign-in waits for the backoff. Only the token obtained for
+   * the refusal counts (signed in here or shared by another replica): one
+   * that has since been replaced is not judged.
+   */
+  renewalRejected(renewedToken: string): void {
+    if (this.replacement === undefined || this.replacement.token !== renewedToken || this.current !== this.replacement) return;
+    this.current = undefined;
+    this.replacement = undefined;
+    const refusal = new UpstreamError({ service: 'reporting', endpoint: DASHBOARD_QUERY_PATH, kind: 'http', status: 401 });
+    this.failure = nextSignInFailure(refusal, 'refused', this.failure, this.now(), this.backoff);
+  }
+
   /** For readiness and metrics: whether sign-in is backing off after a failure, why and until when. Never a secret. */
   signInState(): SignInState {
     return signInState(this.failure, this.now());
@@ -114,7 +135,11 @@ export class TokenProvider {
     if (this.failure !== undefined && nowMs < this.failure.untilMs) return Promise.reject(backoffError(this.failure, nowMs));
     this.pending = this.exchange
       .obtain(demand, () => this.signInNow(demand.reason))
-      .then((outcome) => this.settle(outcome))
+      .then((outcome) => {
+        const token = this.settle(outcome);
+        this.replacement = demand.reason === 'rejected' ? this.current : undefined;
+        return token;
+      })
       .finally(() => {
         this.pending = undefined;
       });

@@ -25,11 +25,11 @@ export { DEFAULT_CACHE_CONFIG, type CacheConfig } from './cache';
 export { ConfigError } from './configError';
 export { EMBEDDED_GOVERNOR_CONFIG, type GovernorConfig } from './governor';
 export { DEFAULT_LIMITS, type LimitsConfig } from './limits';
-export type { RedisConfig } from './redis';
+export type { RedisClusterConfig, RedisConfig, RedisNode, RedisSentinelConfig, RedisTlsConfig, RedisUrlConfig } from './redis';
 export { defaultLandingPage, SERVER_DEFAULTS, type HttpTimeouts, type LandingPage } from './server';
 export type { TracingConfig } from './tracing';
 export type { EmulatorOptions, UpstreamConfig } from './upstream';
-export { UPSTREAM_CALL_DEFAULTS } from './upstreamCalls';
+export { UPSTREAM_CALL_DEFAULTS, UPSTREAM_MAX_ROWS } from './upstreamCalls';
 
 export interface Config extends ServerSettings, UpstreamCallSettings, MetricsSettings, DoctorSettings {
   upstream: UpstreamConfig;

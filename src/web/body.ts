@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Readable, Transform } from 'node:stream';
@@ -99,7 +100,12 @@ function readText({ stream, stop }: BodyStream, limitBytes: number): Promise<str
       reject(new BodyError(413, `request body is larger than ${limitBytes} bytes`));
     };
     stream.on('data', onData);
-    stream.once('end', () => resolve(chunks.length === 1 ? chunks[0].toString('utf8') : Buffer.concat(chunks, length).toString('utf8')));
+    stream.once('end', () => {
+      const bytes = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length);
+      // toString would replace each bad byte with U+FFFD: a client's text would reach the resolvers altered, without a word.
+      if (isUtf8(bytes)) resolve(bytes.toString('utf8'));
+      else reject(new BodyError(400, 'request body is not valid UTF-8; JSON bodies must be UTF-8'));
+    });
     stream.once('error', (error: Error) => reject(new BodyError(400, `request body could not be read: ${error.message}`)));
   });
 }

@@ -171,6 +171,44 @@ describe('TokenProvider', () => {
     expect(signIn).toHaveBeenCalledTimes(1);
   });
 
+  test('a token refused right after the sign-in that replaced a refused one starts the sign-in backoff instead of a loop', async () => {
+    const signIn = countingSignIn();
+    const tokens = new TokenProvider({ signIn, now: clock, signInBackoff: { refusedBaseMs: MINUTE } });
+    await tokens.getToken();
+    await expect(tokens.renew('token-1')).resolves.toBe('token-2');
+
+    tokens.renewalRejected('token-2');
+
+    expect(tokens.signInState()).toMatchObject({ state: 'backing_off', reason: 'refused', retryAfterSeconds: 60 });
+    // The refused token is not handed out again, and no one signs in before the backoff ends.
+    await expect(tokens.getToken()).rejects.toMatchObject({
+      kind: 'http',
+      status: 401,
+      endpoint: '/api/dashboard/query',
+      retryAfterSeconds: 60,
+    });
+    await expect(tokens.renew('token-2')).rejects.toMatchObject({ status: 401 });
+    expect(signIn).toHaveBeenCalledTimes(2);
+    now += MINUTE;
+    await expect(tokens.getToken()).resolves.toBe('token-3');
+    expect(signIn).toHaveBeenCalledTimes(3);
+  });
+
+  test('only the token obtained for the refusal, while current, can start that backoff', async () => {
+    const signIn = countingSignIn();
+    const tokens = new TokenProvider({ signIn, now: clock });
+    await tokens.getToken();
+
+    tokens.renewalRejected('token-1'); // the first token: obtained for no refusal
+    await tokens.renew('token-1');
+    await tokens.renew('token-2'); // token-2 served until revoked; token-3 replaced it
+    tokens.renewalRejected('token-2');
+
+    expect(tokens.signInState()).toEqual({ state: 'ok' });
+    await expect(tokens.getToken()).resolves.toBe('token-3');
+    expect(signIn).toHaveBeenCalledTimes(3);
+  });
+
   test('a failed renewal leaves no token behind: the next getToken signs in', async () => {
     const { signIn, calls } = scriptedSignIn();
     const tokens = new TokenProvider({ signIn, now: clock });

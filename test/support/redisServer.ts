@@ -24,34 +24,46 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** Starts it again on the same port, empty. */
   start(): Promise<void>;
+  /** Kills it (SIGKILL, as a crash would) and waits for it to exit; `start` brings it back, empty. */
+  kill(): Promise<void>;
   /** Stops it for good and removes its directory. */
   close(): Promise<void>;
 }
 
+export interface RedisServerOptions {
+  password?: string;
+  /** More redis-server arguments, e.g. `['--replicaof', '127.0.0.1', '6379']` or `['--cluster-enabled', 'yes']`. */
+  args?: readonly string[];
+  /** TLS only (the port speaks TLS, `rediss://`), and clients must present a certificate this CA signed. */
+  tls?: { certFile: string; keyFile: string; caFile: string };
+}
+
 const READY_TIMEOUT_MS = 10_000;
 
-export async function startRedisServer(options: { password?: string } = {}): Promise<RedisServer> {
+export async function startRedisServer(options: RedisServerOptions = {}): Promise<RedisServer> {
   const dir = mkdtempSync(path.join(tmpdir(), 'redis-test-'));
   const port = await freePort();
   let child: ChildProcess | undefined;
   const start = async () => {
-    child = await spawnRedis(port, dir, options.password);
+    child = await spawnRedis(port, dir, options);
   };
-  const stop = async () => {
+  const stopWith = async (signal: NodeJS.Signals) => {
     const running = child;
     child = undefined;
     if (running === undefined || running.exitCode !== null) return;
     const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
-    running.kill('SIGTERM');
+    running.kill(signal);
     await exited;
   };
+  const stop = () => stopWith('SIGTERM');
   await start();
   const auth = options.password === undefined ? '' : `:${encodeURIComponent(options.password)}@`;
   return {
-    url: `redis://${auth}127.0.0.1:${port}`,
+    url: `${options.tls === undefined ? 'redis' : 'rediss'}://${auth}127.0.0.1:${port}`,
     port,
     start,
     stop,
+    kill: () => stopWith('SIGKILL'),
     async close() {
       await stop();
       rmSync(dir, { recursive: true, force: true });
@@ -59,7 +71,7 @@ export async function startRedisServer(options: { password?: string } = {}): Pro
   };
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -71,9 +83,17 @@ function freePort(): Promise<number> {
   });
 }
 
-function spawnRedis(port: number, dir: string, password: string | undefined): Promise<ChildProcess> {
+function spawnRedis(port: number, dir: string, options: RedisServerOptions): Promise<ChildProcess> {
   const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--loglevel', 'notice'];
-  if (password !== undefined) args.push('--requirepass', password);
+  // A replica must authenticate to its primary with the same password.
+  if (options.password !== undefined) args.push('--requirepass', options.password, '--masterauth', options.password);
+  const { tls } = options;
+  if (tls !== undefined) {
+    // Later arguments win: the plain port is closed, the same port number speaks TLS.
+    args.push('--port', '0', '--tls-port', String(port), '--tls-cert-file', tls.certFile, '--tls-key-file', tls.keyFile);
+    args.push('--tls-ca-cert-file', tls.caFile, '--tls-auth-clients', 'yes');
+  }
+  args.push(...(options.args ?? []));
   const child = spawn('redis-server', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {

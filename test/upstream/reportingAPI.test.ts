@@ -128,6 +128,17 @@ describe('ReportingAPI.query', () => {
     expect(formatted(error).extensions?.code).toBe('UPSTREAM_UNAUTHENTICATED');
   });
 
+  test('a vendor that refuses every token: 8 operations make 2 sign-ins and 2 dashboard calls, then wait out the backoff', async () => {
+    dashboardAnswer = (_request, response) => sendJson(response, 401, { msg: 'Unauthorized' });
+
+    const errors = [];
+    for (let operation = 0; operation < 8; operation += 1) errors.push(await rejection(reporting.query(QUERY)));
+
+    expect(calls()).toEqual(['signin', 'dashboard Bearer token-1', 'signin', 'dashboard Bearer token-2']);
+    expect(errors.map((error) => formatted(error).extensions?.code)).toEqual(Array(8).fill('UPSTREAM_UNAUTHENTICATED'));
+    expect(errors.slice(1).every((error) => error.retryAfterSeconds !== undefined)).toBe(true);
+  });
+
   test('concurrent queries rejected with the same token share one renewal', async () => {
     await reporting.query(QUERY);
     dashboardAnswer = (request, response) =>
@@ -173,6 +184,69 @@ describe('ReportingAPI.query', () => {
 
     expect(error).toMatchObject({ kind: 'bad_response', reason: '[0].total is not a number' });
     expect(formatted(error).extensions?.code).toBe('UPSTREAM_BAD_RESPONSE');
+  });
+});
+
+describe('answers larger or emptier than asked', () => {
+  const rows = (count: number) =>
+    Array.from({ length: count }, (_, index) => ({
+      key: `k${index}`,
+      total: count - index,
+      items: [{ id: `s${index}`, value: `Section ${index}`, type: 'section' }],
+    }));
+  const withRows = (count: number) => [{ ...RESULT[0], actualData: { ...RESULT[0].actualData, values: rows(count) } }];
+
+  test('30,000 rows (a few MB) for limit 3 are a bad answer naming the counts, not a result to cache', async () => {
+    dashboardAnswer = (_request, response) => sendJson(response, 200, withRows(30_000));
+
+    const error = await rejection(reporting.query({ ...QUERY, limit: 3 }));
+
+    expect(error).toMatchObject({
+      kind: 'bad_response',
+      reason: '[0].actualData.values has 30000 rows, more than the 3 asked for (limit)',
+    });
+    expect(formatted(error).extensions?.code).toBe('UPSTREAM_BAD_RESPONSE');
+  });
+
+  test('exactly `limit` rows, and fewer, are an answer', async () => {
+    dashboardAnswer = (_request, response) => sendJson(response, 200, withRows(3));
+
+    await expect(reporting.query({ ...QUERY, limit: 3 })).resolves.toMatchObject({ value: withRows(3) });
+    await expect(reporting.query({ ...QUERY, limit: 5 })).resolves.toMatchObject({ value: withRows(3) });
+  });
+
+  test("without a limit, more rows than the upstream's own maximum (1000) are a bad answer", async () => {
+    dashboardAnswer = (_request, response) => sendJson(response, 200, withRows(1_001));
+
+    const error = await rejection(reporting.query(QUERY));
+
+    expect(error).toMatchObject({
+      kind: 'bad_response',
+      reason: '[0].actualData.values has 1001 rows, more than the 1000 asked for (limit)',
+    });
+  });
+
+  test('a 204 is a bad answer, not an unavailable metric', async () => {
+    dashboardAnswer = (_request, response) => {
+      response.writeHead(204);
+      response.end();
+    };
+
+    const error = await rejection(reporting.query(QUERY));
+
+    expect(error).toMatchObject({ kind: 'bad_response', status: 204, endpoint: '/api/dashboard/query' });
+    expect(formatted(error).extensions?.code).toBe('UPSTREAM_BAD_RESPONSE');
+  });
+
+  test('a 200 with an empty body stays the live API\'s "metric not available" (contract §2)', async () => {
+    dashboardAnswer = (_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end();
+    };
+
+    const error = await rejection(reporting.query(QUERY));
+
+    expect(error).toMatchObject({ kind: 'metric_unavailable', status: 200 });
   });
 });
 
@@ -223,6 +297,28 @@ describe('sign-in failures', () => {
     const error = await rejection(reporting.query(QUERY));
 
     expect(error).toMatchObject({ kind: 'bad_response', endpoint: '/api/user/signin' });
+  });
+});
+
+describe('a sign-in token that cannot be sent as a header', () => {
+  test.each([
+    ['CR/LF', 'token-1\r\nX-Injected: 1'],
+    ['a control character', 'token\u0000-1'],
+    ['a space', 'token 1'],
+    ['a non-ASCII character', 'tok\u00e9n-1'],
+  ])('a token with %s is a bad sign-in answer, never sent and never kept', async (_label, token) => {
+    signInAnswer = (_request, response) => sendJson(response, 200, { id: 1, email: EMAIL, token });
+
+    const first = await rejection(reporting.query(QUERY));
+    const second = await rejection(reporting.query(QUERY));
+
+    for (const error of [first, second]) {
+      expect(error).toMatchObject({ kind: 'bad_response', endpoint: '/api/user/signin', reason: expect.stringMatching(/header/) });
+      expect(formatted(error).extensions?.code).toBe('UPSTREAM_BAD_RESPONSE');
+      expect(JSON.stringify({ ...formatted(error), reason: error.reason })).not.toContain(token);
+    }
+    // The second query meets the sign-in backoff: no dashboard call was attempted with the token, which was not kept.
+    expect(calls()).toEqual(['signin']);
   });
 });
 

@@ -182,7 +182,7 @@ describe('against the emulator', () => {
     expect(JSON.stringify(formatted)).not.toContain(password);
   });
 
-  test('a dashboard 401 that persists is one renewal and one retry, then UPSTREAM_UNAUTHENTICATED', async () => {
+  test('a dashboard 401 that persists is one renewal and one retry, then UPSTREAM_UNAUTHENTICATED and the sign-in backoff', async () => {
     const upstreams = upstreamsFor(DEMO_API_USER);
     await upstreams.reporting.query(QUERY);
     await hook('DELETE', '/__emulator/stats');
@@ -193,9 +193,11 @@ describe('against the emulator', () => {
     expect(shown(error).extensions?.code).toBe('UPSTREAM_UNAUTHENTICATED');
     expect(await counts()).toEqual({ signin: 1, dashboard: 2, render: 0 });
 
+    // The renewed token was refused at once: the next operation waits out the backoff instead of signing in again.
     await hook('DELETE', '/__emulator/faults');
-    await expect(upstreams.reporting.query(QUERY).then((answer) => answer.value)).resolves.toHaveLength(2);
-    expect(await counts()).toEqual({ signin: 1, dashboard: 3, render: 0 });
+    const next = await rejection(upstreams.reporting.query(QUERY));
+    expect(shown(next).extensions).toMatchObject({ code: 'UPSTREAM_UNAUTHENTICATED', retryAfter: expect.any(Number) });
+    expect(await counts()).toEqual({ signin: 1, dashboard: 2, render: 0 });
   });
 
   test('a dashboard 503 is retried twice (with backoff), then UPSTREAM_UNAVAILABLE', async () => {

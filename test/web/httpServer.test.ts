@@ -174,6 +174,21 @@ describe('requests and responses', () => {
     }
   });
 
+  it('refuses a body that is not valid UTF-8 with a JSON 400 naming the problem, instead of repairing it', async () => {
+    const text = JSON.stringify({ query: '{ __typename }', variables: { note: 'caf\u00e9' } });
+    // "é" as Latin-1 (0xE9): a lone byte that is not UTF-8, which a lenient decoder turns into U+FFFD.
+    const latin1 = Buffer.from(text, 'latin1');
+
+    for (const body of [latin1, gzipSync(latin1)]) {
+      const response = await post(dev.graphqlUrl, body, body === latin1 ? {} : { 'content-encoding': 'gzip' });
+
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({
+        errors: [{ message: expect.stringContaining('not valid UTF-8'), extensions: { code: 'BAD_REQUEST' } }],
+      });
+    }
+  });
+
   it('keeps CSRF prevention: a GET without a preflight-forcing header is refused', async () => {
     const response = await fetch(`${dev.graphqlUrl}?query=${encodeURIComponent('{ __typename }')}`);
 

@@ -5,6 +5,7 @@ import { buildUrl } from '../transport/url';
 import { UpstreamError } from '../failures/upstreamError';
 import { Metric } from '../../graphql/enums';
 import { upstreamTimeToIso } from '../../graphql/scalars/instants';
+import { UPSTREAM_MAX_ROWS } from '../../config';
 import type { Fetched } from './fetched';
 import { GRANULARITY_NAMES, type DashboardMetricResultWire, type DashboardQueryBody, type GranularityName } from './wire';
 
@@ -12,7 +13,7 @@ export const DASHBOARD_QUERY_PATH = '/api/dashboard/query';
 
 export interface ReportingAPIOptions {
   baseUrl: string;
-  tokens: Pick<TokenProvider, 'getToken' | 'renew'>;
+  tokens: Pick<TokenProvider, 'getToken' | 'renew' | 'renewalRejected'>;
   http: HttpClient;
   /** Clock for `fetchedAt`. */
   now?: () => number;
@@ -21,7 +22,7 @@ export interface ReportingAPIOptions {
 /** The reporting host's dashboard query, authenticated with the process-wide bearer token. */
 export class ReportingAPI {
   private readonly url: URL;
-  private readonly tokens: Pick<TokenProvider, 'getToken' | 'renew'>;
+  private readonly tokens: Pick<TokenProvider, 'getToken' | 'renew' | 'renewalRejected'>;
   private readonly http: HttpClient;
   private readonly now: () => number;
 
@@ -36,16 +37,20 @@ export class ReportingAPI {
    * A 401 means the token expired or was revoked before we expected (the
    * upstream's clock is the one that counts): sign in again once and repeat
    * once. A second 401 is not retried: it reaches the caller as an
-   * UpstreamError, so a broken account cannot cause a sign-in loop.
+   * UpstreamError, and the token provider starts its sign-in backoff, so a
+   * broken account cannot cause a sign-in loop across operations either.
    */
   async query(body: DashboardQueryBody): Promise<Fetched<DashboardMetricResultWire[]>> {
     const token = await this.tokens.getToken();
     try {
       return await this.post(body, token);
     } catch (error) {
-      if (!(error instanceof UpstreamError && error.kind === 'http' && error.status === 401)) throw error;
+      if (!isUnauthorized(error)) throw error;
       const renewed = await this.tokens.renew(token);
-      return this.post(body, renewed);
+      return await this.post(body, renewed).catch((retryError: unknown) => {
+        if (isUnauthorized(retryError)) this.tokens.renewalRejected(renewed);
+        throw retryError;
+      });
     }
   }
 
@@ -66,6 +71,8 @@ export class ReportingAPI {
     return { value: json.map(withKnownGranularities), fetchedAt: this.now() };
   }
 }
+
+const isUnauthorized = (error: unknown): boolean => error instanceof UpstreamError && error.kind === 'http' && error.status === 401;
 
 /**
  * The live API answers 200 with an empty body when a metric is not recognised
@@ -129,8 +136,18 @@ export function findDashboardShapeProblem(json: unknown, body: DashboardQueryBod
   return undefined;
 }
 
+/**
+ * Counted before any row is read: an upstream that ignores `limit` would
+ * otherwise have its whole answer checked, cached and shared (100,000 rows
+ * for `limit: 3` once made a 3 MB cache entry). Refused rather than cut: an
+ * upstream that ignored `limit` may have ignored `from` and `order` too, and
+ * the first rows of such a page are not the ones asked for. Without a
+ * `limit`, the upstream's own maximum bounds the page.
+ */
 function findRowsProblem(rows: unknown, at: string, body: DashboardQueryBody): string | undefined {
   if (!Array.isArray(rows)) return `${at} is not an array`;
+  const limit = body.limit ?? UPSTREAM_MAX_ROWS;
+  if (rows.length > limit) return `${at} has ${rows.length} rows, more than the ${limit} asked for (limit)`;
   for (const [index, row] of rows.entries()) {
     const rowAt = `${at}[${index}]`;
     if (!isRecord(row)) return `${rowAt} is not an object`;

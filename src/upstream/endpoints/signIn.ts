@@ -11,7 +11,7 @@ import type { SharedRedis } from '../stores/redis/sharedRedis';
 export type SignInEndpoint = () => Promise<string>;
 
 /** What the reporting datasource needs from a token holder: in process, or shared through Redis. */
-export type TokenSource = Pick<TokenProvider, 'getToken' | 'renew' | 'signInState'>;
+export type TokenSource = Pick<TokenProvider, 'getToken' | 'renew' | 'renewalRejected' | 'signInState'>;
 
 export interface SignInEndpointOptions extends SignInOptions {
   logger: Pick<Logger, 'info' | 'warn'>;

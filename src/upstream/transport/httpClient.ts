@@ -22,8 +22,8 @@ export interface JsonRequest {
 
 export interface HttpClient {
   /**
-   * Resolves with the parsed JSON of a 2xx answer, or undefined when its body
-   * is empty; rejects with an UpstreamError otherwise.
+   * Resolves with the parsed JSON of a 2xx answer, or undefined when a 200's
+   * body is empty; rejects with an UpstreamError otherwise.
    */
   requestJson(request: JsonRequest, call?: CallOptions): Promise<unknown>;
 }
@@ -216,8 +216,12 @@ async function attempt(jsonRequest: JsonRequest, options: ResolvedOptions, signa
   if (answer.unreadable !== undefined) {
     throw new UpstreamError({ ...where, kind: 'bad_response', status: answer.status, reason: answer.unreadable });
   }
-  // No body at all is an answer of its own (the live dashboard's way of saying "unknown metric"); the caller decides.
-  if (answer.text.trim() === '') return undefined;
+  if (answer.text.trim() === '') {
+    // A 200 without a body is an answer of its own (the live dashboard's way of saying "unknown metric"): the caller decides.
+    if (answer.status === 200) return undefined;
+    // A 204 (or any other bodiless 2xx) is nothing the contract promises: never taken for that 200.
+    throw new UpstreamError({ ...where, kind: 'bad_response', status: answer.status, reason: `answered ${answer.status} without a body` });
+  }
   try {
     return JSON.parse(answer.text);
   } catch {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './client';
 import { setImmediate as afterPendingIo } from 'node:timers/promises';
 
 /** `shared`: state lives in Redis. `degraded`: Redis is away or slow and each replica uses its own in-process state. */
@@ -13,7 +13,7 @@ export interface RedisLogger {
 export type Attempt<T> = { ok: true; value: T } | { ok: false };
 
 export interface SharedRedisOptions {
-  client: Redis;
+  client: RedisClient;
   logger: RedisLogger;
   now?: () => number;
   /** A command not answered within this is a failure (REDIS_TIMEOUT_MS). */
@@ -32,7 +32,7 @@ export interface SharedRedisOptions {
  * and rate-limits the warnings so a Redis outage is not one line per request.
  */
 export class SharedRedis {
-  readonly client: Redis;
+  readonly client: RedisClient;
   private readonly logger: RedisLogger;
   private readonly now: () => number;
   private readonly warnIntervalMs: number;
@@ -69,7 +69,7 @@ export class SharedRedis {
     this.recoveryListeners.push(listener);
   }
 
-  async attempt<T>(command: (client: Redis) => Promise<T>): Promise<Attempt<T>> {
+  async attempt<T>(command: (client: RedisClient) => Promise<T>): Promise<Attempt<T>> {
     if (this.client.status !== 'ready') {
       this.recordFailure(`connection ${this.client.status}`);
       return { ok: false };
