@@ -1,5 +1,6 @@
 import { ReplyError, type Redis } from 'ioredis';
 import { setImmediate as afterPendingIo } from 'node:timers/promises';
+import { ReplicaRoster } from './replicaRoster';
 
 /** `shared`: state lives in Redis. `degraded`: Redis is away or slow and each replica uses its own in-process state. */
 export type SharingMode = 'shared' | 'degraded';
@@ -53,6 +54,8 @@ interface Pending {
  */
 export class SharedRedis {
   readonly client: Redis;
+  /** This replica's heartbeat and the count of replicas it last saw (the split of a budget Redis cannot share). */
+  readonly roster: ReplicaRoster;
   private readonly logger: RedisLogger;
   private readonly now: () => number;
   private readonly warnIntervalMs: number;
@@ -77,6 +80,7 @@ export class SharedRedis {
     this.retryAfterMs = options.retryAfterMs ?? 1_000;
     this.timeoutMs = options.timeoutMs;
     this.onRefused = options.onRefused ?? (() => {});
+    this.roster = new ReplicaRoster((command) => this.attempt(command), this.now);
     // Without a listener ioredis prints every connection error itself; here they count as failures.
     this.client.on('error', (error: Error) => this.recordFailure(error.message));
     this.client.on('ready', () => {
