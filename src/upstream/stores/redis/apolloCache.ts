@@ -1,6 +1,7 @@
 import { InMemoryLRUCache, type KeyValueCache, type KeyValueCacheSetOptions } from '@apollo/utils.keyvaluecache';
 import { KeyvAdapter } from '@apollo/utils.keyvadapter';
 import Keyv from 'keyv';
+import { readValue } from './readValue';
 import type { SharedRedis } from './sharedRedis';
 
 /** Keys under the configured REDIS_KEY_PREFIX (Apollo adds its own `apq:` inside). */
@@ -23,14 +24,19 @@ class RedisKeyvStore {
   constructor(private readonly redis: SharedRedis) {}
 
   async get(key: string): Promise<string | undefined> {
-    return (await this.redis.client.get(APOLLO_KEY_PREFIX + key)) ?? undefined;
+    return this.checked(key, await this.redis.client.get(APOLLO_KEY_PREFIX + key));
   }
 
   /** Keyv swallows errors of one-by-one reads in a batch; a batch read of its own lets them reach the fallback. */
   async getMany(keys: string[]): Promise<(string | undefined)[]> {
     if (keys.length === 0) return [];
     const values = await this.redis.client.mget(keys.map((key) => APOLLO_KEY_PREFIX + key));
-    return values.map((value) => value ?? undefined);
+    return values.map((value, index) => this.checked(keys[index] ?? '', value));
+  }
+
+  /** Keyv's own wrapper must be JSON: anything else is a miss (and deleted) here, never a parse error taken for Redis being away. */
+  private checked(key: string, raw: string | null): string | undefined {
+    return readValue(this.redis, APOLLO_KEY_PREFIX + key, raw, () => raw ?? undefined);
   }
 
   async set(key: string, value: string, ttlMs?: number): Promise<boolean> {
