@@ -4,7 +4,7 @@ import type { AnswerStore, Claim } from './answerStore';
 import { takeLease, type Lease } from './redis/lease';
 import { fieldsOf, readValue } from './redis/readValue';
 import type { SharedRedis } from './redis/sharedRedis';
-import { ttlMs } from './redis/ttl';
+import { clampTime, ttlMs } from './redis/ttl';
 
 /** Keys under the configured REDIS_KEY_PREFIX. */
 const ANSWER_KEY_PREFIX = 'answer:';
@@ -107,7 +107,8 @@ export class RedisAnswerStore implements AnswerStore {
   private async read(key: string): Promise<Fetched<unknown> | undefined | 'unavailable'> {
     const read = await this.redis.attempt((client) => client.get(ANSWER_KEY_PREFIX + key));
     if (!read.ok) return read.failure === 'away' ? 'unavailable' : undefined;
-    return readValue(this.redis, ANSWER_KEY_PREFIX + key, read.value, validateEntry);
+    const nowMs = this.now();
+    return readValue(this.redis, ANSWER_KEY_PREFIX + key, read.value, (parsed) => validateEntry(parsed, nowMs));
   }
 
   private async claimLocally(key: string): Promise<Claim> {
@@ -150,10 +151,10 @@ export class RedisAnswerStore implements AnswerStore {
   }
 }
 
-/** What `set` writes: `{ value, fetchedAt }` with a finite `fetchedAt`; anything else is a miss. */
-function validateEntry(parsed: unknown): Fetched<unknown> | undefined {
+/** What `set` writes: `{ value, fetchedAt }` with a finite `fetchedAt`, never later than now (a future one would never turn stale); anything else is a miss. */
+function validateEntry(parsed: unknown, nowMs: number): Fetched<unknown> | undefined {
   const fields = fieldsOf(parsed);
-  if (fields === undefined || !('value' in fields) || typeof fields.fetchedAt !== 'number' || !Number.isFinite(fields.fetchedAt))
-    return undefined;
-  return { value: fields.value, fetchedAt: fields.fetchedAt };
+  const fetchedAt = clampTime(fields?.fetchedAt, nowMs, 0);
+  if (fields === undefined || !('value' in fields) || fetchedAt === undefined) return undefined;
+  return { value: fields.value, fetchedAt };
 }

@@ -112,7 +112,7 @@ export class SharedRedis {
       if (startedAtMs >= this.failedAtMs) this.recordSuccess();
       return { ok: true, value };
     } catch (error) {
-      if (error instanceof ReplyError) return this.recordRefusal(error as Error, startedAtMs);
+      if (error instanceof ReplyError && !meansAway(error as Error)) return this.recordRefusal(error as Error, startedAtMs);
       this.failedAtMs = this.now();
       this.skipUntilMs = this.failedAtMs + this.retryAfterMs;
       this.recordFailure(error instanceof Error ? error.message : String(error));
@@ -228,8 +228,21 @@ export class SharedRedis {
   }
 }
 
-/** The error's code as Redis sends it (`OOM command not allowed…` → `OOM`); a label, never the message (it may quote a value). */
+/** Reply errors that say this server cannot serve us now (loading, a replica after failover, a cluster in trouble): an outage, not a refusal. */
+const AWAY_CODES = new Set(['LOADING', 'READONLY', 'MASTERDOWN', 'CLUSTERDOWN', 'TRYAGAIN', 'BUSY', 'NOAUTH', 'WRONGPASS']);
+/** The refusal codes counted by name; any other is `OTHER`, so the metric's labels stay bounded. */
+const REFUSAL_CODES = new Set(['OOM', 'WRONGTYPE', 'ERR', 'NOSCRIPT', 'EXECABORT', 'NOPERM', 'MOVED', 'ASK', 'CROSSSLOT']);
+
+function errorCode(error: Error): string {
+  return /^[A-Z]+/.exec(error.message)?.[0] ?? 'ERR';
+}
+
+function meansAway(error: Error): boolean {
+  return AWAY_CODES.has(errorCode(error));
+}
+
+/** The error's code as Redis sends it (`OOM command not allowed…` → `OOM`); a bounded label, never the message (it may quote a value). */
 function refusalReason(error: Error): string {
-  const code = /^[A-Z]+/.exec(error.message)?.[0];
-  return code === undefined ? 'ERR' : code.slice(0, 20);
+  const code = errorCode(error);
+  return REFUSAL_CODES.has(code) ? code : 'OTHER';
 }
