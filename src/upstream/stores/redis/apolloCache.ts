@@ -2,10 +2,13 @@ import { InMemoryLRUCache, type KeyValueCache, type KeyValueCacheSetOptions } fr
 import { KeyvAdapter } from '@apollo/utils.keyvadapter';
 import Keyv from 'keyv';
 import { readValue } from './readValue';
+import { ttlMs as clampTtl } from './ttl';
 import type { SharedRedis } from './sharedRedis';
 
 /** Keys under the configured REDIS_KEY_PREFIX (Apollo adds its own `apq:` inside). */
 const APOLLO_KEY_PREFIX = 'apollo:';
+/** How long an entry Apollo sets without a TTL (a persisted query) is kept. */
+const APOLLO_DEFAULT_TTL_MS = 24 * 3_600_000;
 
 /**
  * Apollo Server's cache (persisted queries) in Redis, through the kept
@@ -39,9 +42,10 @@ class RedisKeyvStore {
     return readValue(this.redis, APOLLO_KEY_PREFIX + key, raw, () => raw ?? undefined);
   }
 
+  /** Always with a TTL (a day when Apollo gives none): under `noeviction` every key must end by itself (docs/shared-state.md). */
   async set(key: string, value: string, ttlMs?: number): Promise<boolean> {
-    if (ttlMs !== undefined && ttlMs > 0) await this.redis.client.set(APOLLO_KEY_PREFIX + key, value, 'PX', Math.ceil(ttlMs));
-    else await this.redis.client.set(APOLLO_KEY_PREFIX + key, value);
+    const keepMs = clampTtl(ttlMs !== undefined && ttlMs > 0 ? Math.ceil(ttlMs) : APOLLO_DEFAULT_TTL_MS) ?? APOLLO_DEFAULT_TTL_MS;
+    await this.redis.client.set(APOLLO_KEY_PREFIX + key, value, 'PX', keepMs);
     return true;
   }
 
