@@ -38,7 +38,10 @@ async function main(): Promise<void> {
   const target = await resolveUpstream(config, logger);
   // From here on every exit (errors, logs, spans, metrics) redacts the password and the email:password pair.
   heldSecrets.holdCredentials(target.email, target.password);
-  const shared = config.redis === undefined ? undefined : await connectSharedState(config.redis, logger);
+  const shared =
+    config.redis === undefined
+      ? undefined
+      : await connectSharedState(config.redis, logger, (reason) => metrics?.recordRedisRefusal(reason));
   const upstreams = createUpstreams({
     ...target,
     timeoutMs: config.upstreamTimeoutMs,

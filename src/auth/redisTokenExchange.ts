@@ -1,6 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
+import { takeLease, type Lease } from '../upstream/stores/redis/lease';
+import { fieldsOf, readValue } from '../upstream/stores/redis/readValue';
 import type { SharedRedis } from '../upstream/stores/redis/sharedRedis';
+import { MAX_TTL_MS, clampTime, ttlMs } from '../upstream/stores/redis/ttl';
 import { parseSignInFailure, type SignInFailure } from './signInBackoff';
 import type { IssuedToken, SignInOutcome, TokenDemand, TokenExchange } from './tokenExchange';
 
@@ -9,15 +11,18 @@ export const TOKEN_KEY = 'reporting:token';
 const SIGNIN_FAILURE_KEY = 'reporting:token:signin-failure';
 const LOCK_KEY = 'reporting:token:renewing';
 
-/** Deletes the lock only if this replica still holds it: an expired lock may already be someone else's. */
-const RELEASE_LOCK = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0";
+/** How long the renewal lock outlives a replica that stopped renewing it (crashed, cut off mid sign-in). */
+const LOCK_LEASE_MS = 2_000;
 
 export interface RedisTokenExchangeOptions {
   redis: SharedRedis;
-  /** How long the renewal lock is held at most: longer than a sign-in can take (its timeout). */
+  /** How long the renewal lock is held at most: longer than a sign-in can take (its timeout). Its holder renews a shorter lease meanwhile. */
   lockMs: number;
   /** How often a replica waiting for another one's sign-in looks for the new token. Default 25 ms. */
   pollMs?: number;
+  /** The longest sign-in backoff this deployment sets: a shared failure read back never lasts longer than this from now. */
+  maxBackoffMs: number;
+  /** The one clock of the token's times and of every TTL written for them. */
   now: () => number;
 }
 
@@ -39,7 +44,7 @@ export class RedisTokenExchange implements TokenExchange {
   private readonly lockMs: number;
   private readonly pollMs: number;
   private readonly now: () => number;
-  private readonly owner = randomUUID();
+  private readonly maxBackoffMs: number;
   /** The last token this replica used, offered back to a Redis that restarted empty. */
   private latest: IssuedToken | undefined;
 
@@ -48,6 +53,7 @@ export class RedisTokenExchange implements TokenExchange {
     this.lockMs = options.lockMs;
     this.pollMs = options.pollMs ?? 25;
     this.now = options.now;
+    this.maxBackoffMs = options.maxBackoffMs;
     // A Redis that restarted empty learns the token back instead of costing a sign-in.
     this.redis.onRecovered(() => void this.publishToken('if-absent'));
   }
@@ -59,21 +65,21 @@ export class RedisTokenExchange implements TokenExchange {
       const seen = await this.read(demand);
       if (seen === 'redis-failed') return this.signInAlone(signIn);
       if (seen !== 'nothing') return this.remember(seen);
-      const lock = await this.redis.attempt((client) => client.set(LOCK_KEY, this.owner, 'PX', this.lockMs, 'NX'));
-      if (!lock.ok) return this.signInAlone(signIn);
-      if (lock.value === 'OK') return this.signInHoldingLock(demand, signIn);
+      const lock = await takeLease(this.redis, LOCK_KEY, { leaseMs: Math.min(LOCK_LEASE_MS, this.lockMs), holdAtMostMs: this.lockMs });
+      if (lock.kind === 'away') return this.signInAlone(signIn);
+      if (lock.kind === 'taken') return this.signInHoldingLock(demand, signIn, lock.lease);
       await delay(this.pollMs);
     }
     return this.signInAlone(signIn);
   }
 
-  private async signInHoldingLock(demand: TokenDemand, signIn: () => Promise<SignInOutcome>): Promise<SignInOutcome> {
+  private async signInHoldingLock(demand: TokenDemand, signIn: () => Promise<SignInOutcome>, lock: Lease): Promise<SignInOutcome> {
     try {
       const seen = await this.read(demand);
       if (seen !== 'nothing' && seen !== 'redis-failed') return this.remember(seen);
       return await this.publish(await signIn());
     } finally {
-      await this.redis.attempt((client) => client.eval(RELEASE_LOCK, 1, LOCK_KEY, this.owner));
+      await lock.release();
     }
   }
 
@@ -85,16 +91,26 @@ export class RedisTokenExchange implements TokenExchange {
   /** A usable shared token, or a failure still in its backoff; `nothing` when this replica must sign in. */
   private async read(demand: TokenDemand): Promise<Seen> {
     const stored = await this.redis.attempt((client) => client.mget(TOKEN_KEY, SIGNIN_FAILURE_KEY));
-    if (!stored.ok) return 'redis-failed';
+    // Refused (a poisoned key of another type): as good as absent, and the writes that follow repair it.
+    if (!stored.ok) return stored.failure === 'away' ? 'redis-failed' : 'nothing';
     const [rawToken, rawFailure] = stored.value;
     const nowMs = this.now();
-    const token = parseStoredToken(rawToken ?? null);
+    const token = readValue(this.redis, TOKEN_KEY, rawToken, (parsed) => validateToken(parsed, nowMs));
     if (token !== undefined && token.token !== demand.rejectedToken && token.issuedAtMs >= demand.notBeforeMs && nowMs < token.renewAtMs) {
       return { token };
     }
-    const failure = parseJson(rawFailure ?? null, parseSignInFailure);
+    const failure = readValue(this.redis, SIGNIN_FAILURE_KEY, rawFailure, (parsed) => this.validateFailure(parsed, nowMs));
     if (failure !== undefined && nowMs < failure.untilMs) return { failure };
     return 'nothing';
+  }
+
+  /** Bounded by this deployment's longest backoff, and stripped of the upstream's words: nothing read from Redis reaches a client's message. */
+  private validateFailure(parsed: unknown, nowMs: number): SignInFailure | undefined {
+    const failure = parseSignInFailure(parsed);
+    if (failure === undefined) return undefined;
+    const untilMs = clampTime(failure.untilMs, nowMs, this.maxBackoffMs);
+    if (untilMs === undefined || !Number.isFinite(failure.streak) || failure.streak < 1) return undefined;
+    return { ...failure, untilMs, streak: Math.min(failure.streak, 64), error: withoutUpstreamWords(failure.error) };
   }
 
   private remember(outcome: SignInOutcome): SignInOutcome {
@@ -114,39 +130,39 @@ export class RedisTokenExchange implements TokenExchange {
     return outcome;
   }
 
-  /** The key lives until the token is due, so an expired token is never read back from Redis. */
+  /** The key lives until the token is due (at most MAX_TTL_MS), so an expired token is never read back from Redis. */
   private async publishToken(when: 'always' | 'if-absent'): Promise<void> {
     const latest = this.latest;
     if (latest === undefined) return;
-    const ttlMs = Math.floor(latest.renewAtMs - this.now());
-    if (ttlMs <= 0) return;
+    const keepMs = ttlMs(latest.renewAtMs - this.now());
+    if (keepMs === undefined) return;
     const value = JSON.stringify(latest);
     await this.redis.attempt((client) =>
-      when === 'always' ? client.set(TOKEN_KEY, value, 'PX', ttlMs) : client.set(TOKEN_KEY, value, 'PX', ttlMs, 'NX'),
+      when === 'always' ? client.set(TOKEN_KEY, value, 'PX', keepMs) : client.set(TOKEN_KEY, value, 'PX', keepMs, 'NX'),
     );
   }
 
   private async publishFailure(failure: SignInFailure): Promise<void> {
-    const ttlMs = Math.floor(failure.untilMs - this.now());
-    if (ttlMs <= 0) return;
-    await this.redis.attempt((client) => client.set(SIGNIN_FAILURE_KEY, JSON.stringify(failure), 'PX', ttlMs));
+    const keepMs = ttlMs(Math.min(failure.untilMs - this.now(), this.maxBackoffMs));
+    if (keepMs === undefined) return;
+    const shared = { ...failure, error: withoutUpstreamWords(failure.error) };
+    await this.redis.attempt((client) => client.set(SIGNIN_FAILURE_KEY, JSON.stringify(shared), 'PX', keepMs));
   }
 }
 
-function parseStoredToken(raw: string | null): IssuedToken | undefined {
-  return parseJson(raw, (parsed) => {
-    if (typeof parsed !== 'object' || parsed === null) return undefined;
-    const { token, renewAtMs, issuedAtMs } = parsed as Record<string, unknown>;
-    if (typeof token !== 'string' || token === '' || typeof renewAtMs !== 'number' || typeof issuedAtMs !== 'number') return undefined;
-    return { token, renewAtMs, issuedAtMs };
-  });
+/** A token as publishToken writes it, its times finite and bounded (a far renewal is read as MAX_TTL_MS from now). */
+function validateToken(parsed: unknown, nowMs: number): IssuedToken | undefined {
+  const fields = fieldsOf(parsed);
+  if (fields === undefined) return undefined;
+  const { token } = fields;
+  const renewAtMs = clampTime(fields.renewAtMs, nowMs, MAX_TTL_MS);
+  const issuedAtMs = clampTime(fields.issuedAtMs, nowMs, 0);
+  if (typeof token !== 'string' || token === '' || renewAtMs === undefined || issuedAtMs === undefined) return undefined;
+  return { token, renewAtMs, issuedAtMs };
 }
 
-function parseJson<T>(raw: string | null, read: (parsed: unknown) => T | undefined): T | undefined {
-  if (raw === null) return undefined;
-  try {
-    return read(JSON.parse(raw));
-  } catch {
-    return undefined;
-  }
+/** The vendor's message and field errors stay with the replica that received them; other replicas get the kind and status only. */
+function withoutUpstreamWords(error: SignInFailure['error']): SignInFailure['error'] {
+  const { upstreamMessage: _message, upstreamErrors: _errors, ...rest } = error;
+  return rest;
 }

@@ -1,5 +1,6 @@
 import type { SharedRedis } from '../upstream/stores/redis/sharedRedis';
 import { RedisTokenExchange } from './redisTokenExchange';
+import { DEFAULT_SIGNIN_BACKOFF } from './signInBackoff';
 import { TokenProvider, type TokenProviderOptions } from './tokenProvider';
 
 export { TOKEN_KEY } from './redisTokenExchange';
@@ -22,7 +23,9 @@ export interface SharedTokenProviderOptions extends Omit<TokenProviderOptions, '
 export class SharedTokenProvider extends TokenProvider {
   constructor(options: SharedTokenProviderOptions) {
     const now = options.now ?? Date.now;
-    const exchange = new RedisTokenExchange({ redis: options.redis, lockMs: options.lockMs, pollMs: options.pollMs, now });
+    const backoff = { ...DEFAULT_SIGNIN_BACKOFF, ...options.signInBackoff };
+    const maxBackoffMs = Math.max(backoff.refusedBaseMs, backoff.refusedMaxMs, backoff.unavailableBaseMs, backoff.unavailableMaxMs);
+    const exchange = new RedisTokenExchange({ redis: options.redis, lockMs: options.lockMs, pollMs: options.pollMs, maxBackoffMs, now });
     super({ ...options, now, exchange });
   }
 }

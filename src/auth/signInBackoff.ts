@@ -83,7 +83,8 @@ export function signInState(failure: SignInFailure | undefined, nowMs: number): 
   return {
     state: 'backing_off',
     reason: failure.reason,
-    until: new Date(failure.untilMs).toISOString(),
+    // The latest instant a Date can hold: a far `untilMs` (skew, a bad shared value) never throws RangeError in /health/ready or /metrics.
+    until: new Date(Math.min(failure.untilMs, 8.64e15)).toISOString(),
     retryAfterSeconds: secondsLeft(failure, nowMs),
   };
 }

@@ -14,6 +14,16 @@ function isStoredResponse(value: unknown): value is StoredResponse {
   return typeof candidate.cacheTime === 'number' && typeof candidate.cachePolicy?.maxAge === 'number';
 }
 
+const NOT_JSON = Symbol('not JSON');
+
+function parseStored(serialized: string): unknown {
+  try {
+    return JSON.parse(serialized) as unknown;
+  } catch {
+    return NOT_JSON;
+  }
+}
+
 /**
  * The response cache's store, with the stored response's max-age counting
  * down. Apollo's plugin serves a hit with the max-age it was stored with and
@@ -33,7 +43,12 @@ export class CountdownCache implements KeyValueCache<string> {
   async get(key: string): Promise<string | undefined> {
     const serialized = await this.store.get(key);
     if (serialized === undefined) return undefined;
-    const stored: unknown = JSON.parse(serialized);
+    const stored = parseStored(serialized);
+    // Not JSON (a truncated write, a hand edit): a miss for every replica, and deleted so the next response replaces it.
+    if (stored === NOT_JSON) {
+      await this.store.delete(key);
+      return undefined;
+    }
     // Not the plugin's shape (a newer plugin version): served as stored, Age header and all.
     if (!isStoredResponse(stored)) return serialized;
     const now = this.now();

@@ -103,6 +103,11 @@ export class Metrics {
     this.instruments.breakerState.set({ upstream }, BREAKER_VALUES[state]);
   }
 
+  /** `reason` is a Redis error code, already bounded by SharedRedis. */
+  recordRedisRefusal(reason: string): void {
+    this.instruments.redisRefusals.inc({ reason });
+  }
+
   recordSignIn(outcome: 'ok' | 'failed'): void {
     this.instruments.signIns.inc({ outcome });
   }

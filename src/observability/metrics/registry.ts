@@ -125,6 +125,12 @@ export function createInstruments(options: MetricsOptions = {}) {
       labelNames: ['upstream'] as const,
       registers,
     }),
+    redisRefusals: new Counter({
+      name: name('redis_refused_total'),
+      help: 'Redis commands Redis answered with an error (OOM, WRONGTYPE, ERR...) or values read back that the subgraph did not write (BADVALUE); each fails one command, never an outage',
+      labelNames: ['reason'] as const,
+      registers,
+    }),
     signIns: new Counter({
       name: name('upstream_signins_total'),
       help: 'Sign-ins to the reporting API by outcome (ok, failed)',

@@ -41,7 +41,9 @@ export class MemoryRateStore implements RateStore {
   async reserve(key: string, perMinute: number, nowMs: number, maxWaitMs: number): Promise<Reservation> {
     const intervalMs = RATE_WINDOW_MS / perMinute;
     const next = Math.max(this.fullAt.get(key) ?? nowMs, nowMs) + intervalMs;
-    const waitMs = Math.max(0, next - perMinute * intervalMs - nowMs);
+    // A share below one a minute (a split budget, redisRateStore.ts) still lets one request go, then one per interval.
+    const burst = Math.max(1, perMinute);
+    const waitMs = Math.max(0, next - burst * intervalMs - nowMs);
     if (waitMs > maxWaitMs) return { granted: false, retryAfterMs: waitMs };
     this.fullAt.set(key, next);
     return { granted: true, waitMs };

@@ -1,24 +1,27 @@
-import { randomUUID } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Fetched } from '../datasources/fetched';
 import type { AnswerStore, Claim } from './answerStore';
+import { takeLease, type Lease } from './redis/lease';
+import { fieldsOf, readValue } from './redis/readValue';
 import type { SharedRedis } from './redis/sharedRedis';
+import { clampTime, ttlMs } from './redis/ttl';
 
 /** Keys under the configured REDIS_KEY_PREFIX. */
 const ANSWER_KEY_PREFIX = 'answer:';
 /** Held by the replica that is fetching an answer, so the others wait for it instead of asking the upstream too. */
 const FILL_KEY_PREFIX = 'filling:';
-
-/** Drops a claim only if it is still ours: a lapsed claim may have been taken by another replica since. */
-const RELEASE_OWN_CLAIM = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+/** How long a fill marker outlives its owner: the owner renews it every third of this while it fetches. */
+const FILL_LEASE_MS = 2_000;
 
 export interface RedisAnswerStoreOptions {
   /**
    * How long a miss waits for another replica that is already fetching the
-   * same answer (and how long that replica's claim lasts): the upstream
+   * same answer (and how long a replica holds a claim at most): the upstream
    * timeout. 0 turns cross-replica coalescing off.
    */
   fillWaitMs: number;
+  /** How long a claim outlives a replica that stopped renewing it (crashed, cut off). Default 2 s (at most fillWaitMs). */
+  leaseMs?: number;
   /** How often a waiting replica looks for the answer or the claim's release. Default 20 ms. */
   pollMs?: number;
   /** Clock of the fill wait's deadline. Default Date.now. */
@@ -30,21 +33,24 @@ export interface RedisAnswerStoreOptions {
 /**
  * The answer cache in Redis, shared by every replica. While Redis answers,
  * it is the only copy (N replicas do not keep N copies); while it does not,
- * the replica reads, writes and claims in its own in-process store, so
- * answers cached during an outage still save upstream calls. Never rejects.
+ * or refuses a write (full), the replica reads, writes and claims in its own
+ * in-process store, so answers cached meanwhile still save upstream calls.
+ * Never rejects.
  *
- * Claims coalesce across replicas: the first replica to miss claims the key
- * (`SET NX PX`) and fetches; the others wait for its answer, or for its
- * `fail`, which drops the claim at once so that they fetch for themselves
- * instead of waiting for the claim to lapse.
+ * Claims coalesce across replicas: the first replica to miss takes the key's
+ * fill marker (an owner-tokened lease, lease.ts) and fetches, renewing the
+ * marker while it does; the others wait for its answer, for its `fail`
+ * (which drops the marker at once), or for the marker to lapse when its
+ * owner is gone.
  */
 export class RedisAnswerStore implements AnswerStore {
   private readonly fillWaitMs: number;
+  private readonly leaseMs: number;
   private readonly pollMs: number;
   private readonly now: () => number;
   private readonly onWait: (key: string) => void;
-  /** key → the token of this replica's claim in Redis. */
-  private readonly ownClaims = new Map<string, string>();
+  /** key → this replica's fill marker in Redis. */
+  private readonly ownClaims = new Map<string, Lease>();
   /** Keys claimed in the local store because Redis was away when they were claimed. */
   private readonly localClaims = new Set<string>();
 
@@ -54,6 +60,7 @@ export class RedisAnswerStore implements AnswerStore {
     options: RedisAnswerStoreOptions = { fillWaitMs: 0 },
   ) {
     this.fillWaitMs = options.fillWaitMs;
+    this.leaseMs = Math.min(options.leaseMs ?? FILL_LEASE_MS, Math.max(1, options.fillWaitMs));
     this.pollMs = options.pollMs ?? 20;
     this.now = options.now ?? Date.now;
     this.onWait = options.onWait ?? (() => {});
@@ -66,37 +73,42 @@ export class RedisAnswerStore implements AnswerStore {
 
   async claim(key: string): Promise<Claim> {
     if (this.fillWaitMs <= 0) return { kind: 'unclaimed' };
-    const token = randomUUID();
-    const claimed = await this.redis.attempt((client) => client.set(FILL_KEY_PREFIX + key, token, 'PX', this.fillWaitMs, 'NX'));
-    if (!claimed.ok) return this.claimLocally(key);
-    if (claimed.value !== 'OK') return this.waitForAnotherFill(key);
-    this.ownClaims.set(key, token);
+    const taken = await takeLease(this.redis, FILL_KEY_PREFIX + key, { leaseMs: this.leaseMs, holdAtMostMs: this.fillWaitMs });
+    if (taken.kind === 'away') return this.claimLocally(key);
+    if (taken.kind === 'held') return this.waitForAnotherFill(key);
+    this.ownClaims.get(key)?.forget();
+    this.ownClaims.set(key, taken.lease);
     return this.recheckAfterClaim(key);
   }
 
   async set(key: string, entry: Fetched<unknown>, keepMs: number): Promise<void> {
+    const lease = this.ownClaims.get(key);
     this.ownClaims.delete(key);
     const claimedLocally = this.localClaims.delete(key);
+    const keepForMs = ttlMs(keepMs);
     const written = await this.redis.attempt((client) => {
       const steps = client.multi();
-      if (keepMs > 0) steps.set(ANSWER_KEY_PREFIX + key, JSON.stringify(entry), 'PX', Math.ceil(keepMs));
+      if (keepForMs !== undefined) steps.set(ANSWER_KEY_PREFIX + key, JSON.stringify(entry), 'PX', keepForMs);
       // Once the answer is in, any claim on it is over, whoever holds it.
       return steps.del(FILL_KEY_PREFIX + key).exec();
     });
+    if (written.ok) lease?.forget();
+    else await lease?.release();
     if (!written.ok || claimedLocally) await this.local.set(key, entry, keepMs);
   }
 
   async fail(key: string): Promise<void> {
-    const token = this.ownClaims.get(key);
+    const lease = this.ownClaims.get(key);
     this.ownClaims.delete(key);
     if (this.localClaims.delete(key)) await this.local.fail(key);
-    if (token !== undefined) await this.redis.attempt((client) => client.eval(RELEASE_OWN_CLAIM, 1, FILL_KEY_PREFIX + key, token));
+    await lease?.release();
   }
 
   private async read(key: string): Promise<Fetched<unknown> | undefined | 'unavailable'> {
     const read = await this.redis.attempt((client) => client.get(ANSWER_KEY_PREFIX + key));
-    if (!read.ok) return 'unavailable';
-    return read.value === null ? undefined : parseEntry(read.value);
+    if (!read.ok) return read.failure === 'away' ? 'unavailable' : undefined;
+    const nowMs = this.now();
+    return readValue(this.redis, ANSWER_KEY_PREFIX + key, read.value, (parsed) => validateEntry(parsed, nowMs));
   }
 
   private async claimLocally(key: string): Promise<Claim> {
@@ -116,7 +128,12 @@ export class RedisAnswerStore implements AnswerStore {
     return { kind: 'filled', entry: read };
   }
 
-  /** Until the claimant's answer arrives (`filled`), or its claim is gone without one: failed, or lapsed (`unclaimed`). */
+  /** Until the claimant's answer arrives (`filled`), or its claim is gone without one: failed, lapsed with its owner, or waited out (`unclaimed`). */
+  private async answerAfterRelease(key: string): Promise<Claim> {
+    const read = await this.read(key);
+    return read === 'unavailable' || read === undefined ? { kind: 'unclaimed' } : { kind: 'filled', entry: read };
+  }
+
   private async waitForAnotherFill(key: string): Promise<Claim> {
     const giveUpAt = this.now() + this.fillWaitMs;
     this.onWait(key);
@@ -126,19 +143,18 @@ export class RedisAnswerStore implements AnswerStore {
       if (read === 'unavailable') return { kind: 'unclaimed' };
       if (read !== undefined) return { kind: 'filled', entry: read };
       const claimed = await this.redis.attempt((client) => client.exists(FILL_KEY_PREFIX + key));
-      if (!claimed.ok || claimed.value === 0) return { kind: 'unclaimed' };
+      if (!claimed.ok) return { kind: 'unclaimed' };
+      // Gone since the read: the owner may have written its answer (with the marker's DEL) in between.
+      if (claimed.value === 0) return this.answerAfterRelease(key);
     }
     return { kind: 'unclaimed' };
   }
 }
 
-/** Anything else under our key (another version's format, a hand edit) is a miss, never a malformed answer. */
-function parseEntry(raw: string): Fetched<unknown> | undefined {
-  try {
-    const parsed: unknown = JSON.parse(raw);
-    if (typeof parsed !== 'object' || parsed === null || !('value' in parsed) || !('fetchedAt' in parsed)) return undefined;
-    return typeof parsed.fetchedAt === 'number' ? { value: parsed.value, fetchedAt: parsed.fetchedAt } : undefined;
-  } catch {
-    return undefined;
-  }
+/** What `set` writes: `{ value, fetchedAt }` with a finite `fetchedAt`, never later than now (a future one would never turn stale); anything else is a miss. */
+function validateEntry(parsed: unknown, nowMs: number): Fetched<unknown> | undefined {
+  const fields = fieldsOf(parsed);
+  const fetchedAt = clampTime(fields?.fetchedAt, nowMs, 0);
+  if (fields === undefined || !('value' in fields) || fetchedAt === undefined) return undefined;
+  return { value: fields.value, fetchedAt };
 }

@@ -1,10 +1,14 @@
 import { InMemoryLRUCache, type KeyValueCache, type KeyValueCacheSetOptions } from '@apollo/utils.keyvaluecache';
 import { KeyvAdapter } from '@apollo/utils.keyvadapter';
 import Keyv from 'keyv';
+import { readValue } from './readValue';
+import { ttlMs as clampTtl } from './ttl';
 import type { SharedRedis } from './sharedRedis';
 
 /** Keys under the configured REDIS_KEY_PREFIX (Apollo adds its own `apq:` inside). */
 const APOLLO_KEY_PREFIX = 'apollo:';
+/** How long an entry Apollo sets without a TTL (a persisted query) is kept. */
+const APOLLO_DEFAULT_TTL_MS = 24 * 3_600_000;
 
 /**
  * Apollo Server's cache (persisted queries) in Redis, through the kept
@@ -23,19 +27,25 @@ class RedisKeyvStore {
   constructor(private readonly redis: SharedRedis) {}
 
   async get(key: string): Promise<string | undefined> {
-    return (await this.redis.client.get(APOLLO_KEY_PREFIX + key)) ?? undefined;
+    return this.checked(key, await this.redis.client.get(APOLLO_KEY_PREFIX + key));
   }
 
   /** Keyv swallows errors of one-by-one reads in a batch; a batch read of its own lets them reach the fallback. */
   async getMany(keys: string[]): Promise<(string | undefined)[]> {
     if (keys.length === 0) return [];
     const values = await this.redis.client.mget(keys.map((key) => APOLLO_KEY_PREFIX + key));
-    return values.map((value) => value ?? undefined);
+    return values.map((value, index) => this.checked(keys[index] ?? '', value));
   }
 
+  /** Keyv's own wrapper must be JSON: anything else is a miss (and deleted) here, never a parse error taken for Redis being away. */
+  private checked(key: string, raw: string | null): string | undefined {
+    return readValue(this.redis, APOLLO_KEY_PREFIX + key, raw, () => raw ?? undefined);
+  }
+
+  /** Always with a TTL (a day when Apollo gives none): under `noeviction` every key must end by itself (docs/shared-state.md). */
   async set(key: string, value: string, ttlMs?: number): Promise<boolean> {
-    if (ttlMs !== undefined && ttlMs > 0) await this.redis.client.set(APOLLO_KEY_PREFIX + key, value, 'PX', Math.ceil(ttlMs));
-    else await this.redis.client.set(APOLLO_KEY_PREFIX + key, value);
+    const keepMs = clampTtl(ttlMs !== undefined && ttlMs > 0 ? Math.ceil(ttlMs) : APOLLO_DEFAULT_TTL_MS) ?? APOLLO_DEFAULT_TTL_MS;
+    await this.redis.client.set(APOLLO_KEY_PREFIX + key, value, 'PX', keepMs);
     return true;
   }
 

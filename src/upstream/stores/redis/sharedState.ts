@@ -15,16 +15,23 @@ export interface SharedState {
 }
 
 /** Connects to REDIS_URL; never fails start-up: a replica without Redis serves from its own state. */
-export async function connectSharedState(config: RedisConfig, logger: RedisLogger): Promise<SharedState> {
+export async function connectSharedState(
+  config: RedisConfig,
+  logger: RedisLogger,
+  onRefused?: (reason: string) => void,
+): Promise<SharedState> {
   const client = createRedisClient(config);
   // Built before waiting, so connection errors already have their (rate-limited) listener.
-  const redis = new SharedRedis({ client, logger, timeoutMs: config.timeoutMs });
+  const redis = new SharedRedis({ client, logger, timeoutMs: config.timeoutMs, ...(onRefused === undefined ? {} : { onRefused }) });
   const ready = await waitUntilReady(client, STARTUP_WAIT_MS);
+  // After the wait: a first heartbeat before the connection is up would count as an outage.
+  redis.roster.start();
   if (ready) logger.info({ redis: 'shared', keyPrefix: config.keyPrefix }, 'Redis connected: token, answer cache and budget are shared');
   return {
     redis,
     apolloCache: createApolloCache(redis),
     async close() {
+      redis.roster.stop();
       try {
         await client.quit();
       } catch {

@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import type { RedisClient } from './client';
+
+/** Keys under the configured REDIS_KEY_PREFIX: a sorted set of replica ids scored by when each was last seen. No TTL: never an eviction candidate under volatile-* policies. */
+const ROSTER_KEY = 'replicas';
+/** How often a replica announces itself. */
+const HEARTBEAT_MS = 5_000;
+/** A replica not seen for this long is gone (three missed heartbeats). */
+const GONE_AFTER_MS = 3 * HEARTBEAT_MS;
+
+/** Announces this replica and counts the live ones in one step; a roster key of the wrong type (poisoned) is replaced. */
+const BEAT = `
+if redis.call('TYPE', KEYS[1])['ok'] ~= 'zset' then redis.call('DEL', KEYS[1]) end
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[3])
+return redis.call('ZCARD', KEYS[1])
+`;
+
+type Send = <T>(command: (client: RedisClient) => Promise<T>) => Promise<{ ok: true; value: T } | { ok: false }>;
+
+/**
+ * Who else spends the budget: each replica writes a heartbeat into a shared
+ * sorted set and reads how many replicas were seen lately. While the budget
+ * cannot be shared (Redis away, or refusing writes when full), a replica
+ * spends `rate / lastSeen()` of it, never the whole rate (redisRateStore.ts).
+ */
+export class ReplicaRoster {
+  readonly id = randomUUID();
+  private seen = 1;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly send: Send,
+    private readonly now: () => number,
+  ) {}
+
+  /** Replicas alive at the last heartbeat that Redis answered, this one included (1 before any). */
+  lastSeen(): number {
+    return this.seen;
+  }
+
+  async beat(): Promise<void> {
+    const nowMs = this.now();
+    const counted = await this.send((client) => client.eval(BEAT, 1, ROSTER_KEY, String(nowMs), this.id, String(nowMs - GONE_AFTER_MS)));
+    if (counted.ok && typeof counted.value === 'number' && counted.value >= 1) this.seen = counted.value;
+  }
+
+  /** Beats now and every HEARTBEAT_MS until `stop` (the timer never holds the process open). */
+  start(): void {
+    if (this.timer !== undefined) return;
+    void this.beat();
+    this.timer = setInterval(() => void this.beat(), HEARTBEAT_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    this.timer = undefined;
+  }
+}
