@@ -1,5 +1,5 @@
 import type { Attributes, AttributeValue } from '@opentelemetry/api';
-import type { tracing } from '@opentelemetry/sdk-node';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { redactCredentials } from '../../redaction/redactCredentials';
 
 /**
@@ -8,7 +8,7 @@ import { redactCredentials } from '../../redaction/redactCredentials';
  * status message, and its events' names and attributes (recorded exceptions
  * carry the error message and stack).
  */
-export function redactingSpanProcessor(): tracing.SpanProcessor {
+export function redactingSpanProcessor(): SpanProcessor {
   return {
     onStart: () => undefined,
     onEnding: (span) => redactSpan(span as unknown as MutableSpan),
