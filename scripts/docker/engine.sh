@@ -28,8 +28,9 @@ fi
 
 if ! command -v dockerd >/dev/null 2>&1; then
   echo "engine: installing docker.io" >&2
-  apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io >&2
+  # Another install may hold apt's lock for a while: wait for it rather than fail.
+  apt-get -o DPkg::Lock::Timeout=300 update -qq >&2
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq docker.io >&2
 fi
 
 log=${ENGINE_LOG:-${TMPDIR:-/tmp}/news-analytics-subgraph-dockerd.log}
