@@ -3,6 +3,8 @@ module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
+  // The image test builds and runs Docker images: `npm run test:docker` (jest.docker.config.js), called by .ci/run.
+  testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/docker/'],
   // tsconfig's isolatedModules makes ts-jest transpile only: `npm test`
   // type-checks the whole project once with tsc before jest runs.
   transform: { '^.+\\.ts$': 'ts-jest' },

@@ -1,7 +1,7 @@
 // Prints `jest: N passed, M failed` from jest's --json output: the last line,
 // which CI reads. Each argument is a results file, optionally `label:file` for
-// a further run (the suite under another Node version): such runs get a line
-// of their own first, and the last line counts every run together. A missing
+// a further run (the suite under another Node version, the Docker image test):
+// such runs get a line of their own first, and the last line counts every run together. A missing
 // file means that jest never ran (install, codegen or type-check failed): a failure.
 const fs = require('node:fs');
 

@@ -31,3 +31,47 @@ export function tracingWanted(env: NodeJS.ProcessEnv): boolean {
   const tracing = readTracing(reader, env);
   return reader.problems.length === 0 && tracing.enabled;
 }
+
+export type TraceExporterName = 'otlp' | 'zipkin' | 'console';
+export type OtlpProtocol = 'http/protobuf' | 'http/json' | 'grpc';
+
+/** Which exporters the OTEL_* variables select, with the rules of OpenTelemetry's Node SDK. */
+export interface TraceExport {
+  exporters: TraceExporterName[];
+  otlpProtocol: OtlpProtocol;
+  /** Ours when OTEL_SERVICE_NAME is unset; OTEL_SERVICE_NAME itself is read by the resource detector. */
+  serviceName: string | undefined;
+}
+
+const DEFAULT_SERVICE_NAME = 'news-analytics-subgraph';
+const EXPORTER_NAMES: readonly string[] = ['otlp', 'zipkin', 'console'] satisfies TraceExporterName[];
+const OTLP_PROTOCOLS: readonly string[] = ['http/protobuf', 'http/json', 'grpc'] satisfies OtlpProtocol[];
+
+/**
+ * OTEL_TRACES_EXPORTER (a list; unset or empty means `otlp`, `none` first
+ * means none, `none` among others means `otlp`, unknown names are skipped)
+ * and OTEL_EXPORTER_OTLP_TRACES_PROTOCOL / OTEL_EXPORTER_OTLP_PROTOCOL
+ * (default and fallback `http/protobuf`), as the SDK's own
+ * getSpanProcessorsFromEnv reads them: the exporters' endpoints, headers and
+ * timeouts are still read by the exporters themselves.
+ */
+export function traceExportFromEnv(env: NodeJS.ProcessEnv): TraceExport {
+  const listed = [
+    ...new Set(
+      (env.OTEL_TRACES_EXPORTER ?? '')
+        .split(',')
+        .map((name) => name.trim())
+        .filter((name) => name !== '' && name !== 'null'),
+    ),
+  ];
+  let names: string[];
+  if (listed[0] === 'none') names = [];
+  else if (listed.length === 0 || listed.includes('none')) names = ['otlp'];
+  else names = listed;
+  const protocol = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL || env.OTEL_EXPORTER_OTLP_PROTOCOL || '').trim();
+  return {
+    exporters: names.filter((name): name is TraceExporterName => EXPORTER_NAMES.includes(name)),
+    otlpProtocol: OTLP_PROTOCOLS.includes(protocol) ? (protocol as OtlpProtocol) : 'http/protobuf',
+    serviceName: env.OTEL_SERVICE_NAME === undefined ? DEFAULT_SERVICE_NAME : undefined,
+  };
+}

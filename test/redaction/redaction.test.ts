@@ -9,7 +9,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
-import { tracing } from '@opentelemetry/sdk-node';
+import * as tracing from '@opentelemetry/sdk-trace-base';
 import { GraphQLError } from 'graphql';
 import { Counter, Registry } from 'prom-client';
 import { createLogger } from '../../src/observability/logger';

@@ -1,11 +1,11 @@
-import type { tracing } from '@opentelemetry/sdk-node';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { redactSpan, type MutableSpan } from '../../redaction';
 
 /**
  * Applies the spans' redaction (src/redaction/spans.ts) while a span can
  * still be changed: `onEnding`, before any exporter's `onEnd`.
  */
-export function redactingSpanProcessor(): tracing.SpanProcessor {
+export function redactingSpanProcessor(): SpanProcessor {
   return {
     onStart: () => undefined,
     onEnding: (span) => redactSpan(span as unknown as MutableSpan),

@@ -2,15 +2,25 @@ import type { IncomingMessage } from 'node:http';
 import type { Span } from '@opentelemetry/api';
 import { GraphQLInstrumentation } from '@opentelemetry/instrumentation-graphql';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
-import { NodeSDK, type tracing } from '@opentelemetry/sdk-node';
-// Not re-exported by the package: the processors the OTEL_* variables select, so the redactor can run before them.
-import { getSpanProcessorsFromEnv } from '@opentelemetry/sdk-node/build/src/utils';
+import {
+  defaultResource,
+  detectResources,
+  envDetector,
+  hostDetector,
+  processDetector,
+  resourceFromAttributes,
+} from '@opentelemetry/resources';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { traceExportFromEnv } from '../../config/tracing';
+import { spanProcessorsFor } from './exporters';
 import { redactingSpanProcessor } from './redactingSpanProcessor';
 
 export interface TracingOptions {
   /** Replaces the exporter the OTEL_* variables select (tests pass an in-memory one). */
-  spanProcessors?: tracing.SpanProcessor[];
+  spanProcessors?: SpanProcessor[];
 }
 
 export interface RunningTracing {
@@ -18,15 +28,15 @@ export interface RunningTracing {
   shutdown(): Promise<void>;
 }
 
-const DEFAULT_SERVICE_NAME = 'news-analytics-subgraph';
-
 /** Paths whose spans only add noise: probes and scrapes run every few seconds. */
 const UNTRACED_PATHS = new Set(['/health/live', '/health/ready', '/metrics']);
 
 /**
- * The official Node SDK with three instrumentations:
+ * OpenTelemetry's Node tracer provider, set up as its Node SDK would for
+ * traces (the SDK itself also brings every metrics and logs exporter, which
+ * this service does not use), with three instrumentations:
  * - http: the server span of each /graphql request, continuing the router's
- *   `traceparent` (W3C propagation is the SDK's default);
+ *   `traceparent` (W3C propagation is the provider's default);
  * - graphql: parse/validate/execute spans and one span per resolver that
  *   does work (trivial field reads are skipped), so the resolvers that call
  *   upstream show up;
@@ -39,9 +49,18 @@ const UNTRACED_PATHS = new Set(['/health/live', '/health/ready', '/metrics']);
  * exporter sees it (an exception message may quote an upstream's answer).
  */
 export function startTracing(options: TracingOptions = {}): RunningTracing {
-  const sdk = new NodeSDK({
-    ...(process.env.OTEL_SERVICE_NAME === undefined ? { serviceName: DEFAULT_SERVICE_NAME } : {}),
-    spanProcessors: withRedaction(options.spanProcessors ?? getSpanProcessorsFromEnv(undefined)),
+  const selected = traceExportFromEnv(process.env);
+  const detected = defaultResource().merge(detectResources({ detectors: [envDetector, processDetector, hostDetector] }));
+  const resource =
+    selected.serviceName === undefined ? detected : detected.merge(resourceFromAttributes({ 'service.name': selected.serviceName }));
+  const provider = new NodeTracerProvider({
+    resource,
+    spanProcessors: withRedaction(options.spanProcessors ?? spanProcessorsFor(selected)),
+  });
+  // The global provider, AsyncLocalStorage context and W3C trace-context and baggage propagation.
+  provider.register();
+  registerInstrumentations({
+    tracerProvider: provider,
     instrumentations: [
       new HttpInstrumentation({
         ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.has(pathOf(request)),
@@ -52,12 +71,11 @@ export function startTracing(options: TracingOptions = {}): RunningTracing {
       new UndiciInstrumentation({ requestHook: (span, request) => withoutQueryString(span, request) }),
     ],
   });
-  sdk.start();
-  return { shutdown: () => sdk.shutdown() };
+  return { shutdown: () => provider.shutdown() };
 }
 
 /** No exporter (OTEL_TRACES_EXPORTER=none): no processor at all, so no tracer provider records spans for nothing. */
-function withRedaction(processors: tracing.SpanProcessor[]): tracing.SpanProcessor[] {
+function withRedaction(processors: SpanProcessor[]): SpanProcessor[] {
   return processors.length === 0 ? [] : [redactingSpanProcessor(), ...processors];
 }
 
