@@ -1,4 +1,4 @@
-import { loadConfig, type Config } from '../../src/config';
+import { defaultLandingPage, loadConfig, type Config } from '../../src/config';
 
 /** Every default, once: what `loadConfig` gives an empty environment (the embedded emulator, no Redis). */
 const DEFAULTS: Config = loadConfig({});
@@ -13,5 +13,7 @@ export type ConfigOverrides = Partial<Omit<Config, 'cache'>> & { cache?: Partial
  * to wait for), unless a test sets one.
  */
 export function testConfig(overrides: ConfigOverrides = {}): Config {
-  return { ...DEFAULTS, shutdownDelaySeconds: 0, ...overrides, cache: { ...DEFAULTS.cache, ...overrides.cache } };
+  // The landing page's default follows the mode, as it does in loadConfig.
+  const landingPage = defaultLandingPage(overrides.production ?? DEFAULTS.production);
+  return { ...DEFAULTS, shutdownDelaySeconds: 0, landingPage, ...overrides, cache: { ...DEFAULTS.cache, ...overrides.cache } };
 }
