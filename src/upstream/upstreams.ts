@@ -19,7 +19,9 @@ import { createDashboardEndpoint, type DashboardEndpoint } from './endpoints/das
 import { createRenderEndpoint, type RenderEndpoint } from './endpoints/render';
 import { createSignInEndpoint, createTokenSource, type TokenSource } from './endpoints/signIn';
 import { emitter, type UpstreamEventSink } from './events';
-import { createGovernedHttpClient } from './stages/governedHttpClient';
+import { httpPath, reportingHttpPath } from './pipeline';
+import { DEFAULT_BACKOFF } from './transport/backoff';
+import { DeadlineSlots } from './transport/deadlines';
 import { Governor, type Rate } from './stages/governor';
 import { MemoryAnswerStore } from './stores/memoryAnswerStore';
 import { DEFAULT_BREAKER_FAILURE_THRESHOLD, DEFAULT_PROTECTION, type ProtectionOptions } from './protection';
@@ -107,7 +109,7 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
       now,
       onEvent,
     });
-  const reporting = new ReportingAPI({ baseUrl: options.reportingBaseUrl, tokens, http, now });
+  const reporting = new ReportingAPI({ baseUrl: options.reportingBaseUrl, http: reportingHttpPath(tokens, http), now });
   const recommender = new RecommenderAPI({ baseUrl: options.recommenderUrl, http, now });
 
   return {
@@ -136,10 +138,8 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
 }
 
 /**
- * The last two stages, shared by every endpoint and composed once over one
- * connection pool: the governor (each HTTP request takes its place in its
- * rate first), then the transport (the HTTP client: timeouts, retries,
- * error mapping).
+ * The HTTP-level stages shared by every endpoint (pipeline.ts, `httpPath`),
+ * composed once over one connection pool: retry, governor, transport.
  */
 function governedTransport(parts: {
   options: UpstreamsOptions;
@@ -151,32 +151,32 @@ function governedTransport(parts: {
   const { options, protection, now, onEvent } = parts;
   const redis = options.redis;
   const localRates = new MemoryRateStore();
+  const deadlines = new DeadlineSlots();
   const governor = new Governor({
     store: redis === undefined ? localRates : new RedisRateStore(redis, localRates, now),
     queueTimeoutMs: protection.governor.queueTimeoutMs,
     now,
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+    sleep,
     onEvent,
     ...(options.maxRetryAfterSeconds === undefined ? {} : { maxRetryAfterSeconds: options.maxRetryAfterSeconds }),
   });
   const transport = createHttpClient({
     dispatcher: parts.agent,
     timeoutMs: options.timeoutMs,
-    logger: options.logger,
     now,
+    deadlines,
     ...(options.maxResponseBytes === undefined ? {} : { maxResponseBytes: options.maxResponseBytes }),
     ...(options.maxRetryAfterSeconds === undefined ? {} : { maxRetryAfterSeconds: options.maxRetryAfterSeconds }),
     ...(options.metrics === undefined ? {} : { observer: upstreamMetricsObserver(options.metrics) }),
   });
-  return createGovernedHttpClient({
-    http: transport,
-    governor,
-    rateOf: ratesOf(options, protection.governor),
-    deadlineMs: options.timeoutMs,
-    now,
-    onEvent,
+  return httpPath({
+    retry: { backoff: DEFAULT_BACKOFF, timeoutMs: options.timeoutMs, deadlines, sleep, logger: options.logger },
+    governor: { governor, rateOf: ratesOf(options, protection.governor), onEvent },
+    transport,
   });
 }
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * The rates the upstream counts: the reporting API per account (the API

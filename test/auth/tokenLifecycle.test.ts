@@ -18,7 +18,8 @@ import { createSignIn } from '../../src/upstream/datasources/signIn';
 import type { DashboardQueryBody } from '../../src/upstream/datasources/wire';
 import { formatError } from '../../src/graphql/errors';
 import { createAgent } from '../../src/upstream/transport/agent';
-import { createHttpClient } from '../../src/upstream/transport/httpClient';
+import { retryingClient as createHttpClient } from '../support/httpPath';
+import { reportingHttpPath } from '../../src/upstream/pipeline';
 import { UpstreamError } from '../../src/upstream/failures/upstreamError';
 import { Metrics } from '../../src/observability/metrics/metrics';
 import { createRedisClient, waitUntilReady } from '../../src/upstream/stores/redis/client';
@@ -107,7 +108,11 @@ describeWithRedis('30-minute tokens against the emulator', () => {
           const metrics = new Metrics({ processMetrics: false });
           const tokens = await make({ signIn, now: () => now, onSignIn: renewalCounter(metrics) }, prefix);
           watchSignInBackoff(metrics, tokens);
-          return { tokens, metrics, reporting: new ReportingAPI({ baseUrl: emulator.url, tokens, http, now: () => now }) };
+          return {
+            tokens,
+            metrics,
+            reporting: new ReportingAPI({ baseUrl: emulator.url, http: reportingHttpPath(tokens, http), now: () => now }),
+          };
         }),
       );
     }

@@ -9,7 +9,7 @@ import { createHttpClient, type JsonRequest } from '../../src/upstream/transport
 import { buildUrl } from '../../src/upstream/transport/url';
 import { MemoryRateStore } from '../../src/upstream/stores/rateStore';
 import type { UpstreamEvent } from '../../src/upstream/events';
-import { createGovernedHttpClient } from '../../src/upstream/stages/governedHttpClient';
+import { governedPath } from '../support/httpPath';
 import { Governor } from '../../src/upstream/stages/governor';
 import { inSequence, sendJson, useFakeUpstream } from '../support/fakeUpstream';
 
@@ -49,17 +49,13 @@ function governedClient(perMinute: number) {
     },
     onEvent,
   });
-  const client = createGovernedHttpClient({
-    http: createHttpClient({
-      dispatcher: agent,
-      timeoutMs: 5_000,
-      // Short pauses so the test stays quick; at the top of each step.
-      backoff: { retries: 2, baseDelayMs: 10, maxDelayMs: 100, random: () => 1 },
-    }),
+  const client = governedPath({
+    http: createHttpClient({ dispatcher: agent, timeoutMs: 5_000 }),
+    // Short pauses so the test stays quick; at the top of each step.
+    backoff: { retries: 2, baseDelayMs: 10, maxDelayMs: 100, random: () => 1 },
     governor,
     rateOf: () => ({ name: 'reporting', key: 'api@demo.example', perMinute }),
-    deadlineMs: 5_000,
-    now: () => now,
+    timeoutMs: 5_000,
     onEvent,
   });
   // Read as a string, so this file also compiles (and fails) on the code before `governor_granted` existed.

@@ -12,7 +12,7 @@ import { UpstreamError } from '../../src/upstream/failures/upstreamError';
 import { formatError } from '../../src/graphql/errors';
 import { MemoryRateStore } from '../../src/upstream/stores/rateStore';
 import type { UpstreamEvent } from '../../src/upstream/events';
-import { createGovernedHttpClient } from '../../src/upstream/stages/governedHttpClient';
+import { governedPath } from '../support/httpPath';
 import { Governor } from '../../src/upstream/stages/governor';
 import { sendJson, useFakeUpstream } from '../support/fakeUpstream';
 import { deferred } from '../support/deferred';
@@ -148,13 +148,12 @@ describe('after a pause, one probe goes first', () => {
   function governedSetUp() {
     const { clock, governor } = setUp();
     const upstream = scriptedUpstream();
-    const client = createGovernedHttpClient({
+    const client = governedPath({
       http: upstream.http,
       governor,
       rateOf: () => ({ name: 'render', key: 'rec.example', perMinute: 600 }),
       // Shorter than the pauses below: a 429 is never repeated by the same call here.
-      deadlineMs: 1_000,
-      now: clock.now,
+      timeoutMs: 1_000,
       onEvent: () => undefined,
     });
     return { clock, client, ...upstream };

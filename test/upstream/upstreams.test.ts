@@ -3,7 +3,7 @@ import { createSignIn } from '../../src/upstream/datasources/signIn';
 import type { DashboardQueryBody } from '../../src/upstream/datasources/wire';
 import { formatError } from '../../src/graphql/errors';
 import { createAgent } from '../../src/upstream/transport/agent';
-import { createHttpClient } from '../../src/upstream/transport/httpClient';
+import { retryingClient as createHttpClient } from '../support/httpPath';
 import { UpstreamError } from '../../src/upstream/failures/upstreamError';
 import { createLogger } from '../../src/observability/logger';
 import { Secret } from '../../src/redaction/secret';

@@ -1,6 +1,7 @@
 import { redactCredentials } from '../../redaction/redactCredentials';
 // The table module itself, not ../errors: through the index it would import this file back.
 import { describeUpstreamFailure } from './upstreamErrorTable';
+import { policyOfDetails, type FailurePolicy } from './policy';
 
 /** Upstream-provided text (messages, field errors) is cut to this length before we log or return it. */
 const MAX_UPSTREAM_TEXT_LENGTH = 500;
@@ -107,4 +108,9 @@ function scrubDetails(details: UpstreamErrorDetails, secrets: readonly string[] 
   if (details.timeoutMs !== undefined) clean.timeoutMs = details.timeoutMs;
   if (details.metrics !== undefined) clean.metrics = [...details.metrics];
   return clean;
+}
+
+/** The failure policy (policy.ts) of a caught error; undefined for anything that is not an upstream failure (a bug: never retried, hidden or counted). */
+export function failurePolicyOf(error: unknown): FailurePolicy | undefined {
+  return error instanceof UpstreamError ? policyOfDetails(error) : undefined;
 }

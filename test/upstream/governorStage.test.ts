@@ -2,7 +2,7 @@ import type { HttpClient, JsonRequest } from '../../src/upstream/transport/httpC
 import { UpstreamError } from '../../src/upstream/failures/upstreamError';
 import { MemoryRateStore } from '../../src/upstream/stores/rateStore';
 import type { UpstreamEvent } from '../../src/upstream/events';
-import { createGovernedHttpClient } from '../../src/upstream/stages/governedHttpClient';
+import { governedPath } from '../support/httpPath';
 import { Governor } from '../../src/upstream/stages/governor';
 
 const RENDER: JsonRequest = {
@@ -41,12 +41,11 @@ function setUp(script: (number | 'ok')[], deadlineMs = 10_000) {
     },
     onEvent,
   });
-  const client = createGovernedHttpClient({
+  const client = governedPath({
     http,
     governor,
     rateOf: (request) => ({ name: request.endpoint === SIGN_IN.endpoint ? 'signin' : 'render', key: request.url.host, perMinute: 600 }),
-    deadlineMs,
-    now: () => now,
+    timeoutMs: deadlineMs,
     onEvent,
   });
   return { client, sent, events };

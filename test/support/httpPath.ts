@@ -1,0 +1,49 @@
+/**
+ * The HTTP-level stages as pipeline.ts composes them, for tests that drive
+ * them without a whole `createUpstreams`: retry over the transport, or retry
+ * over the governor over any client.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { httpPath } from '../../src/upstream/pipeline';
+import type { GovernorStageOptions } from '../../src/upstream/stages/governorStage';
+import { retryStage } from '../../src/upstream/stages/retry';
+import { DEFAULT_BACKOFF, type BackoffOptions } from '../../src/upstream/transport/backoff';
+import { DeadlineSlots } from '../../src/upstream/transport/deadlines';
+import { createHttpClient, type HttpClient, type HttpClientOptions } from '../../src/upstream/transport/httpClient';
+
+type Warn = (details: object, message: string) => void;
+
+export interface RetryingClientOptions extends HttpClientOptions {
+  backoff?: BackoffOptions;
+  logger?: { warn: Warn };
+}
+
+/** Retry (stage 10) over the transport (stage 12): what a caller without a governed rate gets. */
+export function retryingClient(options: RetryingClientOptions): HttpClient {
+  const { backoff, logger, ...transport } = options;
+  const deadlines = transport.deadlines ?? new DeadlineSlots();
+  return retryStage({
+    backoff: backoff ?? DEFAULT_BACKOFF,
+    timeoutMs: transport.timeoutMs,
+    deadlines,
+    sleep: (ms) => sleep(ms),
+    logger: logger ?? { warn: () => undefined },
+  })(createHttpClient({ ...transport, deadlines }));
+}
+
+/** Retry, governor and the given client (a transport, or a scripted fake): stages 10–12. */
+export function governedPath(
+  options: GovernorStageOptions & { http: HttpClient; timeoutMs: number; backoff?: BackoffOptions },
+): HttpClient {
+  return httpPath({
+    retry: {
+      backoff: options.backoff ?? DEFAULT_BACKOFF,
+      timeoutMs: options.timeoutMs,
+      deadlines: new DeadlineSlots(),
+      sleep: (ms) => sleep(ms),
+      logger: { warn: () => undefined },
+    },
+    governor: options,
+    transport: options.http,
+  });
+}
