@@ -4,7 +4,7 @@ import type { AnswerStore } from './stores/answerStore';
 import { breakerStage, type Breaker } from './stages/breaker';
 import { cacheStage } from './stages/cache';
 import { coalescingStage } from './stages/coalescer';
-import type { CacheEventSink, UpstreamEventSink } from './events';
+import type { UpstreamObserver } from './observer';
 import { fillStage } from './stages/fill';
 import type { FreshnessPolicy } from './stages/freshness';
 import type { Next, Stage } from './stages/stage';
@@ -64,7 +64,7 @@ export interface PipelineOptions<I, T> {
   /** The endpoint's request (stage 8); its HTTP requests take the HTTP-level stages (`httpPath`). */
   request: (input: I) => Promise<Fetched<T>>;
   now: () => number;
-  onEvent: UpstreamEventSink;
+  observer: UpstreamObserver;
 }
 
 /**
@@ -72,8 +72,8 @@ export interface PipelineOptions<I, T> {
  * `Served<T>`: the answer, its age and how it was found.
  */
 export function protectEndpoint<I, T>(options: PipelineOptions<I, T>): (input: I) => Promise<Served<T>> {
-  const emit: CacheEventSink = (outcome) =>
-    options.onEvent({ type: 'cache', outcome, service: options.service, endpoint: options.endpoint });
+  const where = { service: options.service, endpoint: options.endpoint };
+  const emit = (outcome: Served<T>['cache']) => options.observer.answerServed(where, outcome);
   const stages: Stage<I, T>[] = [
     cacheStage({ store: options.store, isAnswer: options.isAnswer, now: options.now }),
     coalescingStage(),

@@ -1,5 +1,5 @@
 import { DEFAULT_BREAKER_CONFIG, DEFAULT_CACHE_CONFIG, EMBEDDED_GOVERNOR_CONFIG, type Config } from '../config';
-import type { UpstreamEventSink } from './events';
+import type { UpstreamObserver } from './observer';
 
 /** Everything the protected call path is configured with; createUpstreams fills what is left out. */
 export interface ProtectionOptions {
@@ -9,8 +9,8 @@ export interface ProtectionOptions {
     /** Consecutive upstream failures that open a circuit. Default 5. */
     failureThreshold?: number;
   };
-  /** The metrics hook. */
-  onEvent?: UpstreamEventSink;
+  /** Hears every event of the call path, beside the metrics (tests record them). */
+  observer?: UpstreamObserver;
   /** The one clock of the call path: freshness, fill waits, the breaker's cool-down, the rates (tests move a fake one). Default Date.now. */
   now?: () => number;
 }

@@ -6,7 +6,6 @@ import { createHttpClient, type HttpClient, type JsonRequest } from './transport
 import type { SignInBackoffOptions } from '../auth/signInBackoff';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics/metrics';
-import { upstreamEventMetrics } from '../observability/metrics/upstreamEvents';
 import { upstreamMetricsObserver } from '../observability/metrics/upstreamObserver';
 import { RedisAnswerStore } from './stores/redisAnswerStore';
 import { RedisRateStore } from './stores/redisRateStore';
@@ -18,7 +17,7 @@ import { MemoryRateStore } from './stores/rateStore';
 import { createDashboardEndpoint, type DashboardEndpoint } from './endpoints/dashboard';
 import { createRenderEndpoint, type RenderEndpoint } from './endpoints/render';
 import { createSignInEndpoint, createTokenSource, type TokenSource } from './endpoints/signIn';
-import { emitter, type UpstreamEventSink } from './events';
+import { NO_OBSERVER, safeObserver, type UpstreamObserver } from './observer';
 import { httpPath, reportingHttpPath } from './pipeline';
 import { DEFAULT_BACKOFF } from './transport/backoff';
 import { DeadlineSlots } from './transport/deadlines';
@@ -75,11 +74,11 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
   const protection: ProtectionOptions = { ...DEFAULT_PROTECTION, ...options.protection };
   const now = protection.now ?? Date.now;
   const metrics = options.metrics;
-  // The call path's events become metrics when metrics are on; a sink given in the options (tests) wins.
-  const onEvent = emitter(protection.onEvent ?? (metrics === undefined ? undefined : upstreamEventMetrics(metrics)));
+  // Every event of the call path reaches the metrics (when on) and the observer given in the options (tests).
+  const observer = safeObserver(metrics === undefined ? NO_OBSERVER : upstreamMetricsObserver(metrics), protection.observer ?? NO_OBSERVER);
   const agent = createAgent({ connections: options.maxConnectionsPerOrigin });
   const redis = options.redis;
-  const http = governedTransport({ options, protection, agent, now, onEvent });
+  const http = governedTransport({ options, protection, agent, now, observer });
 
   const signIn = createSignInEndpoint({
     baseUrl: options.reportingBaseUrl,
@@ -87,7 +86,7 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
     password: options.password,
     http,
     logger: options.logger,
-    ...(metrics === undefined ? {} : { metrics }),
+    observer,
   });
   const tokens = createTokenSource({
     signIn,
@@ -96,6 +95,7 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
     lockMs: options.timeoutMs + protection.governor.queueTimeoutMs + 1_000,
     now,
     ...(options.signInBackoff === undefined ? {} : { signInBackoff: options.signInBackoff }),
+    observer,
     ...(metrics === undefined ? {} : { metrics }),
   });
   const store = answerStore(redis, Math.min(options.timeoutMs, FILL_WAIT_CAP_MS), protection.now);
@@ -107,7 +107,7 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
       cooldownMs: protection.breaker.cooldownSeconds * 1000,
       failureThreshold: protection.breaker.failureThreshold ?? DEFAULT_BREAKER_FAILURE_THRESHOLD,
       now,
-      onEvent,
+      observer,
     });
   const reporting = new ReportingAPI({ baseUrl: options.reportingBaseUrl, http: reportingHttpPath(tokens, http), now });
   const recommender = new RecommenderAPI({ baseUrl: options.recommenderUrl, http, now });
@@ -121,7 +121,7 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
       ttlSeconds: protection.cache.dashboardTtlSeconds,
       staleIfErrorMs,
       now,
-      onEvent,
+      observer,
     }),
     recommender: createRenderEndpoint({
       recommender,
@@ -130,7 +130,7 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
       ttlMs: protection.cache.renderTtlSeconds * 1000,
       staleIfErrorMs,
       now,
-      onEvent,
+      observer,
     }),
     tokens,
     close: () => agent.close(),
@@ -146,9 +146,9 @@ function governedTransport(parts: {
   protection: ProtectionOptions;
   agent: ReturnType<typeof createAgent>;
   now: () => number;
-  onEvent: UpstreamEventSink;
+  observer: UpstreamObserver;
 }): HttpClient {
-  const { options, protection, now, onEvent } = parts;
+  const { options, protection, now, observer } = parts;
   const redis = options.redis;
   const localRates = new MemoryRateStore();
   const deadlines = new DeadlineSlots();
@@ -157,7 +157,7 @@ function governedTransport(parts: {
     queueTimeoutMs: protection.governor.queueTimeoutMs,
     now,
     sleep,
-    onEvent,
+    observer,
     ...(options.maxRetryAfterSeconds === undefined ? {} : { maxRetryAfterSeconds: options.maxRetryAfterSeconds }),
   });
   const transport = createHttpClient({
@@ -167,11 +167,11 @@ function governedTransport(parts: {
     deadlines,
     ...(options.maxResponseBytes === undefined ? {} : { maxResponseBytes: options.maxResponseBytes }),
     ...(options.maxRetryAfterSeconds === undefined ? {} : { maxRetryAfterSeconds: options.maxRetryAfterSeconds }),
-    ...(options.metrics === undefined ? {} : { observer: upstreamMetricsObserver(options.metrics) }),
+    observer,
   });
   return httpPath({
-    retry: { backoff: DEFAULT_BACKOFF, timeoutMs: options.timeoutMs, deadlines, sleep, logger: options.logger },
-    governor: { governor, rateOf: ratesOf(options, protection.governor), onEvent },
+    retry: { backoff: DEFAULT_BACKOFF, timeoutMs: options.timeoutMs, deadlines, sleep, logger: options.logger, observer },
+    governor: { governor, rateOf: ratesOf(options, protection.governor), observer },
     transport,
   });
 }

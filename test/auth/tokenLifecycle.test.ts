@@ -12,6 +12,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import { SharedTokenProvider } from '../../src/auth/sharedTokenProvider';
 import { renewalCounter, watchSignInBackoff } from '../../src/auth/tokenMetrics';
+import { upstreamMetricsObserver } from '../../src/observability/metrics/upstreamObserver';
 import { TokenProvider, type TokenProviderOptions } from '../../src/auth/tokenProvider';
 import { ReportingAPI } from '../../src/upstream/datasources/reportingAPI';
 import { createSignIn } from '../../src/upstream/datasources/signIn';
@@ -106,7 +107,7 @@ describeWithRedis('30-minute tokens against the emulator', () => {
       return Promise.all(
         Array.from({ length: count }, async () => {
           const metrics = new Metrics({ processMetrics: false });
-          const tokens = await make({ signIn, now: () => now, onSignIn: renewalCounter(metrics) }, prefix);
+          const tokens = await make({ signIn, now: () => now, onSignIn: renewalCounter(upstreamMetricsObserver(metrics)) }, prefix);
           watchSignInBackoff(metrics, tokens);
           return {
             tokens,

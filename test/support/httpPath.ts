@@ -5,6 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { httpPath } from '../../src/upstream/pipeline';
+import { NO_OBSERVER } from '../../src/upstream/observer';
 import type { GovernorStageOptions } from '../../src/upstream/stages/governorStage';
 import { retryStage } from '../../src/upstream/stages/retry';
 import { DEFAULT_BACKOFF, type BackoffOptions } from '../../src/upstream/transport/backoff';
@@ -28,6 +29,7 @@ export function retryingClient(options: RetryingClientOptions): HttpClient {
     deadlines,
     sleep: (ms) => sleep(ms),
     logger: logger ?? { warn: () => undefined },
+    observer: NO_OBSERVER,
   })(createHttpClient({ ...transport, deadlines }));
 }
 
@@ -42,6 +44,7 @@ export function governedPath(
       deadlines: new DeadlineSlots(),
       sleep: (ms) => sleep(ms),
       logger: { warn: () => undefined },
+      observer: options.observer,
     },
     governor: options,
     transport: options.http,

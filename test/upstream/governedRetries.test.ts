@@ -8,7 +8,7 @@ import { createAgent } from '../../src/upstream/transport/agent';
 import { createHttpClient, type JsonRequest } from '../../src/upstream/transport/httpClient';
 import { buildUrl } from '../../src/upstream/transport/url';
 import { MemoryRateStore } from '../../src/upstream/stores/rateStore';
-import type { UpstreamEvent } from '../../src/upstream/events';
+import { recordEvents, type UpstreamEvent } from '../support/upstreamEvents';
 import { governedPath } from '../support/httpPath';
 import { Governor } from '../../src/upstream/stages/governor';
 import { inSequence, sendJson, useFakeUpstream } from '../support/fakeUpstream';
@@ -39,7 +39,7 @@ function dashboard(): JsonRequest {
 function governedClient(perMinute: number) {
   let now = Date.UTC(2026, 10, 24, 12);
   const events: UpstreamEvent[] = [];
-  const onEvent = (event: UpstreamEvent) => events.push(event);
+  const observer = recordEvents(events);
   const governor = new Governor({
     store: new MemoryRateStore(),
     queueTimeoutMs: 2_000,
@@ -47,7 +47,7 @@ function governedClient(perMinute: number) {
     sleep: async (ms) => {
       now += ms;
     },
-    onEvent,
+    observer,
   });
   const client = governedPath({
     http: createHttpClient({ dispatcher: agent, timeoutMs: 5_000 }),
@@ -56,7 +56,7 @@ function governedClient(perMinute: number) {
     governor,
     rateOf: () => ({ name: 'reporting', key: 'api@demo.example', perMinute }),
     timeoutMs: 5_000,
-    onEvent,
+    observer,
   });
   // Read as a string, so this file also compiles (and fails) on the code before `governor_granted` existed.
   const typeOf = (event: UpstreamEvent): string => event.type;

@@ -1,6 +1,6 @@
 import { UpstreamError } from '../../src/upstream/failures/upstreamError';
 import { MemoryRateStore, RATE_WINDOW_MS } from '../../src/upstream/stores/rateStore';
-import type { UpstreamEvent } from '../../src/upstream/events';
+import { recordEvents, type UpstreamEvent } from '../support/upstreamEvents';
 import { Governor, type Rate } from '../../src/upstream/stages/governor';
 
 const WHERE = { service: 'reporting', endpoint: '/api/dashboard/query' } as const;
@@ -19,7 +19,7 @@ function governorAt(options: { queueTimeoutMs?: number } = {}) {
       slept.push(ms);
       now += ms;
     },
-    onEvent: (event) => events.push(event),
+    observer: recordEvents(events),
   });
   const grants = () => events.filter((event) => event.type === 'governor_granted').length;
   // The queue's own events; each grant is counted by `grants`.

@@ -1,7 +1,7 @@
 import type { HttpClient, JsonRequest } from '../../src/upstream/transport/httpClient';
 import { UpstreamError } from '../../src/upstream/failures/upstreamError';
 import { MemoryRateStore } from '../../src/upstream/stores/rateStore';
-import type { UpstreamEvent } from '../../src/upstream/events';
+import { recordEvents, type UpstreamEvent } from '../support/upstreamEvents';
 import { governedPath } from '../support/httpPath';
 import { Governor } from '../../src/upstream/stages/governor';
 
@@ -31,7 +31,7 @@ function setUp(script: (number | 'ok')[], deadlineMs = 10_000) {
       throw new UpstreamError({ service: request.service, endpoint: request.endpoint, kind: 'http', status: 429, retryAfterSeconds: next });
     },
   };
-  const onEvent = (event: UpstreamEvent) => events.push(event);
+  const observer = recordEvents(events);
   const governor = new Governor({
     store: new MemoryRateStore(),
     queueTimeoutMs: 2_000,
@@ -39,14 +39,14 @@ function setUp(script: (number | 'ok')[], deadlineMs = 10_000) {
     sleep: async (ms) => {
       now += ms;
     },
-    onEvent,
+    observer,
   });
   const client = governedPath({
     http,
     governor,
     rateOf: (request) => ({ name: request.endpoint === SIGN_IN.endpoint ? 'signin' : 'render', key: request.url.host, perMinute: 600 }),
     timeoutMs: deadlineMs,
-    onEvent,
+    observer,
   });
   return { client, sent, events };
 }

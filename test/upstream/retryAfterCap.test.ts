@@ -11,7 +11,7 @@ import { buildUrl } from '../../src/upstream/transport/url';
 import { UpstreamError } from '../../src/upstream/failures/upstreamError';
 import { formatError } from '../../src/graphql/errors';
 import { MemoryRateStore } from '../../src/upstream/stores/rateStore';
-import type { UpstreamEvent } from '../../src/upstream/events';
+import { recordEvents, type UpstreamEvent } from '../support/upstreamEvents';
 import { governedPath } from '../support/httpPath';
 import { Governor } from '../../src/upstream/stages/governor';
 import { sendJson, useFakeUpstream } from '../support/fakeUpstream';
@@ -123,7 +123,7 @@ function setUp(options: { maxRetryAfterSeconds?: number } = {}) {
     queueTimeoutMs: 10_000,
     now: clock.now,
     sleep: clock.sleep,
-    onEvent: (event) => events.push(event),
+    observer: recordEvents(events),
     ...options,
   });
   return { clock, governor, events };
@@ -154,7 +154,7 @@ describe('after a pause, one probe goes first', () => {
       rateOf: () => ({ name: 'render', key: 'rec.example', perMinute: 600 }),
       // Shorter than the pauses below: a 429 is never repeated by the same call here.
       timeoutMs: 1_000,
-      onEvent: () => undefined,
+      observer: recordEvents(),
     });
     return { clock, client, ...upstream };
   }

@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { RunningEmulator } from '../../emulator';
 import { Secret } from '../../src/redaction/secret';
 import { buildServer } from '../../src/web/server';
-import type { UpstreamEvent } from '../../src/upstream/events';
+import { recordEvents, type UpstreamEvent } from '../support/upstreamEvents';
 import { createUpstreams } from '../../src/upstream/upstreams';
 import { sendJson, useFakeUpstream } from '../support/fakeUpstream';
 import { postGraphQL } from '../support/federationGateway';
@@ -52,7 +52,7 @@ describe('every dashboard attempt is governed (emulator answering 502)', () => {
 
   async function subgraphWithBudget(reportingPerMinute: number, events: UpstreamEvent[]): Promise<RunningSubgraph> {
     const subgraph = await startSubgraph(emulator, {
-      protection: { ...PASS_THROUGH, governor: governorAt(reportingPerMinute), onEvent: (event) => events.push(event) },
+      protection: { ...PASS_THROUGH, governor: governorAt(reportingPerMinute), observer: recordEvents(events) },
     });
     opened.push(subgraph);
     // Signed in before the fault, so the counts below are dashboard requests only.

@@ -1,6 +1,6 @@
 import { BrokenCircuitError, CircuitState, ConsecutiveBreaker, circuitBreaker, handleWhen, type CircuitBreakerPolicy } from 'cockatiel';
 import { UpstreamError, failurePolicyOf, type UpstreamService } from '../failures/upstreamError';
-import type { UpstreamEventSink } from '../events';
+import type { UpstreamObserver } from '../observer';
 import type { Stage } from './stage';
 
 export interface BreakerOptions {
@@ -13,7 +13,7 @@ export interface BreakerOptions {
   failureThreshold: number;
   /** Clock of the cool-down. */
   now: () => number;
-  onEvent: UpstreamEventSink;
+  observer: UpstreamObserver;
 }
 
 export interface Breaker {
@@ -47,7 +47,7 @@ export function createBreaker(options: BreakerOptions): Breaker {
   policy.onStateChange((state) => {
     if (state === CircuitState.Open) openedAt = options.now();
     const name = STATE_NAMES[state];
-    if (name !== undefined) options.onEvent({ type: 'breaker', service: options.service, state: name });
+    if (name !== undefined) options.observer.breakerChanged(options.service, name);
   });
   const refused = () => new UpstreamError({ service: options.service, endpoint: options.endpoint, kind: 'circuit_open' });
   return {

@@ -1,6 +1,6 @@
 import type { JsonRequest } from '../transport/httpClient';
 import { failurePolicyOf, type UpstreamError } from '../failures/upstreamError';
-import type { UpstreamEventSink } from '../events';
+import type { UpstreamObserver } from '../observer';
 import type { Rate, Governor } from './governor';
 import type { HttpStage } from './retry';
 
@@ -8,7 +8,7 @@ export interface GovernorStageOptions {
   governor: Governor;
   /** The rate a request spends from; undefined for requests no rate covers. */
   rateOf: (request: JsonRequest) => Rate | undefined;
-  onEvent: UpstreamEventSink;
+  observer: UpstreamObserver;
 }
 
 /**
@@ -45,12 +45,7 @@ export function governorStage(options: GovernorStageOptions): HttpStage {
 
 async function pauseBudget(rate: Rate, error: UpstreamError, options: GovernorStageOptions): Promise<void> {
   const retryAfterSeconds = error.retryAfterSeconds;
-  options.onEvent({
-    type: 'rate_limited',
-    service: error.service,
-    endpoint: error.endpoint,
-    ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
-  });
+  options.observer.rateLimited({ service: error.service, endpoint: error.endpoint }, retryAfterSeconds);
   if (retryAfterSeconds !== undefined) await options.governor.pause(rate, retryAfterSeconds);
 }
 

@@ -3,6 +3,7 @@ import { CallDeadline } from '../transport/callDeadline';
 import type { DeadlineSlots } from '../transport/deadlines';
 import type { HttpClient } from '../transport/httpClient';
 import { failurePolicyOf, type UpstreamError } from '../failures/upstreamError';
+import type { UpstreamObserver } from '../observer';
 
 export interface RetryOptions {
   /** How often and how long to wait before retrying. */
@@ -14,6 +15,7 @@ export interface RetryOptions {
   /** How the pause before a retry is waited out: a timer in production. */
   sleep: (ms: number) => Promise<void>;
   logger: { warn(details: object, message: string): void };
+  observer: Pick<UpstreamObserver, 'retryScheduled'>;
 }
 
 /** An HTTP-level stage: given the client below it, the client it offers above. */
@@ -65,6 +67,7 @@ export function retryStage(options: RetryOptions): HttpStage {
           if (delayMs >= sendWithinMs) throw failed;
           retries += 1;
           logRetry(options, failed, retries, delayMs);
+          options.observer.retryScheduled({ service: failed.service, endpoint: failed.endpoint }, retries, delayMs);
           await options.sleep(delayMs);
           maxWaitMs = sendWithinMs - delayMs;
         } else if (policy.retry === 'after_pause' && !repeatedAfterPause) {

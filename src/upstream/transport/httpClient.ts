@@ -4,6 +4,7 @@ import { DeadlineSlots } from './deadlines';
 import { DEFAULT_MAX_RESPONSE_BYTES, readBodyText, UnreadableBody } from './responseBody';
 import { DEFAULT_MAX_RETRY_AFTER_SECONDS, parseRetryAfter } from './retryAfter';
 import { isRecord } from './typeGuards';
+import type { HttpAttempt, UpstreamObserver } from '../observer';
 import { UpstreamError, type UpstreamFieldError, type UpstreamService } from '../failures/upstreamError';
 
 export interface JsonRequest {
@@ -44,25 +45,11 @@ export interface HttpClientOptions {
   /** Shared call deadlines; one per client unless given. */
   deadlines?: DeadlineSlots;
   /** Told about every attempt, e.g. to record metrics. */
-  observer?: HttpObserver;
+  observer?: Pick<UpstreamObserver, 'attemptFinished'>;
   /** Largest body read from the upstream, after decoding (UPSTREAM_MAX_RESPONSE_BYTES). Default 8 MiB. */
   maxResponseBytes?: number;
   /** `Retry-After` values are clamped to this many seconds (MAX_RETRY_AFTER_SECONDS), here and only here. Default 300. */
   maxRetryAfterSeconds?: number;
-}
-
-/** One finished attempt: where, how long, and the status or the failure kind. Never the URL. */
-export interface HttpAttempt {
-  service: UpstreamService;
-  endpoint: string;
-  durationMs: number;
-  status?: number;
-  failure?: 'timeout' | 'network';
-  retryAfterSeconds?: number;
-}
-
-export interface HttpObserver {
-  attemptFinished(attempt: HttpAttempt): void;
 }
 
 type ResolvedOptions = HttpClientOptions & {
