@@ -1,7 +1,8 @@
+import { UPSTREAM_PATH_DEFAULTS } from '../config/upstreamPath';
+import { UPSTREAM_CALL_DEFAULTS } from '../config/upstreamCalls';
 import { UpstreamError, failurePolicyOf, type UpstreamErrorDetails } from '../upstream/failures/upstreamError';
 
 const SECOND_MS = 1_000;
-const MINUTE_MS = 60 * SECOND_MS;
 
 export interface SignInBackoffOptions {
   /** First pause after a refused sign-in (400/401/403: credentials, role, SSO). SIGNIN_FAILURE_BACKOFF_SECONDS; default 60 s. */
@@ -14,11 +15,10 @@ export interface SignInBackoffOptions {
   unavailableMaxMs: number;
 }
 
+/** The configuration's defaults (src/config), for a provider built without them (tests); createUpstreams passes the configured ones. */
 export const DEFAULT_SIGNIN_BACKOFF: SignInBackoffOptions = {
-  refusedBaseMs: MINUTE_MS,
-  refusedMaxMs: 15 * MINUTE_MS,
-  unavailableBaseMs: 5 * SECOND_MS,
-  unavailableMaxMs: MINUTE_MS,
+  refusedBaseMs: UPSTREAM_CALL_DEFAULTS.signinFailureBackoffSeconds * SECOND_MS,
+  ...UPSTREAM_PATH_DEFAULTS.signInBackoff,
 };
 
 /** `refused`: the vendor said no to our credentials. `unavailable`: the vendor could not answer. */

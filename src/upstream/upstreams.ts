@@ -3,7 +3,6 @@ import { DASHBOARD_QUERY_PATH, ReportingAPI } from './datasources/reportingAPI';
 import { SIGN_IN_PATH } from './datasources/signIn';
 import { createAgent } from './transport/agent';
 import { createHttpClient, type HttpClient, type JsonRequest } from './transport/httpClient';
-import type { SignInBackoffOptions } from '../auth/signInBackoff';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics/metrics';
 import { upstreamMetricsObserver } from '../observability/metrics/upstreamObserver';
@@ -19,33 +18,29 @@ import { createRenderEndpoint, type RenderEndpoint } from './endpoints/render';
 import { createSignInEndpoint, createTokenSource, type TokenSource } from './endpoints/signIn';
 import { NO_OBSERVER, safeObserver, type UpstreamObserver } from './observer';
 import { httpPath, reportingHttpPath } from './pipeline';
-import { DEFAULT_BACKOFF } from './transport/backoff';
 import { DeadlineSlots } from './transport/deadlines';
 import { Governor, type Rate } from './stages/governor';
 import { MemoryAnswerStore } from './stores/memoryAnswerStore';
-import { DEFAULT_BREAKER_FAILURE_THRESHOLD, DEFAULT_PROTECTION, type ProtectionOptions } from './protection';
+import type { ProtectionOptions } from './protection';
+import type { UpstreamPathSettings } from '../config/upstreamPath';
 
-export interface UpstreamsOptions {
+/**
+ * Complete: every value comes from the configuration (`upstreamPathSettings`,
+ * src/config/upstreamPath.ts, where each default is written once); tests
+ * build theirs with test/support/upstreamOptions.ts.
+ */
+export interface UpstreamsOptions extends UpstreamPathSettings {
   reportingBaseUrl: string;
   recommenderUrl: string;
   email: string;
   password: Secret;
-  timeoutMs: number;
   logger: Pick<Logger, 'info' | 'warn'>;
-  /** Sockets per upstream origin. Default DEFAULT_CONNECTIONS_PER_ORIGIN (agent.ts). */
-  maxConnectionsPerOrigin?: number;
-  /** Cache, governor and breaker settings. Default: DEFAULT_PROTECTION (the embedded emulator's rates). */
-  protection?: Partial<ProtectionOptions>;
+  /** Cache, governor and breaker settings, and the tests' hooks (clock, observer). */
+  protection: ProtectionOptions;
   /** Set when replicas share the token, the answer cache and the rates through Redis (REDIS_URL). */
   redis?: SharedRedis;
-  /** Upstream calls, sign-ins, token renewals and the call path's events (cache, governor, breaker) are recorded here when given. */
+  /** Upstream calls, sign-ins, token renewals and the call path's events are recorded here when given. */
   metrics?: Metrics;
-  /** Largest upstream body read (UPSTREAM_MAX_RESPONSE_BYTES). Default: the HTTP client's, 8 MiB. */
-  maxResponseBytes?: number;
-  /** Longest pause one Retry-After may impose (MAX_RETRY_AFTER_SECONDS). Default 300. */
-  maxRetryAfterSeconds?: number;
-  /** How long a refused or failed sign-in is remembered (SIGNIN_FAILURE_BACKOFF_SECONDS and the fixed rest). */
-  signInBackoff?: Partial<SignInBackoffOptions>;
 }
 
 /** Longest a replica waits for another replica fetching the same answer before it fetches itself. */
@@ -71,7 +66,7 @@ export interface Upstreams {
  * are built in context.ts.
  */
 export function createUpstreams(options: UpstreamsOptions): Upstreams {
-  const protection: ProtectionOptions = { ...DEFAULT_PROTECTION, ...options.protection };
+  const protection = options.protection;
   const now = protection.now ?? Date.now;
   const metrics = options.metrics;
   // Every event of the call path reaches the metrics (when on) and the observer given in the options (tests).
@@ -94,7 +89,7 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
     // The renewal lock outlives the longest sign-in (its timeout, plus time to wait for its rate).
     lockMs: options.timeoutMs + protection.governor.queueTimeoutMs + 1_000,
     now,
-    ...(options.signInBackoff === undefined ? {} : { signInBackoff: options.signInBackoff }),
+    signInBackoff: options.signInBackoff,
     observer,
     ...(metrics === undefined ? {} : { metrics }),
   });
@@ -105,7 +100,7 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
       service,
       endpoint,
       cooldownMs: protection.breaker.cooldownSeconds * 1000,
-      failureThreshold: protection.breaker.failureThreshold ?? DEFAULT_BREAKER_FAILURE_THRESHOLD,
+      failureThreshold: protection.breaker.failureThreshold,
       now,
       observer,
     });
@@ -158,19 +153,19 @@ function governedTransport(parts: {
     now,
     sleep,
     observer,
-    ...(options.maxRetryAfterSeconds === undefined ? {} : { maxRetryAfterSeconds: options.maxRetryAfterSeconds }),
+    maxRetryAfterSeconds: options.maxRetryAfterSeconds,
   });
   const transport = createHttpClient({
     dispatcher: parts.agent,
     timeoutMs: options.timeoutMs,
     now,
     deadlines,
-    ...(options.maxResponseBytes === undefined ? {} : { maxResponseBytes: options.maxResponseBytes }),
-    ...(options.maxRetryAfterSeconds === undefined ? {} : { maxRetryAfterSeconds: options.maxRetryAfterSeconds }),
+    maxResponseBytes: options.maxResponseBytes,
+    maxRetryAfterSeconds: options.maxRetryAfterSeconds,
     observer,
   });
   return httpPath({
-    retry: { backoff: DEFAULT_BACKOFF, timeoutMs: options.timeoutMs, deadlines, sleep, logger: options.logger, observer },
+    retry: { backoff: options.backoff, timeoutMs: options.timeoutMs, deadlines, sleep, logger: options.logger, observer },
     governor: { governor, rateOf: ratesOf(options, protection.governor), observer },
     transport,
   });

@@ -8,13 +8,16 @@ import { httpPath } from '../../src/upstream/pipeline';
 import { NO_OBSERVER } from '../../src/upstream/observer';
 import type { GovernorStageOptions } from '../../src/upstream/stages/governorStage';
 import { retryStage } from '../../src/upstream/stages/retry';
-import { DEFAULT_BACKOFF, type BackoffOptions } from '../../src/upstream/transport/backoff';
+import type { BackoffOptions } from '../../src/upstream/transport/backoff';
+import { DEFAULT_UPSTREAM_PATH, transportDefaults } from './upstreamOptions';
 import { DeadlineSlots } from '../../src/upstream/transport/deadlines';
 import { createHttpClient, type HttpClient, type HttpClientOptions } from '../../src/upstream/transport/httpClient';
 
 type Warn = (details: object, message: string) => void;
 
-export interface RetryingClientOptions extends HttpClientOptions {
+export interface RetryingClientOptions extends Omit<HttpClientOptions, 'maxResponseBytes' | 'maxRetryAfterSeconds'> {
+  maxResponseBytes?: number;
+  maxRetryAfterSeconds?: number;
   backoff?: BackoffOptions;
   logger?: { warn: Warn };
 }
@@ -24,13 +27,13 @@ export function retryingClient(options: RetryingClientOptions): HttpClient {
   const { backoff, logger, ...transport } = options;
   const deadlines = transport.deadlines ?? new DeadlineSlots();
   return retryStage({
-    backoff: backoff ?? DEFAULT_BACKOFF,
+    backoff: backoff ?? DEFAULT_UPSTREAM_PATH.backoff,
     timeoutMs: transport.timeoutMs,
     deadlines,
     sleep: (ms) => sleep(ms),
     logger: logger ?? { warn: () => undefined },
     observer: NO_OBSERVER,
-  })(createHttpClient({ ...transport, deadlines }));
+  })(createHttpClient({ ...transportDefaults(), ...transport, deadlines }));
 }
 
 /** Retry, governor and the given client (a transport, or a scripted fake): stages 10–12. */
@@ -39,7 +42,7 @@ export function governedPath(
 ): HttpClient {
   return httpPath({
     retry: {
-      backoff: options.backoff ?? DEFAULT_BACKOFF,
+      backoff: options.backoff ?? DEFAULT_UPSTREAM_PATH.backoff,
       timeoutMs: options.timeoutMs,
       deadlines: new DeadlineSlots(),
       sleep: (ms) => sleep(ms),

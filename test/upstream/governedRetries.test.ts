@@ -4,6 +4,7 @@
  * governor on an injected clock (its waits move the clock, nothing sleeps).
  */
 import type { Agent } from 'undici';
+import { DEFAULT_UPSTREAM_PATH, transportDefaults } from '../support/upstreamOptions';
 import { createAgent } from '../../src/upstream/transport/agent';
 import { createHttpClient, type JsonRequest } from '../../src/upstream/transport/httpClient';
 import { buildUrl } from '../../src/upstream/transport/url';
@@ -41,6 +42,7 @@ function governedClient(perMinute: number) {
   const events: UpstreamEvent[] = [];
   const observer = recordEvents(events);
   const governor = new Governor({
+    maxRetryAfterSeconds: DEFAULT_UPSTREAM_PATH.maxRetryAfterSeconds,
     store: new MemoryRateStore(),
     queueTimeoutMs: 2_000,
     now: () => now,
@@ -50,7 +52,7 @@ function governedClient(perMinute: number) {
     observer,
   });
   const client = governedPath({
-    http: createHttpClient({ dispatcher: agent, timeoutMs: 5_000 }),
+    http: createHttpClient({ ...transportDefaults(), dispatcher: agent, timeoutMs: 5_000 }),
     // Short pauses so the test stays quick; at the top of each step.
     backoff: { retries: 2, baseDelayMs: 10, maxDelayMs: 100, random: () => 1 },
     governor,

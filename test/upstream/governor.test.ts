@@ -1,4 +1,5 @@
 import { UpstreamError } from '../../src/upstream/failures/upstreamError';
+import { DEFAULT_UPSTREAM_PATH } from '../support/upstreamOptions';
 import { MemoryRateStore, RATE_WINDOW_MS } from '../../src/upstream/stores/rateStore';
 import { recordEvents, type UpstreamEvent } from '../support/upstreamEvents';
 import { Governor, type Rate } from '../../src/upstream/stages/governor';
@@ -12,6 +13,7 @@ function governorAt(options: { queueTimeoutMs?: number } = {}) {
   const slept: number[] = [];
   const events: UpstreamEvent[] = [];
   const governor = new Governor({
+    maxRetryAfterSeconds: DEFAULT_UPSTREAM_PATH.maxRetryAfterSeconds,
     store: new MemoryRateStore(),
     queueTimeoutMs: options.queueTimeoutMs ?? 2_000,
     now: () => now,

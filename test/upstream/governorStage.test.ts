@@ -1,4 +1,5 @@
 import type { HttpClient, JsonRequest } from '../../src/upstream/transport/httpClient';
+import { DEFAULT_UPSTREAM_PATH } from '../support/upstreamOptions';
 import { UpstreamError } from '../../src/upstream/failures/upstreamError';
 import { MemoryRateStore } from '../../src/upstream/stores/rateStore';
 import { recordEvents, type UpstreamEvent } from '../support/upstreamEvents';
@@ -33,6 +34,7 @@ function setUp(script: (number | 'ok')[], deadlineMs = 10_000) {
   };
   const observer = recordEvents(events);
   const governor = new Governor({
+    maxRetryAfterSeconds: DEFAULT_UPSTREAM_PATH.maxRetryAfterSeconds,
     store: new MemoryRateStore(),
     queueTimeoutMs: 2_000,
     now: () => now,

@@ -4,6 +4,7 @@
  * Everything runs on an injected clock: time moves only when the test says so.
  */
 import type { HttpClient, JsonRequest } from '../../src/upstream/transport/httpClient';
+import { DEFAULT_UPSTREAM_PATH, transportDefaults } from '../support/upstreamOptions';
 import { createAgent } from '../../src/upstream/transport/agent';
 import { createHttpClient } from '../../src/upstream/transport/httpClient';
 import { parseRetryAfter } from '../../src/upstream/transport/retryAfter';
@@ -31,7 +32,7 @@ describe('Retry-After is clamped to the cap', () => {
     ['soon', undefined],
     ['120', 120],
   ])('%s → %s with the default cap', (header, expected) => {
-    expect(parseRetryAfter(header, NOW)).toBe(expected);
+    expect(parseRetryAfter(header, NOW, DEFAULT_UPSTREAM_PATH.maxRetryAfterSeconds)).toBe(expected);
   });
 
   test('a smaller cap is honoured', () => {
@@ -46,7 +47,13 @@ describe('Retry-After is clamped to the cap', () => {
     });
 
     test('a 429 with an absurd Retry-After becomes an error whose retryAfter (and extensions.retryAfter) is the cap', async () => {
-      const http = createHttpClient({ dispatcher: agent, timeoutMs: 2_000, now: () => NOW, maxRetryAfterSeconds: 120 });
+      const http = createHttpClient({
+        ...transportDefaults(),
+        dispatcher: agent,
+        timeoutMs: 2_000,
+        now: () => NOW,
+        maxRetryAfterSeconds: 120,
+      });
       upstream.handle((_request, response) =>
         sendJson(response, 429, { msg: 'Too many requests' }, { 'retry-after': '99999999999999999999' }),
       );
@@ -119,6 +126,7 @@ function setUp(options: { maxRetryAfterSeconds?: number } = {}) {
   const clock = new ManualClock();
   const events: UpstreamEvent[] = [];
   const governor = new Governor({
+    maxRetryAfterSeconds: DEFAULT_UPSTREAM_PATH.maxRetryAfterSeconds,
     store: new MemoryRateStore(),
     queueTimeoutMs: 10_000,
     now: clock.now,

@@ -9,6 +9,7 @@ import { Secret } from '../../src/redaction/secret';
 import { buildServer } from '../../src/web/server';
 import { recordEvents, type UpstreamEvent } from '../support/upstreamEvents';
 import { createUpstreams } from '../../src/upstream/upstreams';
+import { upstreamOptions } from '../support/upstreamOptions';
 import { sendJson, useFakeUpstream } from '../support/fakeUpstream';
 import { postGraphQL } from '../support/federationGateway';
 import { DEFAULT_CACHE_TTLS, silentLogger } from '../support/subgraph';
@@ -95,15 +96,17 @@ describe('an empty 200 body from the dashboard', () => {
   });
 
   async function subgraphOverFake(): Promise<string> {
-    const upstreams = createUpstreams({
-      reportingBaseUrl: upstream.url,
-      recommenderUrl: upstream.url,
-      email: 'api@demo.example',
-      password: new Secret('demo-api-password'),
-      timeoutMs: 2_000,
-      logger: silentLogger,
-      protection: { breaker: { cooldownSeconds: 60, failureThreshold: 1 } },
-    });
+    const upstreams = createUpstreams(
+      upstreamOptions({
+        reportingBaseUrl: upstream.url,
+        recommenderUrl: upstream.url,
+        email: 'api@demo.example',
+        password: new Secret('demo-api-password'),
+        timeoutMs: 2_000,
+        logger: silentLogger,
+        protection: { breaker: { cooldownSeconds: 60, failureThreshold: 1 } },
+      }),
+    );
     const server = buildServer(
       { production: true, renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS },
       { reporting: upstreams.reporting, recommender: upstreams.recommender, logger: silentLogger },

@@ -1,4 +1,4 @@
-import { clampSeconds, DEFAULT_MAX_RETRY_AFTER_SECONDS } from '../transport/retryAfter';
+import { clampSeconds } from '../transport/retryAfter';
 import { UpstreamError, type UpstreamService } from '../failures/upstreamError';
 import type { RateStore } from '../stores/rateStore';
 import type { RateName, UpstreamObserver } from '../observer';
@@ -19,8 +19,8 @@ export interface GovernorOptions {
   /** How a queued call waits; tests pass one that moves a fake clock instead. */
   sleep: (ms: number) => Promise<void>;
   observer: UpstreamObserver;
-  /** Longest pause one 429 may impose, and so the largest `retryAfter` a refusal reports (MAX_RETRY_AFTER_SECONDS). Default 300. */
-  maxRetryAfterSeconds?: number;
+  /** Longest pause one 429 may impose, and so the largest `retryAfter` a refusal reports (MAX_RETRY_AFTER_SECONDS). */
+  maxRetryAfterSeconds: number;
 }
 
 type Where = { service: UpstreamService; endpoint: string };
@@ -54,7 +54,7 @@ export class Governor {
   private readonly maxRetryAfterSeconds: number;
 
   constructor(private readonly options: GovernorOptions) {
-    this.maxRetryAfterSeconds = options.maxRetryAfterSeconds ?? DEFAULT_MAX_RETRY_AFTER_SECONDS;
+    this.maxRetryAfterSeconds = options.maxRetryAfterSeconds;
   }
 
   /**

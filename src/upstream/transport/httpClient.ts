@@ -1,8 +1,8 @@
 import { request, type Dispatcher } from 'undici';
 import { CallDeadline } from './callDeadline';
 import { DeadlineSlots } from './deadlines';
-import { DEFAULT_MAX_RESPONSE_BYTES, readBodyText, UnreadableBody } from './responseBody';
-import { DEFAULT_MAX_RETRY_AFTER_SECONDS, parseRetryAfter } from './retryAfter';
+import { readBodyText, UnreadableBody } from './responseBody';
+import { parseRetryAfter } from './retryAfter';
 import { isRecord } from './typeGuards';
 import type { HttpAttempt, UpstreamObserver } from '../observer';
 import { UpstreamError, type UpstreamFieldError, type UpstreamService } from '../failures/upstreamError';
@@ -46,17 +46,13 @@ export interface HttpClientOptions {
   deadlines?: DeadlineSlots;
   /** Told about every attempt, e.g. to record metrics. */
   observer?: Pick<UpstreamObserver, 'attemptFinished'>;
-  /** Largest body read from the upstream, after decoding (UPSTREAM_MAX_RESPONSE_BYTES). Default 8 MiB. */
-  maxResponseBytes?: number;
-  /** `Retry-After` values are clamped to this many seconds (MAX_RETRY_AFTER_SECONDS), here and only here. Default 300. */
-  maxRetryAfterSeconds?: number;
+  /** Largest body read from the upstream, after decoding (UPSTREAM_MAX_RESPONSE_BYTES). */
+  maxResponseBytes: number;
+  /** `Retry-After` values are clamped to this many seconds (MAX_RETRY_AFTER_SECONDS), here and only here. */
+  maxRetryAfterSeconds: number;
 }
 
-type ResolvedOptions = HttpClientOptions & {
-  deadlines: DeadlineSlots;
-  maxResponseBytes: number;
-  maxRetryAfterSeconds: number;
-};
+type ResolvedOptions = HttpClientOptions & { deadlines: DeadlineSlots };
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 
@@ -69,8 +65,6 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const resolved: ResolvedOptions = {
     ...options,
     deadlines: options.deadlines ?? new DeadlineSlots(),
-    maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-    maxRetryAfterSeconds: options.maxRetryAfterSeconds ?? DEFAULT_MAX_RETRY_AFTER_SECONDS,
   };
   return {
     requestJson: (jsonRequest, call) => {
