@@ -39,6 +39,11 @@ export type HttpStage = (next: HttpClient) => HttpClient;
  *   a deadline of its own and its own retries, as a new call.
  * A retry the governor refuses is not sent: the caller gets the error of the
  * attempt before it.
+ *
+ * Not cockatiel's retry policy (the breaker's library): it waits its backoff
+ * on its own timers, decides per attempt from one `handleWhen` predicate, and
+ * has no notion of a deadline shared with the attempts or of a repeat whose
+ * pause is the upstream's Retry-After; each of those is a rule here.
  */
 export function retryStage(options: RetryOptions): HttpStage {
   return (next) => ({
