@@ -40,7 +40,7 @@ async function main(): Promise<void> {
   try {
     await Promise.all([waitUntilReady(client, 5_000), waitUntilReady(admin, 5_000)]);
     const redis = new SharedRedis({ client, logger: { info: () => {}, warn: () => {} }, timeoutMs: TIMEOUT_MS });
-    const answers = new RedisAnswerStore(redis, new MemoryAnswerStore({ fillWaitMs: 5_000 }), { fillWaitMs: 5_000 });
+    const answers = new RedisAnswerStore(redis, new MemoryAnswerStore(), { fillWaitMs: 5_000 });
     const budget = new RedisRateStore(redis, new MemoryRateStore());
     const samples: Sample[] = [];
     const startMs = performance.now();

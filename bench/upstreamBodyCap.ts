@@ -14,7 +14,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAgent } from '../src/upstream/transport/agent';
 import { createHttpClient } from '../src/upstream/transport/httpClient';
-import { DEFAULT_MAX_RESPONSE_BYTES } from '../src/upstream/transport/responseBody';
+import { UPSTREAM_CALL_DEFAULTS } from '../src/config';
 import { buildUrl } from '../src/upstream/transport/url';
 
 const ANSWER_BYTES = 50 * 1024 * 1024;
@@ -62,7 +62,12 @@ async function run(label: string, url: string, maxResponseBytes: number): Promis
     peak = Math.max(peak, process.memoryUsage().rss);
   }, 10);
   const agent = createAgent({ connections: CONCURRENT });
-  const http = createHttpClient({ dispatcher: agent, timeoutMs: 120_000, maxResponseBytes });
+  const http = createHttpClient({
+    dispatcher: agent,
+    timeoutMs: 120_000,
+    maxResponseBytes,
+    maxRetryAfterSeconds: UPSTREAM_CALL_DEFAULTS.maxRetryAfterSeconds,
+  });
   const started = performance.now();
   const results = await Promise.allSettled(
     Array.from({ length: CONCURRENT }, () =>
@@ -93,7 +98,11 @@ async function main(): Promise<void> {
   const server = await startHugeUpstream();
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   try {
-    const capped = await run(`cap ${DEFAULT_MAX_RESPONSE_BYTES} bytes (default)`, url, DEFAULT_MAX_RESPONSE_BYTES);
+    const capped = await run(
+      `cap ${UPSTREAM_CALL_DEFAULTS.upstreamMaxResponseBytes} bytes (default)`,
+      url,
+      UPSTREAM_CALL_DEFAULTS.upstreamMaxResponseBytes,
+    );
     const uncapped = await run('no cap (whole body read, as before)', url, Number.MAX_SAFE_INTEGER);
     console.log(`${CONCURRENT} concurrent ${ANSWER_BYTES / (1024 * 1024)} MB render.json answers, Node ${process.version}`);
     for (const result of [capped, uncapped]) {

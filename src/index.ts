@@ -3,6 +3,7 @@ import './config/dotenvAtStart';
 import { runningTracing } from './observability/tracing/register';
 import { DEMO_API_USER, startEmulator, type RunningEmulator } from '../emulator';
 import { ConfigError, loadConfig, type Config } from './config';
+import { upstreamPathSettings } from './config/upstreamPath';
 import { loadPersistedManifest, type PersistedManifest } from './graphql/limits/persistedManifest';
 import { createLogger, type Logger } from './observability/logger';
 import { Metrics } from './observability/metrics/metrics';
@@ -44,12 +45,8 @@ async function main(): Promise<void> {
       : await connectSharedState(config.redis, logger, (reason) => metrics?.recordRedisRefusal(reason));
   const upstreams = createUpstreams({
     ...target,
-    timeoutMs: config.upstreamTimeoutMs,
+    ...upstreamPathSettings(config),
     logger,
-    protection: { cache: config.cache, governor: config.governor, breaker: config.breaker },
-    maxResponseBytes: config.upstreamMaxResponseBytes,
-    maxRetryAfterSeconds: config.maxRetryAfterSeconds,
-    signInBackoff: { refusedBaseMs: config.signinFailureBackoffSeconds * 1000 },
     ...(shared === undefined ? {} : { redis: shared.redis }),
     ...(metrics === undefined ? {} : { metrics }),
   });

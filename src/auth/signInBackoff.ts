@@ -1,7 +1,8 @@
-import { UpstreamError, type UpstreamErrorDetails } from '../upstream/failures/upstreamError';
+import { UPSTREAM_PATH_DEFAULTS } from '../config/upstreamPath';
+import { UPSTREAM_CALL_DEFAULTS } from '../config/upstreamCalls';
+import { UpstreamError, failurePolicyOf, type UpstreamErrorDetails } from '../upstream/failures/upstreamError';
 
 const SECOND_MS = 1_000;
-const MINUTE_MS = 60 * SECOND_MS;
 
 export interface SignInBackoffOptions {
   /** First pause after a refused sign-in (400/401/403: credentials, role, SSO). SIGNIN_FAILURE_BACKOFF_SECONDS; default 60 s. */
@@ -14,11 +15,10 @@ export interface SignInBackoffOptions {
   unavailableMaxMs: number;
 }
 
+/** The configuration's defaults (src/config), for a provider built without them (tests); createUpstreams passes the configured ones. */
 export const DEFAULT_SIGNIN_BACKOFF: SignInBackoffOptions = {
-  refusedBaseMs: MINUTE_MS,
-  refusedMaxMs: 15 * MINUTE_MS,
-  unavailableBaseMs: 5 * SECOND_MS,
-  unavailableMaxMs: MINUTE_MS,
+  refusedBaseMs: UPSTREAM_CALL_DEFAULTS.signinFailureBackoffSeconds * SECOND_MS,
+  ...UPSTREAM_PATH_DEFAULTS.signInBackoff,
 };
 
 /** `refused`: the vendor said no to our credentials. `unavailable`: the vendor could not answer. */
@@ -36,26 +36,13 @@ export interface SignInFailure {
 export type SignInState = { state: 'ok' } | { state: 'backing_off'; reason: SignInFailureReason; until: string; retryAfterSeconds: number };
 
 /**
- * Which failures are remembered. A refusal of our configuration and a failing
- * host are; a local refusal (the governor's budget, an open breaker; a 429,
- * which pauses the budget itself) already carries its own wait, and a
- * non-upstream error is a bug, not the vendor's answer.
+ * Which failures are remembered: the failure policy's `signInBackoff` column
+ * (failures/policy.ts). A refusal of our configuration and a failing host
+ * are; a local refusal or a 429 carries its own wait, and a non-upstream
+ * error is a bug, not the vendor's answer.
  */
 export function classifySignInFailure(error: unknown): SignInFailureReason | undefined {
-  if (!(error instanceof UpstreamError)) return undefined;
-  switch (error.kind) {
-    case 'http':
-      if (error.status === 429) return undefined;
-      return error.status === 400 || error.status === 401 || error.status === 403 ? 'refused' : 'unavailable';
-    case 'timeout':
-    case 'network':
-    case 'bad_response':
-      return 'unavailable';
-    case 'budget_exhausted':
-    case 'circuit_open':
-    case 'metric_unavailable':
-      return undefined;
-  }
+  return failurePolicyOf(error)?.signInBackoff;
 }
 
 /** The pause after this failure: the base, doubled for each failure before it in a row, capped. */

@@ -1,4 +1,5 @@
 import type { Metrics } from '../observability/metrics/metrics';
+import type { UpstreamObserver } from '../upstream/observer';
 import { backoffSeconds } from './signInBackoff';
 import type { SignInReason } from './tokenExchange';
 import type { TokenProvider } from './tokenProvider';
@@ -8,9 +9,9 @@ import type { TokenProvider } from './tokenProvider';
  * renewal (`subgraph_upstream_token_renewals_total{reason}`). With Redis only
  * the replica that signs in is told, so the cluster's sum is its renewals.
  */
-export function renewalCounter(metrics: Pick<Metrics, 'recordTokenRenewal'> | undefined): (reason: SignInReason) => void {
+export function renewalCounter(observer: Pick<UpstreamObserver, 'tokenRenewed'>): (reason: SignInReason) => void {
   return (reason) => {
-    if (reason !== 'initial') metrics?.recordTokenRenewal(reason);
+    if (reason !== 'initial') observer.tokenRenewed(reason);
   };
 }
 

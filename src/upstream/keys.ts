@@ -27,5 +27,10 @@ export function renderAnswerKey(params: RenderParams): string {
  * order is the answer's order.
  */
 export function dashboardAnswerKey(account: string, body: DashboardQueryBody): string {
-  return `${VERSION}:dashboard:${JSON.stringify(account)}:${stableStringify(body)}`;
+  return `${VERSION}:dashboard:${JSON.stringify(account)}:${dashboardBodyKey(body)}`;
+}
+
+/** The body's part of the answer key: within one operation (one account), it names the answer. */
+export function dashboardBodyKey(body: DashboardQueryBody): string {
+  return stableStringify(body);
 }

@@ -4,10 +4,51 @@ import type { AnswerStore } from './stores/answerStore';
 import { breakerStage, type Breaker } from './stages/breaker';
 import { cacheStage } from './stages/cache';
 import { coalescingStage } from './stages/coalescer';
-import type { CacheEventSink, UpstreamEventSink } from './events';
+import type { UpstreamObserver } from './observer';
 import { fillStage } from './stages/fill';
 import type { FreshnessPolicy } from './stages/freshness';
 import type { Next, Stage } from './stages/stage';
+import { governorStage, type GovernorStageOptions } from './stages/governorStage';
+import { retryStage, type RetryOptions } from './stages/retry';
+import { tokenRenewalStage } from './stages/tokenRenewal';
+import type { HttpClient } from './transport/httpClient';
+import type { TokenProvider } from '../auth/tokenProvider';
+
+/**
+ * The upstream call path, every stage in order, written once. A call goes
+ * down this list and its answer (or error) comes back up; nothing below a
+ * stage calls back up into it.
+ *
+ * Per operation (built per GraphQL request in operation/context.ts, from
+ * operation/operationPath.ts):
+ *    1. de-dup within the operation   DataLoader per endpoint (operation/loaders/recommendations.ts, operation/dashboardAllowance.ts)
+ *    2. allowance                     MAX_UPSTREAM_CALLS_PER_OPERATION (operation/upstreamAllowance.ts)
+ *    3. cache-hit give-back           an answer served from the cache costs no allowance (operation/cacheHits.ts)
+ * Per endpoint, answer-level (`protectEndpoint` below; stages/stage.ts):
+ *    4. cache                         fresh (hit), stale-while-revalidate, stale-if-error (stages/cache.ts)
+ *    5. coalescing                    identical calls in flight in this process share one (stages/coalescer.ts)
+ *    6. fill                          claim the key across replicas, then set or fail (stages/fill.ts)
+ *    7. breaker                       circuit breaker, upstream outages only (stages/breaker.ts)
+ *    8. request                       the endpoint's datasource call (datasources/*.ts)
+ * Per HTTP request, HTTP-level (`httpPath`, `reportingHttpPath` below; each an HttpStage over the next):
+ *    9. token                         reporting only: bearer token, renew and repeat once after a 401 (stages/tokenRenewal.ts)
+ *   10. retry                         backoff with jitter, the 429 repeat, deadline-aware (stages/retry.ts)
+ *   11. governor                      each attempt takes its place in its rate; a 429 pauses it (stages/governorStage.ts)
+ *   12. transport                     one HTTP attempt within the call's deadline (transport/httpClient.ts)
+ *
+ * Every decision about a failure (retried? breaker? stale? sign-in backoff?
+ * client code?) is read from failures/policy.ts.
+ */
+
+/** Stages 10–12: the path of every HTTP request, sign-ins included. */
+export function httpPath(parts: { retry: RetryOptions; governor: GovernorStageOptions; transport: HttpClient }): HttpClient {
+  return retryStage(parts.retry)(governorStage(parts.governor)(parts.transport));
+}
+
+/** Stage 9 over stages 10–12: the reporting API's authenticated path (the sign-in itself takes `httpPath`). */
+export function reportingHttpPath(tokens: Pick<TokenProvider, 'getToken' | 'renew' | 'renewalRejected'>, http: HttpClient): HttpClient {
+  return tokenRenewalStage(tokens)(http);
+}
 
 export interface PipelineOptions<I, T> {
   service: UpstreamService;
@@ -20,27 +61,19 @@ export interface PipelineOptions<I, T> {
   isAnswer: (value: unknown, input: I) => value is T;
   store: AnswerStore;
   breaker: Breaker;
-  /** The endpoint's request; its HTTP requests pass the governor, then the transport (see governedHttpClient.ts). */
+  /** The endpoint's request (stage 8); its HTTP requests take the HTTP-level stages (`httpPath`). */
   request: (input: I) => Promise<Fetched<T>>;
   now: () => number;
-  onEvent: UpstreamEventSink;
+  observer: UpstreamObserver;
 }
 
 /**
- * The upstream call path of one endpoint, composed once at start-up. The
- * stage order, written once:
- *
- *   cache → coalescing → fill → breaker → request → governor → transport
- *
- * The first four are answer-level stages, listed below; the request is the
- * endpoint's datasource call, and every HTTP request it makes (sign-in, the
- * repeat after a 401, retries included) passes the governor and then the
- * transport, composed once over the HTTP client (see upstreams.ts). Callers
- * receive `Served<T>`: the answer, its age and how it was found.
+ * Stages 4–8 of one endpoint, composed once at start-up. Callers receive
+ * `Served<T>`: the answer, its age and how it was found.
  */
 export function protectEndpoint<I, T>(options: PipelineOptions<I, T>): (input: I) => Promise<Served<T>> {
-  const emit: CacheEventSink = (outcome) =>
-    options.onEvent({ type: 'cache', outcome, service: options.service, endpoint: options.endpoint });
+  const where = { service: options.service, endpoint: options.endpoint };
+  const emit = (outcome: Served<T>['cache']) => options.observer.answerServed(where, outcome);
   const stages: Stage<I, T>[] = [
     cacheStage({ store: options.store, isAnswer: options.isAnswer, now: options.now }),
     coalescingStage(),

@@ -1,25 +1,10 @@
-import { DEFAULT_BREAKER_CONFIG, DEFAULT_CACHE_CONFIG, EMBEDDED_GOVERNOR_CONFIG, type Config } from '../config';
-import type { UpstreamEventSink } from './events';
+import type { UpstreamPathSettings } from '../config/upstreamPath';
+import type { UpstreamObserver } from './observer';
 
-/** Everything the protected call path is configured with; createUpstreams fills what is left out. */
-export interface ProtectionOptions {
-  cache: Config['cache'];
-  governor: Config['governor'];
-  breaker: Config['breaker'] & {
-    /** Consecutive upstream failures that open a circuit. Default 5. */
-    failureThreshold?: number;
-  };
-  /** The metrics hook. */
-  onEvent?: UpstreamEventSink;
-  /** The one clock of the call path: freshness, fill waits, the breaker's cool-down, the rates (tests move a fake one). Default Date.now. */
+/** Everything the protected call path is configured with (from the configuration), and the tests' hooks. */
+export interface ProtectionOptions extends Readonly<UpstreamPathSettings['protection']> {
+  /** Hears every event of the call path, beside the metrics (tests record them). */
+  observer?: UpstreamObserver;
+  /** The one clock of the call path: freshness, fill waits, the breaker's cool-down, the rates (tests move a fake one). Date.now when absent. */
   now?: () => number;
 }
-
-/** The defaults of the embedded mode (the emulator's own rates); what createUpstreams uses when given nothing. */
-export const DEFAULT_PROTECTION: ProtectionOptions = {
-  cache: DEFAULT_CACHE_CONFIG,
-  governor: EMBEDDED_GOVERNOR_CONFIG,
-  breaker: DEFAULT_BREAKER_CONFIG,
-};
-
-export const DEFAULT_BREAKER_FAILURE_THRESHOLD = 5;

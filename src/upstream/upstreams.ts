@@ -3,10 +3,8 @@ import { DASHBOARD_QUERY_PATH, ReportingAPI } from './datasources/reportingAPI';
 import { SIGN_IN_PATH } from './datasources/signIn';
 import { createAgent } from './transport/agent';
 import { createHttpClient, type HttpClient, type JsonRequest } from './transport/httpClient';
-import type { SignInBackoffOptions } from '../auth/signInBackoff';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics/metrics';
-import { upstreamEventMetrics } from '../observability/metrics/upstreamEvents';
 import { upstreamMetricsObserver } from '../observability/metrics/upstreamObserver';
 import { RedisAnswerStore } from './stores/redisAnswerStore';
 import { RedisRateStore } from './stores/redisRateStore';
@@ -18,33 +16,31 @@ import { MemoryRateStore } from './stores/rateStore';
 import { createDashboardEndpoint, type DashboardEndpoint } from './endpoints/dashboard';
 import { createRenderEndpoint, type RenderEndpoint } from './endpoints/render';
 import { createSignInEndpoint, createTokenSource, type TokenSource } from './endpoints/signIn';
-import { emitter, type UpstreamEventSink } from './events';
-import { createGovernedHttpClient } from './stages/governedHttpClient';
+import { NO_OBSERVER, safeObserver, type UpstreamObserver } from './observer';
+import { httpPath, reportingHttpPath } from './pipeline';
+import { DeadlineSlots } from './transport/deadlines';
 import { Governor, type Rate } from './stages/governor';
 import { MemoryAnswerStore } from './stores/memoryAnswerStore';
-import { DEFAULT_BREAKER_FAILURE_THRESHOLD, DEFAULT_PROTECTION, type ProtectionOptions } from './protection';
+import type { ProtectionOptions } from './protection';
+import type { UpstreamPathSettings } from '../config/upstreamPath';
 
-export interface UpstreamsOptions {
+/**
+ * Complete: every value comes from the configuration (`upstreamPathSettings`,
+ * src/config/upstreamPath.ts, where each default is written once); tests
+ * build theirs with test/support/upstreamOptions.ts.
+ */
+export interface UpstreamsOptions extends UpstreamPathSettings {
   reportingBaseUrl: string;
   recommenderUrl: string;
   email: string;
   password: Secret;
-  timeoutMs: number;
   logger: Pick<Logger, 'info' | 'warn'>;
-  /** Sockets per upstream origin. Default DEFAULT_CONNECTIONS_PER_ORIGIN (agent.ts). */
-  maxConnectionsPerOrigin?: number;
-  /** Cache, governor and breaker settings. Default: DEFAULT_PROTECTION (the embedded emulator's rates). */
-  protection?: Partial<ProtectionOptions>;
+  /** Cache, governor and breaker settings, and the tests' hooks (clock, observer). */
+  protection: ProtectionOptions;
   /** Set when replicas share the token, the answer cache and the rates through Redis (REDIS_URL). */
   redis?: SharedRedis;
-  /** Upstream calls, sign-ins, token renewals and the call path's events (cache, governor, breaker) are recorded here when given. */
+  /** Upstream calls, sign-ins, token renewals and the call path's events are recorded here when given. */
   metrics?: Metrics;
-  /** Largest upstream body read (UPSTREAM_MAX_RESPONSE_BYTES). Default: the HTTP client's, 8 MiB. */
-  maxResponseBytes?: number;
-  /** Longest pause one Retry-After may impose (MAX_RETRY_AFTER_SECONDS). Default 300. */
-  maxRetryAfterSeconds?: number;
-  /** How long a refused or failed sign-in is remembered (SIGNIN_FAILURE_BACKOFF_SECONDS and the fixed rest). */
-  signInBackoff?: Partial<SignInBackoffOptions>;
 }
 
 /** Longest a replica waits for another replica fetching the same answer before it fetches itself. */
@@ -70,14 +66,14 @@ export interface Upstreams {
  * are built in context.ts.
  */
 export function createUpstreams(options: UpstreamsOptions): Upstreams {
-  const protection: ProtectionOptions = { ...DEFAULT_PROTECTION, ...options.protection };
+  const protection = options.protection;
   const now = protection.now ?? Date.now;
   const metrics = options.metrics;
-  // The call path's events become metrics when metrics are on; a sink given in the options (tests) wins.
-  const onEvent = emitter(protection.onEvent ?? (metrics === undefined ? undefined : upstreamEventMetrics(metrics)));
+  // Every event of the call path reaches the metrics (when on) and the observer given in the options (tests).
+  const observer = safeObserver(metrics === undefined ? NO_OBSERVER : upstreamMetricsObserver(metrics), protection.observer ?? NO_OBSERVER);
   const agent = createAgent({ connections: options.maxConnectionsPerOrigin });
   const redis = options.redis;
-  const http = governedTransport({ options, protection, agent, now, onEvent });
+  const http = governedTransport({ options, protection, agent, now, observer });
 
   const signIn = createSignInEndpoint({
     baseUrl: options.reportingBaseUrl,
@@ -85,7 +81,7 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
     password: options.password,
     http,
     logger: options.logger,
-    ...(metrics === undefined ? {} : { metrics }),
+    observer,
   });
   const tokens = createTokenSource({
     signIn,
@@ -93,7 +89,8 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
     // The renewal lock outlives the longest sign-in (its timeout, plus time to wait for its rate).
     lockMs: options.timeoutMs + protection.governor.queueTimeoutMs + 1_000,
     now,
-    ...(options.signInBackoff === undefined ? {} : { signInBackoff: options.signInBackoff }),
+    signInBackoff: options.signInBackoff,
+    observer,
     ...(metrics === undefined ? {} : { metrics }),
   });
   const store = answerStore(redis, Math.min(options.timeoutMs, FILL_WAIT_CAP_MS), protection.now);
@@ -103,11 +100,11 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
       service,
       endpoint,
       cooldownMs: protection.breaker.cooldownSeconds * 1000,
-      failureThreshold: protection.breaker.failureThreshold ?? DEFAULT_BREAKER_FAILURE_THRESHOLD,
+      failureThreshold: protection.breaker.failureThreshold,
       now,
-      onEvent,
+      observer,
     });
-  const reporting = new ReportingAPI({ baseUrl: options.reportingBaseUrl, tokens, http, now });
+  const reporting = new ReportingAPI({ baseUrl: options.reportingBaseUrl, http: reportingHttpPath(tokens, http), now });
   const recommender = new RecommenderAPI({ baseUrl: options.recommenderUrl, http, now });
 
   return {
@@ -119,7 +116,7 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
       ttlSeconds: protection.cache.dashboardTtlSeconds,
       staleIfErrorMs,
       now,
-      onEvent,
+      observer,
     }),
     recommender: createRenderEndpoint({
       recommender,
@@ -128,7 +125,7 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
       ttlMs: protection.cache.renderTtlSeconds * 1000,
       staleIfErrorMs,
       now,
-      onEvent,
+      observer,
     }),
     tokens,
     close: () => agent.close(),
@@ -136,47 +133,45 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
 }
 
 /**
- * The last two stages, shared by every endpoint and composed once over one
- * connection pool: the governor (each HTTP request takes its place in its
- * rate first), then the transport (the HTTP client: timeouts, retries,
- * error mapping).
+ * The HTTP-level stages shared by every endpoint (pipeline.ts, `httpPath`),
+ * composed once over one connection pool: retry, governor, transport.
  */
 function governedTransport(parts: {
   options: UpstreamsOptions;
   protection: ProtectionOptions;
   agent: ReturnType<typeof createAgent>;
   now: () => number;
-  onEvent: UpstreamEventSink;
+  observer: UpstreamObserver;
 }): HttpClient {
-  const { options, protection, now, onEvent } = parts;
+  const { options, protection, now, observer } = parts;
   const redis = options.redis;
   const localRates = new MemoryRateStore();
+  const deadlines = new DeadlineSlots();
   const governor = new Governor({
     store: redis === undefined ? localRates : new RedisRateStore(redis, localRates, now),
     queueTimeoutMs: protection.governor.queueTimeoutMs,
     now,
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-    onEvent,
-    ...(options.maxRetryAfterSeconds === undefined ? {} : { maxRetryAfterSeconds: options.maxRetryAfterSeconds }),
+    sleep,
+    observer,
+    maxRetryAfterSeconds: options.maxRetryAfterSeconds,
   });
   const transport = createHttpClient({
     dispatcher: parts.agent,
     timeoutMs: options.timeoutMs,
-    logger: options.logger,
     now,
-    ...(options.maxResponseBytes === undefined ? {} : { maxResponseBytes: options.maxResponseBytes }),
-    ...(options.maxRetryAfterSeconds === undefined ? {} : { maxRetryAfterSeconds: options.maxRetryAfterSeconds }),
-    ...(options.metrics === undefined ? {} : { observer: upstreamMetricsObserver(options.metrics) }),
+    deadlines,
+    maxResponseBytes: options.maxResponseBytes,
+    maxRetryAfterSeconds: options.maxRetryAfterSeconds,
+    observer,
   });
-  return createGovernedHttpClient({
-    http: transport,
-    governor,
-    rateOf: ratesOf(options, protection.governor),
-    deadlineMs: options.timeoutMs,
-    now,
-    onEvent,
+  return httpPath({
+    retry: { backoff: options.backoff, timeoutMs: options.timeoutMs, deadlines, sleep, logger: options.logger, observer },
+    governor: { governor, rateOf: ratesOf(options, protection.governor), observer },
+    transport,
   });
 }
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * The rates the upstream counts: the reporting API per account (the API

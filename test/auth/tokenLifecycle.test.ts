@@ -12,13 +12,15 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import { SharedTokenProvider } from '../../src/auth/sharedTokenProvider';
 import { renewalCounter, watchSignInBackoff } from '../../src/auth/tokenMetrics';
+import { upstreamMetricsObserver } from '../../src/observability/metrics/upstreamObserver';
 import { TokenProvider, type TokenProviderOptions } from '../../src/auth/tokenProvider';
 import { ReportingAPI } from '../../src/upstream/datasources/reportingAPI';
 import { createSignIn } from '../../src/upstream/datasources/signIn';
 import type { DashboardQueryBody } from '../../src/upstream/datasources/wire';
 import { formatError } from '../../src/graphql/errors';
 import { createAgent } from '../../src/upstream/transport/agent';
-import { createHttpClient } from '../../src/upstream/transport/httpClient';
+import { retryingClient as createHttpClient } from '../support/httpPath';
+import { reportingHttpPath } from '../../src/upstream/pipeline';
 import { UpstreamError } from '../../src/upstream/failures/upstreamError';
 import { Metrics } from '../../src/observability/metrics/metrics';
 import { createRedisClient, waitUntilReady } from '../../src/upstream/stores/redis/client';
@@ -105,9 +107,13 @@ describeWithRedis('30-minute tokens against the emulator', () => {
       return Promise.all(
         Array.from({ length: count }, async () => {
           const metrics = new Metrics({ processMetrics: false });
-          const tokens = await make({ signIn, now: () => now, onSignIn: renewalCounter(metrics) }, prefix);
+          const tokens = await make({ signIn, now: () => now, onSignIn: renewalCounter(upstreamMetricsObserver(metrics)) }, prefix);
           watchSignInBackoff(metrics, tokens);
-          return { tokens, metrics, reporting: new ReportingAPI({ baseUrl: emulator.url, tokens, http, now: () => now }) };
+          return {
+            tokens,
+            metrics,
+            reporting: new ReportingAPI({ baseUrl: emulator.url, http: reportingHttpPath(tokens, http), now: () => now }),
+          };
         }),
       );
     }

@@ -2,7 +2,6 @@ import type { RenderParams } from '../../src/upstream/datasources/wire';
 import { createLogger } from '../../src/observability/logger';
 import { BoundedLabel, OTHER_LABEL } from '../../src/observability/metrics/boundedLabel';
 import { Metrics } from '../../src/observability/metrics/metrics';
-import { upstreamEventMetrics } from '../../src/observability/metrics/upstreamEvents';
 import { upstreamMetricsObserver } from '../../src/observability/metrics/upstreamObserver';
 import { countOf } from '../support/metricsText';
 import { execute, fakeRecommender, startTestServer } from '../support/subgraph';
@@ -28,6 +27,8 @@ describe('the upstream metrics observer', () => {
     const observer = upstreamMetricsObserver(metrics);
     observer.attemptFinished({ service: 'recommender', endpoint: '/r', durationMs: 12, status: 200 });
     observer.attemptFinished({ service: 'recommender', endpoint: '/r', durationMs: 5, status: 429, retryAfterSeconds: 30 });
+    // The 429 itself is the rate-limited event (the governor stage reports it once per attempt answered so).
+    observer.rateLimited({ service: 'recommender', endpoint: '/r' }, 30);
     observer.attemptFinished({ service: 'reporting', endpoint: '/q', durationMs: 10_000, failure: 'timeout' });
     const text = await metrics.registry.metrics();
     expect(text).toContain('subgraph_upstream_requests_total{service="recommender",endpoint="/r",status_class="2xx"} 1');
@@ -37,17 +38,18 @@ describe('the upstream metrics observer', () => {
     expect(await countOf(metrics.registry, 'subgraph_upstream_retry_after_seconds', { service: 'recommender' })).toBe(1);
   });
 
-  it("turns the call path's events into cache, governor, Retry-After and breaker metrics", async () => {
+  it('turns every event of the call path into cache, governor, Retry-After and breaker metrics', async () => {
     const metrics = new Metrics({ processMetrics: false });
-    const onEvent = upstreamEventMetrics(metrics);
-    onEvent({ type: 'cache', outcome: 'stale', service: 'recommender', endpoint: '/r' });
-    onEvent({ type: 'cache', outcome: 'coalesced', service: 'recommender', endpoint: '/r' });
-    onEvent({ type: 'cache', outcome: 'coalesced', service: 'recommender', endpoint: '/r' });
-    onEvent({ type: 'governor', outcome: 'queued', rate: 'render', waitMs: 250 });
-    onEvent({ type: 'governor', outcome: 'refused', rate: 'render', waitMs: 9_000 });
-    onEvent({ type: 'governor', outcome: 'paused', rate: 'reporting', waitMs: 2_000 });
-    onEvent({ type: 'breaker', service: 'recommender', state: 'open' });
-    onEvent({ type: 'rate_limited', service: 'reporting', endpoint: '/q', retryAfterSeconds: 2 });
+    const observer = upstreamMetricsObserver(metrics);
+    const r = { service: 'recommender', endpoint: '/r' } as const;
+    observer.answerServed(r, 'stale');
+    observer.answerServed(r, 'coalesced');
+    observer.answerServed(r, 'coalesced');
+    observer.governorQueued('render', 250);
+    observer.governorRefused('render', 9_000);
+    observer.budgetPaused('reporting', 2_000);
+    observer.breakerChanged('recommender', 'open');
+    observer.rateLimited({ service: 'reporting', endpoint: '/q' }, 2);
     const text = await metrics.registry.metrics();
     expect(text).toContain('subgraph_upstream_cache_events_total{endpoint="/r",result="stale"} 1');
     expect(text).toContain('subgraph_upstream_cache_events_total{endpoint="/r",result="coalesced"} 2');
@@ -57,8 +59,10 @@ describe('the upstream metrics observer', () => {
     expect(text).toContain('subgraph_upstream_retry_after_wait_seconds_total{budget="reporting"} 2');
     expect(text).toContain('subgraph_upstream_breaker_state{upstream="recommender"} 2');
     expect(text).toContain('subgraph_upstream_governor_queue_length{budget="render"} 1');
-    onEvent({ type: 'breaker', service: 'recommender', state: 'half_open' });
-    onEvent({ type: 'governor', outcome: 'released', rate: 'render', waitMs: 250 });
+    // rate_limited reaches the metrics (it was emitted and dropped before).
+    expect(text).toContain('subgraph_upstream_rate_limited_total{service="reporting",endpoint="/q"} 1');
+    observer.breakerChanged('recommender', 'half_open');
+    observer.governorReleased('render', 250);
     expect(await metrics.registry.getSingleMetricAsString('subgraph_upstream_breaker_state')).toContain('{upstream="recommender"} 1');
     expect(await metrics.registry.getSingleMetricAsString('subgraph_upstream_governor_queue_length')).toContain('{budget="render"} 0');
   });

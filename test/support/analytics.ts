@@ -10,6 +10,7 @@ import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '
 import { Secret } from '../../src/redaction/secret';
 import { buildServer } from '../../src/web/server';
 import { createUpstreams } from '../../src/upstream/upstreams';
+import { upstreamOptions } from './upstreamOptions';
 import { call } from './emulator';
 import { DEFAULT_CACHE_TTLS, silentLogger } from './subgraph';
 import { testConfig } from './config';
@@ -22,14 +23,16 @@ export interface RecordingSubgraph {
 }
 
 export async function startRecordingSubgraph(emulator: RunningEmulator, analytics: AnalyticsConfig): Promise<RecordingSubgraph> {
-  const upstreams = createUpstreams({
-    reportingBaseUrl: emulator.url,
-    recommenderUrl: emulator.url,
-    email: DEMO_API_USER.email,
-    password: new Secret(DEMO_API_USER.password),
-    timeoutMs: 5_000,
-    logger: silentLogger,
-  });
+  const upstreams = createUpstreams(
+    upstreamOptions({
+      reportingBaseUrl: emulator.url,
+      recommenderUrl: emulator.url,
+      email: DEMO_API_USER.email,
+      password: new Secret(DEMO_API_USER.password),
+      timeoutMs: 5_000,
+      logger: silentLogger,
+    }),
+  );
   const bodies: DashboardQueryBody[] = [];
   const reporting = {
     query: (body: DashboardQueryBody) => {

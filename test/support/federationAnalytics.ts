@@ -10,6 +10,7 @@ import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/observability/logger';
 import { buildServer } from '../../src/web/server';
 import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';
+import { upstreamOptions } from './upstreamOptions';
 
 export interface RunningAnalyticsSubgraph {
   /** The GraphQL endpoint, `http://127.0.0.1:<port>/graphql`. */
@@ -39,15 +40,17 @@ export async function startAnalyticsSubgraph(upstreamUrl: string, env: NodeJS.Pr
   if (config.upstream.mode !== 'remote') throw new Error('expected a remote upstream configuration');
   const logger = createLogger(config);
   const { reportingBaseUrl, recommenderUrl, email, password } = config.upstream;
-  const upstreams = createUpstreams({
-    reportingBaseUrl,
-    recommenderUrl,
-    email,
-    password,
-    timeoutMs: config.upstreamTimeoutMs,
-    logger,
-    protection: { cache: config.cache, governor: config.governor, breaker: config.breaker },
-  });
+  const upstreams = createUpstreams(
+    upstreamOptions({
+      reportingBaseUrl,
+      recommenderUrl,
+      email,
+      password,
+      timeoutMs: config.upstreamTimeoutMs,
+      logger,
+      protection: { cache: config.cache, governor: config.governor, breaker: config.breaker },
+    }),
+  );
   const server = buildServer(config, { reporting: upstreams.reporting, recommender: upstreams.recommender, logger });
   await server.start();
   const port = await listenOnFreePort(server.httpServer);

@@ -8,8 +8,8 @@ import type { EmulatorOptions } from '../../emulator';
 import type { Metrics } from '../../src/observability/metrics/metrics';
 import { Secret } from '../../src/redaction/secret';
 import { buildServer, type BuiltServer, type ServerConfig } from '../../src/web/server';
-import type { ProtectionOptions } from '../../src/upstream/protection';
 import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';
+import { upstreamOptions, type ProtectionOverrides } from './upstreamOptions';
 import { call, startTestEmulator } from './emulator';
 import { DEFAULT_CACHE_TTLS, silentLogger } from './subgraph';
 import { testConfig } from './config';
@@ -27,7 +27,7 @@ export interface SubgraphOverEmulatorOptions {
   config?: Partial<ServerConfig>;
   timeoutMs?: number;
   /** Default: DEFAULT_PROTECTION (cache on, the emulator's default budgets). */
-  protection?: Partial<ProtectionOptions>;
+  protection?: ProtectionOverrides;
   /** Wired into the upstreams and the server (GET /metrics) as `npm start` does. */
   metrics?: Metrics;
 }
@@ -38,22 +38,24 @@ export interface SubgraphOverEmulatorOptions {
  * call reaches the upstream and the emulator's counts are the datasource's.
  * Identical calls in flight at the same time are still coalesced.
  */
-export const PASS_THROUGH: Partial<ProtectionOptions> = {
+export const PASS_THROUGH: ProtectionOverrides = {
   cache: { renderTtlSeconds: 0, dashboardTtlSeconds: 0, staleIfErrorSeconds: 0 },
   breaker: { cooldownSeconds: 10, failureThreshold: Number.MAX_SAFE_INTEGER },
 };
 
 export async function startSubgraph(emulator: RunningEmulator, options: SubgraphOverEmulatorOptions = {}): Promise<RunningSubgraph> {
-  const upstreams = createUpstreams({
-    reportingBaseUrl: emulator.url,
-    recommenderUrl: emulator.url,
-    email: DEMO_API_USER.email,
-    password: new Secret(DEMO_API_USER.password),
-    timeoutMs: options.timeoutMs ?? 5_000,
-    logger: silentLogger,
-    ...(options.protection === undefined ? {} : { protection: options.protection }),
-    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
-  });
+  const upstreams = createUpstreams(
+    upstreamOptions({
+      reportingBaseUrl: emulator.url,
+      recommenderUrl: emulator.url,
+      email: DEMO_API_USER.email,
+      password: new Secret(DEMO_API_USER.password),
+      timeoutMs: options.timeoutMs ?? 5_000,
+      logger: silentLogger,
+      ...(options.protection === undefined ? {} : { protection: options.protection }),
+      ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    }),
+  );
   const server = buildServer(
     // The response cache would answer a repeated operation before the layers these tests exercise
     // (test/graphql/responseCache.test.ts turns it on).

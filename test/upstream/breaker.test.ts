@@ -1,6 +1,6 @@
 import { UpstreamError } from '../../src/upstream/failures/upstreamError';
 import { createBreaker, isBreakerFailure } from '../../src/upstream/stages/breaker';
-import type { UpstreamEvent } from '../../src/upstream/events';
+import { recordEvents, type UpstreamEvent } from '../support/upstreamEvents';
 
 const WHERE = { service: 'recommender', endpoint: '/recommenderexperience/render.json' } as const;
 const http = (status: number) => new UpstreamError({ ...WHERE, kind: 'http', status });
@@ -19,7 +19,7 @@ function breaker() {
     cooldownMs: 10_000,
     failureThreshold: 3,
     now: () => now,
-    onEvent: (event) => events.push(event),
+    observer: recordEvents(events),
   });
   const run = (outcome: UpstreamError | string) =>
     instance.execute(async () => {

@@ -5,6 +5,7 @@
  * Two replicas (two stores, two connections) on one real redis-server; the
  * clock never moves, so only the release itself can end the wait.
  */
+import { recordEvents } from '../support/upstreamEvents';
 import type { Redis } from 'ioredis';
 import type { Fetched } from '../../src/upstream/datasources/fetched';
 import { UpstreamError } from '../../src/upstream/failures/upstreamError';
@@ -45,10 +46,10 @@ describeWithRedis('a failed fill across replicas', () => {
       policyOf: () => ({ ttlMs: 60_000, staleIfErrorMs: 600_000 }),
       isAnswer: (value): value is string[] => Array.isArray(value),
       store,
-      breaker: createBreaker({ ...WHERE, cooldownMs: 10_000, failureThreshold: 1_000, now: () => NOW, onEvent: () => {} }),
+      breaker: createBreaker({ ...WHERE, cooldownMs: 10_000, failureThreshold: 1_000, now: () => NOW, observer: recordEvents() }),
       request: fetch,
       now: () => NOW,
-      onEvent: () => {},
+      observer: recordEvents(),
     });
   }
 

@@ -4,12 +4,13 @@
  * governor on an injected clock (its waits move the clock, nothing sleeps).
  */
 import type { Agent } from 'undici';
+import { DEFAULT_UPSTREAM_PATH, transportDefaults } from '../support/upstreamOptions';
 import { createAgent } from '../../src/upstream/transport/agent';
 import { createHttpClient, type JsonRequest } from '../../src/upstream/transport/httpClient';
 import { buildUrl } from '../../src/upstream/transport/url';
 import { MemoryRateStore } from '../../src/upstream/stores/rateStore';
-import type { UpstreamEvent } from '../../src/upstream/events';
-import { createGovernedHttpClient } from '../../src/upstream/stages/governedHttpClient';
+import { recordEvents, type UpstreamEvent } from '../support/upstreamEvents';
+import { governedPath } from '../support/httpPath';
 import { Governor } from '../../src/upstream/stages/governor';
 import { inSequence, sendJson, useFakeUpstream } from '../support/fakeUpstream';
 
@@ -39,28 +40,25 @@ function dashboard(): JsonRequest {
 function governedClient(perMinute: number) {
   let now = Date.UTC(2026, 10, 24, 12);
   const events: UpstreamEvent[] = [];
-  const onEvent = (event: UpstreamEvent) => events.push(event);
+  const observer = recordEvents(events);
   const governor = new Governor({
+    maxRetryAfterSeconds: DEFAULT_UPSTREAM_PATH.maxRetryAfterSeconds,
     store: new MemoryRateStore(),
     queueTimeoutMs: 2_000,
     now: () => now,
     sleep: async (ms) => {
       now += ms;
     },
-    onEvent,
+    observer,
   });
-  const client = createGovernedHttpClient({
-    http: createHttpClient({
-      dispatcher: agent,
-      timeoutMs: 5_000,
-      // Short pauses so the test stays quick; at the top of each step.
-      backoff: { retries: 2, baseDelayMs: 10, maxDelayMs: 100, random: () => 1 },
-    }),
+  const client = governedPath({
+    http: createHttpClient({ ...transportDefaults(), dispatcher: agent, timeoutMs: 5_000 }),
+    // Short pauses so the test stays quick; at the top of each step.
+    backoff: { retries: 2, baseDelayMs: 10, maxDelayMs: 100, random: () => 1 },
     governor,
     rateOf: () => ({ name: 'reporting', key: 'api@demo.example', perMinute }),
-    deadlineMs: 5_000,
-    now: () => now,
-    onEvent,
+    timeoutMs: 5_000,
+    observer,
   });
   // Read as a string, so this file also compiles (and fails) on the code before `governor_granted` existed.
   const typeOf = (event: UpstreamEvent): string => event.type;

@@ -1,6 +1,7 @@
 import { UpstreamError } from '../../src/upstream/failures/upstreamError';
+import { DEFAULT_UPSTREAM_PATH } from '../support/upstreamOptions';
 import { MemoryRateStore, RATE_WINDOW_MS } from '../../src/upstream/stores/rateStore';
-import type { UpstreamEvent } from '../../src/upstream/events';
+import { recordEvents, type UpstreamEvent } from '../support/upstreamEvents';
 import { Governor, type Rate } from '../../src/upstream/stages/governor';
 
 const WHERE = { service: 'reporting', endpoint: '/api/dashboard/query' } as const;
@@ -12,6 +13,7 @@ function governorAt(options: { queueTimeoutMs?: number } = {}) {
   const slept: number[] = [];
   const events: UpstreamEvent[] = [];
   const governor = new Governor({
+    maxRetryAfterSeconds: DEFAULT_UPSTREAM_PATH.maxRetryAfterSeconds,
     store: new MemoryRateStore(),
     queueTimeoutMs: options.queueTimeoutMs ?? 2_000,
     now: () => now,
@@ -19,7 +21,7 @@ function governorAt(options: { queueTimeoutMs?: number } = {}) {
       slept.push(ms);
       now += ms;
     },
-    onEvent: (event) => events.push(event),
+    observer: recordEvents(events),
   });
   const grants = () => events.filter((event) => event.type === 'governor_granted').length;
   // The queue's own events; each grant is counted by `grants`.

@@ -1,4 +1,5 @@
 import { redactCredentials } from '../../src/redaction/redactCredentials';
+import { DEFAULT_UPSTREAM_PATH } from '../support/upstreamOptions';
 import { parseRetryAfter } from '../../src/upstream/transport/retryAfter';
 import { buildUrl } from '../../src/upstream/transport/url';
 import { UpstreamError } from '../../src/upstream/failures/upstreamError';
@@ -41,11 +42,11 @@ describe('parseRetryAfter', () => {
     ['Sat, 21 Nov 2026 10:00:00 GMT', 0],
     ['Sat, 21 Nov 2026 09:00:00 GMT', 0],
   ])('%j → %i seconds', (header, seconds) => {
-    expect(parseRetryAfter(header, now)).toBe(seconds);
+    expect(parseRetryAfter(header, now, DEFAULT_UPSTREAM_PATH.maxRetryAfterSeconds)).toBe(seconds);
   });
 
   test.each([undefined, '', 'soon', '-5', '1.5'])('%j gives no hint', (header) => {
-    expect(parseRetryAfter(header, now)).toBeUndefined();
+    expect(parseRetryAfter(header, now, DEFAULT_UPSTREAM_PATH.maxRetryAfterSeconds)).toBeUndefined();
   });
 });
 

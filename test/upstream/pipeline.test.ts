@@ -2,7 +2,7 @@ import type { Fetched } from '../../src/upstream/datasources/fetched';
 import { UpstreamError } from '../../src/upstream/failures/upstreamError';
 import { createBreaker } from '../../src/upstream/stages/breaker';
 import { protectEndpoint } from '../../src/upstream/pipeline';
-import type { UpstreamEvent } from '../../src/upstream/events';
+import { recordEvents, type UpstreamEvent } from '../support/upstreamEvents';
 import { MemoryAnswerStore } from '../../src/upstream/stores/memoryAnswerStore';
 
 const WHERE = { service: 'recommender', endpoint: '/recommenderexperience/render.json' } as const;
@@ -29,17 +29,17 @@ function setUp(options: { ttlMs?: number } = {}) {
     if (upstream.mode === 'fail400') throw new UpstreamError({ ...WHERE, kind: 'http', status: 400 });
     return { value: [`${input} @ ${now - START}`], fetchedAt: now };
   };
-  const onEvent = (event: UpstreamEvent) => events.push(event);
+  const observer = recordEvents(events);
   const call = protectEndpoint<string, string[]>({
     ...WHERE,
     keyOf: (input) => `key:${input}`,
     policyOf: () => ({ ttlMs: options.ttlMs ?? TTL_MS, staleIfErrorMs: STALE_IF_ERROR_MS }),
     isAnswer: (value): value is string[] => Array.isArray(value),
     store: new MemoryAnswerStore({ now: () => now }),
-    breaker: createBreaker({ ...WHERE, cooldownMs: 10_000, failureThreshold: 1_000, now: () => now, onEvent }),
+    breaker: createBreaker({ ...WHERE, cooldownMs: 10_000, failureThreshold: 1_000, now: () => now, observer }),
     request: fetch,
     now: () => now,
-    onEvent,
+    observer,
   });
   const outcomes = () => events.flatMap((event) => (event.type === 'cache' ? [event.outcome] : []));
   return { call, upstream, outcomes, advance: (ms: number) => (now += ms) };
@@ -156,13 +156,13 @@ describe('the protected call path', () => {
       policyOf: () => ({ ttlMs: TTL_MS, staleIfErrorMs: 0 }),
       isAnswer: (value): value is string[] => Array.isArray(value),
       store,
-      breaker: createBreaker({ ...WHERE, cooldownMs: 1_000, failureThreshold: 5, now: Date.now, onEvent: () => {} }),
+      breaker: createBreaker({ ...WHERE, cooldownMs: 1_000, failureThreshold: 5, now: Date.now, observer: recordEvents() }),
       request: async (input) => {
         calls.push(input);
         return { value: [input], fetchedAt: Date.now() };
       },
       now: Date.now,
-      onEvent: () => {},
+      observer: recordEvents(),
     });
 
     await expect(call('a')).resolves.toMatchObject({ value: ['a'] });

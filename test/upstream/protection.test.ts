@@ -5,7 +5,7 @@
  * (TTLs, stale windows); the breaker's cool-down is configured short.
  */
 import type { RunningEmulator } from '../../emulator';
-import type { UpstreamEvent } from '../../src/upstream/events';
+import { recordEvents, type UpstreamEvent } from '../support/upstreamEvents';
 import { RATE_WINDOW_MS } from '../../src/upstream/stores/rateStore';
 import { postGraphQL } from '../support/federationGateway';
 import {
@@ -165,7 +165,7 @@ describe('circuit breaker', () => {
     const events: UpstreamEvent[] = [];
     const clock = new FakeClock();
     const subgraph = await subgraphWith({
-      protection: { now: clock.now, breaker: { cooldownSeconds: 0.2 }, onEvent: (event) => events.push(event) },
+      protection: { now: clock.now, breaker: { cooldownSeconds: 0.2 }, observer: recordEvents(events) },
     });
     const mostRead = experience('mostRead');
     const ask = (domain: string) =>

@@ -3,7 +3,7 @@ import { findRenderShapeProblem, RecommenderAPI } from '../../src/upstream/datas
 import type { RecommendationWire } from '../../src/upstream/datasources/wire';
 import { formatError } from '../../src/graphql/errors';
 import { createAgent } from '../../src/upstream/transport/agent';
-import { createHttpClient } from '../../src/upstream/transport/httpClient';
+import { retryingClient as createHttpClient } from '../support/httpPath';
 import { sendJson, useFakeUpstream } from '../support/fakeUpstream';
 import { rejection } from '../support/rejection';
 

@@ -5,6 +5,7 @@
  * shared, and no command refused (CROSSSLOT) on the way, because the key
  * prefix carries a hash tag.
  */
+import { upstreamOptions } from '../support/upstreamOptions';
 import { Cluster } from 'ioredis';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import { loadConfig, type RedisConfig } from '../../src/config';
@@ -68,15 +69,17 @@ describeWithRedis('shared state in a 3-node Redis Cluster', () => {
     clients.push(client);
     const redis = new SharedRedis({ client, logger, retryAfterMs: 0, timeoutMs: 2_000 });
     expect(await waitUntilReady(client, 10_000)).toBe(true);
-    const upstreams = createUpstreams({
-      reportingBaseUrl: emulator.url,
-      recommenderUrl: emulator.url,
-      email: DEMO_API_USER.email,
-      password: new Secret(DEMO_API_USER.password),
-      timeoutMs: 5_000,
-      logger: silentLogger,
-      redis,
-    });
+    const upstreams = createUpstreams(
+      upstreamOptions({
+        reportingBaseUrl: emulator.url,
+        recommenderUrl: emulator.url,
+        email: DEMO_API_USER.email,
+        password: new Secret(DEMO_API_USER.password),
+        timeoutMs: 5_000,
+        logger: silentLogger,
+        redis,
+      }),
+    );
     opened.push(upstreams);
     return { upstreams, redis };
   }

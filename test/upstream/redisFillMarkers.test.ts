@@ -20,7 +20,7 @@ describeWithRedis('fill markers in a real Redis', () => {
   function store(replica: HarnessReplica, options: { now?: () => number; leaseMs?: number; waits?: string[] } = {}) {
     const now = options.now ?? (() => NOW);
     const onWait = (key: string) => options.waits?.push(key);
-    return new RedisAnswerStore(replica.redis, new MemoryAnswerStore({ fillWaitMs: FILL_WAIT_MS, now }), {
+    return new RedisAnswerStore(replica.redis, new MemoryAnswerStore({ now }), {
       fillWaitMs: FILL_WAIT_MS,
       pollMs: 5,
       now,

@@ -5,7 +5,8 @@ import { createSignIn } from '../../src/upstream/datasources/signIn';
 import type { DashboardMetricResultWire, DashboardQueryBody } from '../../src/upstream/datasources/wire';
 import { formatError } from '../../src/graphql/errors';
 import { createAgent } from '../../src/upstream/transport/agent';
-import { createHttpClient } from '../../src/upstream/transport/httpClient';
+import { retryingClient as createHttpClient } from '../support/httpPath';
+import { reportingHttpPath } from '../../src/upstream/pipeline';
 import { UpstreamError } from '../../src/upstream/failures/upstreamError';
 import { Secret } from '../../src/redaction/secret';
 import { sendJson, useFakeUpstream, type FakeHandler, type RecordedRequest } from '../support/fakeUpstream';
@@ -58,7 +59,7 @@ beforeEach(() => {
   const http = createHttpClient({ dispatcher: agent, timeoutMs: 2_000 });
   const baseUrl = `${upstream.url}/base/`;
   const tokens = new TokenProvider({ signIn: createSignIn({ baseUrl, email: EMAIL, password: new Secret(PASSWORD), http }) });
-  reporting = new ReportingAPI({ baseUrl, tokens, http, now: () => FETCHED_AT });
+  reporting = new ReportingAPI({ baseUrl, http: reportingHttpPath(tokens, http), now: () => FETCHED_AT });
 });
 
 afterEach(async () => {

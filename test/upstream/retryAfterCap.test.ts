@@ -4,6 +4,7 @@
  * Everything runs on an injected clock: time moves only when the test says so.
  */
 import type { HttpClient, JsonRequest } from '../../src/upstream/transport/httpClient';
+import { DEFAULT_UPSTREAM_PATH, transportDefaults } from '../support/upstreamOptions';
 import { createAgent } from '../../src/upstream/transport/agent';
 import { createHttpClient } from '../../src/upstream/transport/httpClient';
 import { parseRetryAfter } from '../../src/upstream/transport/retryAfter';
@@ -11,8 +12,8 @@ import { buildUrl } from '../../src/upstream/transport/url';
 import { UpstreamError } from '../../src/upstream/failures/upstreamError';
 import { formatError } from '../../src/graphql/errors';
 import { MemoryRateStore } from '../../src/upstream/stores/rateStore';
-import type { UpstreamEvent } from '../../src/upstream/events';
-import { createGovernedHttpClient } from '../../src/upstream/stages/governedHttpClient';
+import { recordEvents, type UpstreamEvent } from '../support/upstreamEvents';
+import { governedPath } from '../support/httpPath';
 import { Governor } from '../../src/upstream/stages/governor';
 import { sendJson, useFakeUpstream } from '../support/fakeUpstream';
 import { deferred } from '../support/deferred';
@@ -31,7 +32,7 @@ describe('Retry-After is clamped to the cap', () => {
     ['soon', undefined],
     ['120', 120],
   ])('%s → %s with the default cap', (header, expected) => {
-    expect(parseRetryAfter(header, NOW)).toBe(expected);
+    expect(parseRetryAfter(header, NOW, DEFAULT_UPSTREAM_PATH.maxRetryAfterSeconds)).toBe(expected);
   });
 
   test('a smaller cap is honoured', () => {
@@ -46,7 +47,13 @@ describe('Retry-After is clamped to the cap', () => {
     });
 
     test('a 429 with an absurd Retry-After becomes an error whose retryAfter (and extensions.retryAfter) is the cap', async () => {
-      const http = createHttpClient({ dispatcher: agent, timeoutMs: 2_000, now: () => NOW, maxRetryAfterSeconds: 120 });
+      const http = createHttpClient({
+        ...transportDefaults(),
+        dispatcher: agent,
+        timeoutMs: 2_000,
+        now: () => NOW,
+        maxRetryAfterSeconds: 120,
+      });
       upstream.handle((_request, response) =>
         sendJson(response, 429, { msg: 'Too many requests' }, { 'retry-after': '99999999999999999999' }),
       );
@@ -119,11 +126,12 @@ function setUp(options: { maxRetryAfterSeconds?: number } = {}) {
   const clock = new ManualClock();
   const events: UpstreamEvent[] = [];
   const governor = new Governor({
+    maxRetryAfterSeconds: DEFAULT_UPSTREAM_PATH.maxRetryAfterSeconds,
     store: new MemoryRateStore(),
     queueTimeoutMs: 10_000,
     now: clock.now,
     sleep: clock.sleep,
-    onEvent: (event) => events.push(event),
+    observer: recordEvents(events),
     ...options,
   });
   return { clock, governor, events };
@@ -148,14 +156,13 @@ describe('after a pause, one probe goes first', () => {
   function governedSetUp() {
     const { clock, governor } = setUp();
     const upstream = scriptedUpstream();
-    const client = createGovernedHttpClient({
+    const client = governedPath({
       http: upstream.http,
       governor,
       rateOf: () => ({ name: 'render', key: 'rec.example', perMinute: 600 }),
       // Shorter than the pauses below: a 429 is never repeated by the same call here.
-      deadlineMs: 1_000,
-      now: clock.now,
-      onEvent: () => undefined,
+      timeoutMs: 1_000,
+      observer: recordEvents(),
     });
     return { clock, client, ...upstream };
   }

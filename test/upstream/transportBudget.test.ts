@@ -7,8 +7,9 @@ import type { AddressInfo } from 'node:net';
 import type { RunningEmulator } from '../../emulator';
 import { Secret } from '../../src/redaction/secret';
 import { buildServer } from '../../src/web/server';
-import type { UpstreamEvent } from '../../src/upstream/events';
+import { recordEvents, type UpstreamEvent } from '../support/upstreamEvents';
 import { createUpstreams } from '../../src/upstream/upstreams';
+import { upstreamOptions } from '../support/upstreamOptions';
 import { sendJson, useFakeUpstream } from '../support/fakeUpstream';
 import { postGraphQL } from '../support/federationGateway';
 import { DEFAULT_CACHE_TTLS, silentLogger } from '../support/subgraph';
@@ -53,7 +54,7 @@ describe('every dashboard attempt is governed (emulator answering 502)', () => {
 
   async function subgraphWithBudget(reportingPerMinute: number, events: UpstreamEvent[]): Promise<RunningSubgraph> {
     const subgraph = await startSubgraph(emulator, {
-      protection: { ...PASS_THROUGH, governor: governorAt(reportingPerMinute), onEvent: (event) => events.push(event) },
+      protection: { ...PASS_THROUGH, governor: governorAt(reportingPerMinute), observer: recordEvents(events) },
     });
     opened.push(subgraph);
     // Signed in before the fault, so the counts below are dashboard requests only.
@@ -96,15 +97,17 @@ describe('an empty 200 body from the dashboard', () => {
   });
 
   async function subgraphOverFake(): Promise<string> {
-    const upstreams = createUpstreams({
-      reportingBaseUrl: upstream.url,
-      recommenderUrl: upstream.url,
-      email: 'api@demo.example',
-      password: new Secret('demo-api-password'),
-      timeoutMs: 2_000,
-      logger: silentLogger,
-      protection: { breaker: { cooldownSeconds: 60, failureThreshold: 1 } },
-    });
+    const upstreams = createUpstreams(
+      upstreamOptions({
+        reportingBaseUrl: upstream.url,
+        recommenderUrl: upstream.url,
+        email: 'api@demo.example',
+        password: new Secret('demo-api-password'),
+        timeoutMs: 2_000,
+        logger: silentLogger,
+        protection: { breaker: { cooldownSeconds: 60, failureThreshold: 1 } },
+      }),
+    );
     const server = buildServer(testConfig({ production: true, renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS }), {
       reporting: upstreams.reporting,
       recommender: upstreams.recommender,

@@ -3,12 +3,12 @@ import { createSignIn } from '../../src/upstream/datasources/signIn';
 import type { DashboardQueryBody } from '../../src/upstream/datasources/wire';
 import { formatError } from '../../src/graphql/errors';
 import { createAgent } from '../../src/upstream/transport/agent';
-import { createHttpClient } from '../../src/upstream/transport/httpClient';
+import { retryingClient as createHttpClient } from '../support/httpPath';
 import { UpstreamError } from '../../src/upstream/failures/upstreamError';
 import { createLogger } from '../../src/observability/logger';
 import { Secret } from '../../src/redaction/secret';
-import type { ProtectionOptions } from '../../src/upstream/protection';
 import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';
+import { upstreamOptions, type ProtectionOverrides } from '../support/upstreamOptions';
 import { rejection } from '../support/rejection';
 import { PASS_THROUGH } from '../support/subgraphHttp';
 
@@ -50,17 +50,19 @@ function upstreamsFor(
   credentials: { email: string; password: string },
   timeoutMs = 5_000,
   on = emulator,
-  protection: Partial<ProtectionOptions> = PASS_THROUGH,
+  protection: ProtectionOverrides = PASS_THROUGH,
 ): Upstreams {
-  const upstreams = createUpstreams({
-    protection,
-    reportingBaseUrl: on.url,
-    recommenderUrl: on.url,
-    email: credentials.email,
-    password: new Secret(credentials.password),
-    timeoutMs,
-    logger,
-  });
+  const upstreams = createUpstreams(
+    upstreamOptions({
+      protection,
+      reportingBaseUrl: on.url,
+      recommenderUrl: on.url,
+      email: credentials.email,
+      password: new Secret(credentials.password),
+      timeoutMs,
+      logger,
+    }),
+  );
   opened.push(upstreams);
   return upstreams;
 }

@@ -15,7 +15,7 @@ export interface OperationRecord {
   upstreamCalls: number;
 }
 
-/** One upstream HTTP attempt, as the HTTP client saw it (see HttpObserver). */
+/** One upstream HTTP attempt, as the HTTP client saw it (see UpstreamObserver.attemptFinished). */
 export interface UpstreamAttemptRecord {
   service: string;
   /** The endpoint's path constant, never a URL: a query string carries reader ids. */
@@ -66,10 +66,14 @@ export class Metrics {
     const labels = { ...where, status_class: statusClass(attempt) };
     this.instruments.upstreamRequests.inc(labels);
     this.instruments.upstreamDuration.observe(labels, attempt.durationSeconds);
-    if (attempt.status === 429) this.instruments.upstreamRateLimited.inc(where);
     if (attempt.retryAfterSeconds !== undefined) {
       this.instruments.upstreamRetryAfter.observe({ service: attempt.service }, attempt.retryAfterSeconds);
     }
+  }
+
+  /** A 429 (one per attempt so answered): `subgraph_upstream_rate_limited_total`. */
+  recordRateLimited(where: { service: string; endpoint: string }): void {
+    this.instruments.upstreamRateLimited.inc(where);
   }
 
   recordRetryAfterWait(budget: string, seconds: number): void {

@@ -1,8 +1,8 @@
-import type { HttpObserver } from '../../upstream/transport/httpClient';
+import type { UpstreamObserver } from '../../upstream/observer';
 import type { Metrics } from './metrics';
 
-/** The HTTP client's observer that turns each attempt into the upstream metrics. */
-export function upstreamMetricsObserver(metrics: Pick<Metrics, 'recordUpstreamAttempt'>): HttpObserver {
+/** The upstream call path's observer that turns every one of its events into metrics. */
+export function upstreamMetricsObserver(metrics: Metrics): UpstreamObserver {
   return {
     attemptFinished: (attempt) => {
       metrics.recordUpstreamAttempt({
@@ -14,5 +14,17 @@ export function upstreamMetricsObserver(metrics: Pick<Metrics, 'recordUpstreamAt
         ...(attempt.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: attempt.retryAfterSeconds }),
       });
     },
+    // Retries are counted as the attempts they send (subgraph_upstream_requests_total); the pause is logged.
+    retryScheduled: () => undefined,
+    governorGranted: (rate) => metrics.recordGovernorGrant(rate),
+    governorQueued: (rate, waitMs) => metrics.recordGovernorWait(rate, waitMs / 1000),
+    governorReleased: (rate) => metrics.recordGovernorRelease(rate),
+    governorRefused: (rate) => metrics.recordGovernorRefusal(rate),
+    rateLimited: (where) => metrics.recordRateLimited(where),
+    budgetPaused: (rate, waitMs) => metrics.recordRetryAfterWait(rate, waitMs / 1000),
+    breakerChanged: (service, state) => metrics.setBreakerState(service, state),
+    answerServed: (where, outcome) => metrics.recordCacheEvent(where.endpoint, outcome),
+    signedIn: (outcome) => metrics.recordSignIn(outcome),
+    tokenRenewed: (reason) => metrics.recordTokenRenewal(reason),
   };
 }

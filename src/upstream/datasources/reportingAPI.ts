@@ -1,4 +1,3 @@
-import type { TokenProvider } from '../../auth/tokenProvider';
 import type { HttpClient } from '../transport/httpClient';
 import { isRecord, isStringArray } from '../transport/typeGuards';
 import { buildUrl } from '../transport/url';
@@ -13,7 +12,7 @@ export const DASHBOARD_QUERY_PATH = '/api/dashboard/query';
 
 export interface ReportingAPIOptions {
   baseUrl: string;
-  tokens: Pick<TokenProvider, 'getToken' | 'renew' | 'renewalRejected'>;
+  /** The HTTP path with the token stage on top (pipeline.ts, `reportingHttpPath`): it adds the bearer token and renews it after a 401. */
   http: HttpClient;
   /** Clock for `fetchedAt`. */
   now?: () => number;
@@ -22,48 +21,24 @@ export interface ReportingAPIOptions {
 /** The reporting host's dashboard query, authenticated with the process-wide bearer token. */
 export class ReportingAPI {
   private readonly url: URL;
-  private readonly tokens: Pick<TokenProvider, 'getToken' | 'renew' | 'renewalRejected'>;
   private readonly http: HttpClient;
   private readonly now: () => number;
 
   constructor(options: ReportingAPIOptions) {
     this.url = buildUrl(options.baseUrl, DASHBOARD_QUERY_PATH);
-    this.tokens = options.tokens;
     this.http = options.http;
     this.now = options.now ?? Date.now;
   }
 
-  /**
-   * A 401 means the token expired or was revoked before we expected (the
-   * upstream's clock is the one that counts): sign in again once and repeat
-   * once. A second 401 is not retried: it reaches the caller as an
-   * UpstreamError, and the token provider starts its sign-in backoff, so a
-   * broken account cannot cause a sign-in loop across operations either.
-   */
   async query(body: DashboardQueryBody): Promise<Fetched<DashboardMetricResultWire[]>> {
-    const token = await this.tokens.getToken();
-    try {
-      return await this.post(body, token);
-    } catch (error) {
-      if (!isUnauthorized(error)) throw error;
-      const renewed = await this.tokens.renew(token);
-      return await this.post(body, renewed).catch((retryError: unknown) => {
-        if (isUnauthorized(retryError)) this.tokens.renewalRejected(renewed);
-        throw retryError;
-      });
-    }
-  }
-
-  private async post(body: DashboardQueryBody, token: string): Promise<Fetched<DashboardMetricResultWire[]>> {
     const json = await this.http.requestJson({
       service: 'reporting',
       endpoint: DASHBOARD_QUERY_PATH,
       url: this.url,
       method: 'POST',
-      headers: { authorization: `Bearer ${token}` },
       body,
       // The query only reads, so a retry after a dropped connection cannot change anything upstream;
-      // each retry still spends its own unit of the budget (see governedHttpClient.ts).
+      // each retry still spends its own unit of the budget (see pipeline.ts).
       idempotent: true,
     });
     if (json === undefined) throw metricUnavailable(body);
@@ -71,8 +46,6 @@ export class ReportingAPI {
     return { value: json.map(withKnownGranularities), fetchedAt: this.now() };
   }
 }
-
-const isUnauthorized = (error: unknown): boolean => error instanceof UpstreamError && error.kind === 'http' && error.status === 401;
 
 /**
  * The live API answers 200 with an empty body when a metric is not recognised

@@ -4,7 +4,7 @@ import { DASHBOARD_QUERY_PATH, findDashboardShapeProblem, type ReportingAPI } fr
 import type { DashboardMetricResultWire, DashboardQueryBody } from '../datasources/wire';
 import type { AnswerStore } from '../stores/answerStore';
 import type { Breaker } from '../stages/breaker';
-import type { UpstreamEventSink } from '../events';
+import type { UpstreamObserver } from '../observer';
 import { dashboardAnswerKey } from '../keys';
 import { protectEndpoint } from '../pipeline';
 
@@ -23,7 +23,7 @@ export interface DashboardEndpointOptions {
   ttlSeconds: number;
   staleIfErrorMs: number;
   now: () => number;
-  onEvent: UpstreamEventSink;
+  observer: UpstreamObserver;
 }
 
 export function createDashboardEndpoint(options: DashboardEndpointOptions): DashboardEndpoint {
@@ -40,7 +40,7 @@ export function createDashboardEndpoint(options: DashboardEndpointOptions): Dash
     breaker: options.breaker,
     request: (body) => options.reporting.query(body),
     now: options.now,
-    onEvent: options.onEvent,
+    observer: options.observer,
   });
   return { query };
 }

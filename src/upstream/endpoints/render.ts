@@ -3,7 +3,7 @@ import { RENDER_PATH, findRenderShapeProblem, type RecommenderAPI } from '../dat
 import type { RecommendationWire, RenderParams } from '../datasources/wire';
 import type { AnswerStore } from '../stores/answerStore';
 import type { Breaker } from '../stages/breaker';
-import type { UpstreamEventSink } from '../events';
+import type { UpstreamObserver } from '../observer';
 import { renderAnswerKey } from '../keys';
 import { protectEndpoint } from '../pipeline';
 
@@ -19,7 +19,7 @@ export interface RenderEndpointOptions {
   ttlMs: number;
   staleIfErrorMs: number;
   now: () => number;
-  onEvent: UpstreamEventSink;
+  observer: UpstreamObserver;
 }
 
 export function createRenderEndpoint(options: RenderEndpointOptions): RenderEndpoint {
@@ -34,7 +34,7 @@ export function createRenderEndpoint(options: RenderEndpointOptions): RenderEndp
     breaker: options.breaker,
     request: (params) => options.recommender.render(params),
     now: options.now,
-    onEvent: options.onEvent,
+    observer: options.observer,
   });
   return { render };
 }

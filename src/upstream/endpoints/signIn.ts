@@ -6,6 +6,7 @@ import { createSignIn, type SignInOptions } from '../datasources/signIn';
 import type { Logger } from '../../observability/logger';
 import type { Metrics } from '../../observability/metrics/metrics';
 import type { SharedRedis } from '../stores/redis/sharedRedis';
+import type { UpstreamObserver } from '../observer';
 
 /** The reporting API's sign-in: a new token. Its requests pass the governor's `signin` rate, then the transport. */
 export type SignInEndpoint = () => Promise<string>;
@@ -15,7 +16,7 @@ export type TokenSource = Pick<TokenProvider, 'getToken' | 'renew' | 'renewalRej
 
 export interface SignInEndpointOptions extends SignInOptions {
   logger: Pick<Logger, 'info' | 'warn'>;
-  metrics?: Pick<Metrics, 'recordSignIn'>;
+  observer: Pick<UpstreamObserver, 'signedIn'>;
 }
 
 /** Sign-ins are rare (about every two weeks) and rate-limited, so each one is worth a log line; the token never is. */
@@ -24,11 +25,11 @@ export function createSignInEndpoint(options: SignInEndpointOptions): SignInEndp
   return async () => {
     try {
       const token = await signIn();
-      options.metrics?.recordSignIn('ok');
+      options.observer.signedIn('ok');
       options.logger.info({ upstream: 'reporting' }, 'signed in to the reporting API');
       return token;
     } catch (error) {
-      options.metrics?.recordSignIn('failed');
+      options.observer.signedIn('failed');
       options.logger.warn(
         { upstream: 'reporting', error: error instanceof Error ? error.message : String(error) },
         'reporting API sign-in failed',
@@ -47,7 +48,9 @@ export interface TokenSourceOptions {
   /** How long a failed sign-in is remembered (SIGNIN_FAILURE_BACKOFF_SECONDS); default DEFAULT_SIGNIN_BACKOFF. */
   signInBackoff?: Partial<SignInBackoffOptions>;
   now?: () => number;
-  metrics?: Pick<Metrics, 'recordTokenRenewal' | 'watchSignInBackoff'>;
+  observer: Pick<UpstreamObserver, 'tokenRenewed'>;
+  /** The sign-in backoff gauge follows the token holder when metrics are on. */
+  metrics?: Pick<Metrics, 'watchSignInBackoff'>;
 }
 
 /**
@@ -58,7 +61,7 @@ export interface TokenSourceOptions {
 export function createTokenSource(options: TokenSourceOptions): TokenSource {
   const common = {
     signIn: options.signIn,
-    onSignIn: renewalCounter(options.metrics),
+    onSignIn: renewalCounter(options.observer),
     ...(options.signInBackoff === undefined ? {} : { signInBackoff: options.signInBackoff }),
     ...(options.now === undefined ? {} : { now: options.now }),
   };

@@ -1,47 +1,13 @@
 import { redactCredentials } from '../../redaction/redactCredentials';
 // The table module itself, not ../errors: through the index it would import this file back.
 import { describeUpstreamFailure } from './upstreamErrorTable';
+import { policyOfDetails, type FailurePolicy } from './policy';
+import type { UpstreamErrorDetails, UpstreamErrorKind, UpstreamFieldError, UpstreamService } from './failureDetails';
 
 /** Upstream-provided text (messages, field errors) is cut to this length before we log or return it. */
 const MAX_UPSTREAM_TEXT_LENGTH = 500;
 
-export type UpstreamService = 'reporting' | 'recommender';
-
-/**
- * - `http`: the upstream answered with a non-2xx status
- * - `timeout`: no complete answer within the time budget
- * - `network`: the connection failed (refused, reset, DNS, ...)
- * - `bad_response`: a 2xx whose body is not the JSON shape the contract promises
- * - `budget_exhausted`: refused locally by the rate governor, never sent (the budget would answer 429)
- * - `circuit_open`: refused locally because the upstream's circuit breaker is open
- * - `metric_unavailable`: the dashboard answered 200 with an empty body, the live API's way of saying that
- *   a requested metric is not recognised for the account (contract §2). About the question, not an outage:
- *   never retried, never cached, never counted by the circuit breaker, never hidden behind a stale answer.
- */
-export type UpstreamErrorKind =
-  'http' | 'timeout' | 'network' | 'bad_response' | 'budget_exhausted' | 'circuit_open' | 'metric_unavailable';
-
-export interface UpstreamFieldError {
-  path?: string;
-  message?: string;
-}
-
-export interface UpstreamErrorDetails {
-  service: UpstreamService;
-  /** The endpoint's path, e.g. `/api/dashboard/query`; never a full URL (query strings carry reader ids). */
-  endpoint: string;
-  kind: UpstreamErrorKind;
-  status?: number;
-  retryAfterSeconds?: number;
-  /** The upstream's own `msg`, for example "API role not enabled for this user". */
-  upstreamMessage?: string;
-  upstreamErrors?: UpstreamFieldError[];
-  /** Our own words: the network error code, or what was wrong with a bad response. */
-  reason?: string;
-  timeoutMs?: number;
-  /** `metric_unavailable`: the metrics asked for, by their GraphQL names. */
-  metrics?: string[];
-}
+export type { UpstreamErrorDetails, UpstreamErrorKind, UpstreamFieldError, UpstreamService } from './failureDetails';
 
 const MAX_FIELD_ERRORS = 50;
 
@@ -107,4 +73,9 @@ function scrubDetails(details: UpstreamErrorDetails, secrets: readonly string[] 
   if (details.timeoutMs !== undefined) clean.timeoutMs = details.timeoutMs;
   if (details.metrics !== undefined) clean.metrics = [...details.metrics];
   return clean;
+}
+
+/** The failure policy (policy.ts) of a caught error; undefined for anything that is not an upstream failure (a bug: never retried, hidden or counted). */
+export function failurePolicyOf(error: unknown): FailurePolicy | undefined {
+  return error instanceof UpstreamError ? policyOfDetails(error) : undefined;
 }

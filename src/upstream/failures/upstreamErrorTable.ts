@@ -1,11 +1,12 @@
 /**
- * The one table from an upstream error's kind to what it becomes: the
- * `extensions.code` API clients see, the message they read, and the plain
- * account of what happened (UpstreamError's own message, for logs). It imports
- * only types from src/upstream/transport/, so src/upstream/failures/upstreamError.ts can use it too.
+ * The words for an upstream error: the message API clients read and the plain
+ * account of what happened (UpstreamError's own message, for logs). The
+ * `extensions.code` is the failure policy's (policy.ts). It imports only types
+ * from upstreamError.ts, so upstreamError.ts can use it too.
  */
-import type { UpstreamErrorDetails, UpstreamErrorKind, UpstreamService } from './upstreamError';
+import type { UpstreamErrorDetails, UpstreamErrorKind, UpstreamService } from './failureDetails';
 import { ErrorCode } from '../../graphql/errors/codes';
+import { policyOfDetails } from './policy';
 
 /** What is known about a failed call beyond its details. */
 export interface UpstreamCallContext {
@@ -32,31 +33,33 @@ const unreachable = (error: UpstreamErrorDetails, who: string): string =>
 const malformed = (error: UpstreamErrorDetails, who: string): string =>
   `${who} sent a malformed response${error.reason === undefined ? '' : `: ${error.reason}`}`;
 
+const policyCode = (error: UpstreamErrorDetails): ErrorCode => policyOfDetails(error).code;
+
 const UPSTREAM_ERRORS: { readonly [Kind in UpstreamErrorKind]: UpstreamErrorEntry } = {
   http: {
     code: httpStatusCode,
     message: (error, who, context) => HTTP_MESSAGES[httpStatusCode(error, context)](error, who, context),
     account: (error, where) => `${where} answered HTTP ${error.status ?? 'error'}${said(error)}`,
   },
-  timeout: { code: () => ErrorCode.UPSTREAM_TIMEOUT, message: didNotAnswer, account: didNotAnswer },
-  network: { code: () => ErrorCode.UPSTREAM_UNAVAILABLE, message: unreachable, account: unreachable },
-  bad_response: { code: () => ErrorCode.UPSTREAM_BAD_RESPONSE, message: malformed, account: malformed },
+  timeout: { code: policyCode, message: didNotAnswer, account: didNotAnswer },
+  network: { code: policyCode, message: unreachable, account: unreachable },
+  bad_response: { code: policyCode, message: malformed, account: malformed },
   budget_exhausted: {
-    code: () => ErrorCode.UPSTREAM_RATE_LIMITED,
+    code: policyCode,
     message: (error, who) =>
       `${who} request budget is spent (the subgraph did not send the request); retry after ${error.retryAfterSeconds ?? 1} s`,
     account: (error, where) =>
       `${where} was not called: its request budget is spent${error.retryAfterSeconds === undefined ? '' : ` for ${error.retryAfterSeconds} s`}`,
   },
   metric_unavailable: {
-    code: () => ErrorCode.UPSTREAM_METRIC_UNAVAILABLE,
+    code: policyCode,
     message: (error, who) =>
       `${who} does not offer ${(error.metrics ?? []).join(', ')} for the configured account (it answered with an empty body)`,
     account: (error, where) =>
       `${where} answered 200 with an empty body: metrics ${(error.metrics ?? []).join(', ')} are not available for this account`,
   },
   circuit_open: {
-    code: () => ErrorCode.UPSTREAM_UNAVAILABLE,
+    code: policyCode,
     message: (_error, who) => `${who} is failing repeatedly; calls are suspended for a short cool-down`,
     account: (_error, where) => `${where} was not called: it failed repeatedly and its circuit breaker is open`,
   },
@@ -71,20 +74,10 @@ type HttpErrorCode =
   | typeof ErrorCode.UPSTREAM_UNAVAILABLE
   | typeof ErrorCode.UPSTREAM_BAD_RESPONSE;
 
+/** The code is the failure policy's (policy.ts); only HTTP statuses share one message per code here. */
 function httpStatusCode(error: UpstreamErrorDetails, context: UpstreamCallContext): HttpErrorCode {
-  const status = error.status ?? 0;
-  // Sign-in is driven by our configuration, not by the API client's input: any
-  // rejection of it (even a 400 for a malformed email) is a credentials problem.
-  if (context.signIn && (status === 400 || status === 401)) return ErrorCode.UPSTREAM_UNAUTHENTICATED;
-  if (status === 400) return ErrorCode.BAD_USER_INPUT;
-  if (status === 401) return ErrorCode.UPSTREAM_UNAUTHENTICATED;
-  if (status === 403) return ErrorCode.UPSTREAM_FORBIDDEN;
-  // Only render.json has a "no such thing" answer (an unknown experience id);
-  // a 404 elsewhere means a wrong base URL, reported as an unexpected answer.
-  if (status === 404 && error.service === 'recommender') return ErrorCode.NOT_FOUND;
-  if (status === 429) return ErrorCode.UPSTREAM_RATE_LIMITED;
-  if (status >= 500) return ErrorCode.UPSTREAM_UNAVAILABLE;
-  return ErrorCode.UPSTREAM_BAD_RESPONSE;
+  const policy = policyOfDetails(error);
+  return ((context.signIn ? policy.signInCode : undefined) ?? policy.code) as HttpErrorCode;
 }
 
 /** What API clients read for an HTTP status, by the code it maps to. */

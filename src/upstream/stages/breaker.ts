@@ -1,6 +1,6 @@
 import { BrokenCircuitError, CircuitState, ConsecutiveBreaker, circuitBreaker, handleWhen, type CircuitBreakerPolicy } from 'cockatiel';
-import { UpstreamError, type UpstreamService } from '../failures/upstreamError';
-import type { UpstreamEventSink } from '../events';
+import { UpstreamError, failurePolicyOf, type UpstreamService } from '../failures/upstreamError';
+import type { UpstreamObserver } from '../observer';
 import type { Stage } from './stage';
 
 export interface BreakerOptions {
@@ -13,7 +13,7 @@ export interface BreakerOptions {
   failureThreshold: number;
   /** Clock of the cool-down. */
   now: () => number;
-  onEvent: UpstreamEventSink;
+  observer: UpstreamObserver;
 }
 
 export interface Breaker {
@@ -27,16 +27,9 @@ const STATE_NAMES: Partial<Record<CircuitState, 'open' | 'half_open' | 'closed'>
   [CircuitState.Closed]: 'closed',
 };
 
-/**
- * Only upstream outages count: a 5xx, a timeout, a dropped connection. A 4xx
- * is about the request (or, for 429, about the rate, which the governor
- * handles), and a malformed or empty answer is about the answer, so none of
- * them opens the circuit.
- */
+/** Only upstream outages count (the failure policy's `breaker` column, failures/policy.ts). */
 export function isBreakerFailure(error: unknown): boolean {
-  if (!(error instanceof UpstreamError)) return false;
-  if (error.kind === 'timeout' || error.kind === 'network') return true;
-  return error.kind === 'http' && error.status !== undefined && error.status >= 500;
+  return failurePolicyOf(error)?.breaker === true;
 }
 
 /**
@@ -54,7 +47,7 @@ export function createBreaker(options: BreakerOptions): Breaker {
   policy.onStateChange((state) => {
     if (state === CircuitState.Open) openedAt = options.now();
     const name = STATE_NAMES[state];
-    if (name !== undefined) options.onEvent({ type: 'breaker', service: options.service, state: name });
+    if (name !== undefined) options.observer.breakerChanged(options.service, name);
   });
   const refused = () => new UpstreamError({ service: options.service, endpoint: options.endpoint, kind: 'circuit_open' });
   return {

@@ -1,5 +1,5 @@
 import type { Fetched } from '../datasources/fetched';
-import { UpstreamError } from '../failures/upstreamError';
+import { failurePolicyOf } from '../failures/upstreamError';
 
 /** How long an endpoint's answers are good for; a time to live of 0 turns its cache off. */
 export interface FreshnessPolicy {
@@ -33,25 +33,7 @@ export function keepMsOf(policy: FreshnessPolicy): number {
   return policy.ttlMs <= 0 ? 0 : Math.max(2 * policy.ttlMs, policy.staleIfErrorMs);
 }
 
-/**
- * Failures of the upstream (or of our access to it) rather than of the
- * question: a 5xx, a timeout, a dropped connection, a 429, a rate refused
- * locally, an open circuit. A 4xx about the request, or a malformed answer,
- * is not hidden behind an old answer.
- */
+/** Failures an old answer may hide (the failure policy's `staleIfError` column, failures/policy.ts). */
 export function isUpstreamOutage(error: unknown): boolean {
-  if (!(error instanceof UpstreamError)) return false;
-  switch (error.kind) {
-    case 'timeout':
-    case 'network':
-    case 'budget_exhausted':
-    case 'circuit_open':
-      return true;
-    case 'http':
-      return error.status === 429 || (error.status !== undefined && error.status >= 500);
-    case 'bad_response':
-    case 'metric_unavailable':
-      // About the answer, not the upstream's availability.
-      return false;
-  }
+  return failurePolicyOf(error)?.staleIfError === true;
 }

@@ -1,7 +1,7 @@
-import { clampSeconds, DEFAULT_MAX_RETRY_AFTER_SECONDS } from '../transport/retryAfter';
+import { clampSeconds } from '../transport/retryAfter';
 import { UpstreamError, type UpstreamService } from '../failures/upstreamError';
 import type { RateStore } from '../stores/rateStore';
-import type { RateName, UpstreamEventSink } from '../events';
+import type { RateName, UpstreamObserver } from '../observer';
 
 /** One bucket: e.g. the reporting budget of one account, or the render.json budget of one host. */
 export interface Rate {
@@ -18,9 +18,9 @@ export interface GovernorOptions {
   now: () => number;
   /** How a queued call waits; tests pass one that moves a fake clock instead. */
   sleep: (ms: number) => Promise<void>;
-  onEvent: UpstreamEventSink;
-  /** Longest pause one 429 may impose, and so the largest `retryAfter` a refusal reports (MAX_RETRY_AFTER_SECONDS). Default 300. */
-  maxRetryAfterSeconds?: number;
+  observer: UpstreamObserver;
+  /** Longest pause one 429 may impose, and so the largest `retryAfter` a refusal reports (MAX_RETRY_AFTER_SECONDS). */
+  maxRetryAfterSeconds: number;
 }
 
 type Where = { service: UpstreamService; endpoint: string };
@@ -54,7 +54,7 @@ export class Governor {
   private readonly maxRetryAfterSeconds: number;
 
   constructor(private readonly options: GovernorOptions) {
-    this.maxRetryAfterSeconds = options.maxRetryAfterSeconds ?? DEFAULT_MAX_RETRY_AFTER_SECONDS;
+    this.maxRetryAfterSeconds = options.maxRetryAfterSeconds;
   }
 
   /**
@@ -103,7 +103,7 @@ export class Governor {
     if (gate === undefined) this.gates.set(key, { untilMs });
     else gate.untilMs = Math.max(gate.untilMs, untilMs);
     await this.options.store.pause(key, rate.perMinute, untilMs);
-    this.options.onEvent({ type: 'governor', outcome: 'paused', rate: rate.name, waitMs });
+    this.options.observer.budgetPaused(rate.name, waitMs);
   }
 
   private async probe(rate: Rate, where: Where, gate: PauseGate, leftMs: number): Promise<Turn> {
@@ -134,17 +134,17 @@ export class Governor {
     const reservation = await this.options.store.reserve(bucketKey(rate), rate.perMinute, this.options.now(), Math.max(0, maxWaitMs));
     if (!reservation.granted) throw this.refuse(rate, where, reservation.retryAfterMs);
     if (reservation.waitMs > 0) {
-      this.options.onEvent({ type: 'governor', outcome: 'queued', rate: rate.name, waitMs: reservation.waitMs });
+      this.options.observer.governorQueued(rate.name, reservation.waitMs);
       await this.options.sleep(reservation.waitMs);
       // Paired with `queued`, so the calls waiting right now (the queue's length) can be followed.
-      this.options.onEvent({ type: 'governor', outcome: 'released', rate: rate.name, waitMs: reservation.waitMs });
+      this.options.observer.governorReleased(rate.name, reservation.waitMs);
     }
     // One grant, one HTTP attempt: the same count as subgraph_upstream_requests_total.
-    this.options.onEvent({ type: 'governor_granted', rate: rate.name, service: where.service, endpoint: where.endpoint });
+    this.options.observer.governorGranted(rate.name, where);
   }
 
   private refuse(rate: Rate, where: Where, retryAfterMs: number): UpstreamError {
-    this.options.onEvent({ type: 'governor', outcome: 'refused', rate: rate.name, waitMs: retryAfterMs });
+    this.options.observer.governorRefused(rate.name, retryAfterMs);
     const retryAfterSeconds = Math.min(Math.max(1, Math.ceil(retryAfterMs / 1000)), this.maxRetryAfterSeconds);
     return new UpstreamError({ ...where, kind: 'budget_exhausted', retryAfterSeconds });
   }

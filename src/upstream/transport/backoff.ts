@@ -8,8 +8,6 @@ export interface BackoffOptions {
   random?: () => number;
 }
 
-export const DEFAULT_BACKOFF: BackoffOptions = { retries: 2, baseDelayMs: 50, maxDelayMs: 1_000 };
-
 /**
  * "Equal jitter" exponential backoff: half of the exponential step is fixed,
  * half random, so retries from many callers after one upstream blip spread

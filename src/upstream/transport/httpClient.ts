@@ -1,10 +1,10 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { request, type Dispatcher } from 'undici';
-import { backoffDelayMs, DEFAULT_BACKOFF, type BackoffOptions } from './backoff';
+import { CallDeadline } from './callDeadline';
 import { DeadlineSlots } from './deadlines';
-import { DEFAULT_MAX_RESPONSE_BYTES, readBodyText, UnreadableBody } from './responseBody';
-import { DEFAULT_MAX_RETRY_AFTER_SECONDS, parseRetryAfter } from './retryAfter';
+import { readBodyText, UnreadableBody } from './responseBody';
+import { parseRetryAfter } from './retryAfter';
 import { isRecord } from './typeGuards';
+import type { HttpAttempt, UpstreamObserver } from '../observer';
 import { UpstreamError, type UpstreamFieldError, type UpstreamService } from '../failures/upstreamError';
 
 export interface JsonRequest {
@@ -28,163 +28,60 @@ export interface HttpClient {
   requestJson(request: JsonRequest, call?: CallOptions): Promise<unknown>;
 }
 
-/** Per call: how the caller takes part in the call's retries. */
+/** Handed down with each attempt by the stages above (see pipeline.ts). */
 export interface CallOptions {
-  /**
-   * Asked before each retry (not before the first attempt), with the
-   * milliseconds left of the call's deadline: the rate governor takes the
-   * retry's own unit of budget here. A rejection means the retry may not be
-   * sent; the caller then gets the error of the attempt before it.
-   */
-  beforeRetry?: (remainingMs: number) => Promise<void>;
-}
-
-export interface HttpLogger {
-  warn(details: object, message: string): void;
+  /** The call's time budget, shared by its attempts (the retry stage's); one of the attempt's own otherwise. */
+  deadline?: CallDeadline;
+  /** Longest this attempt may wait for its governor grant; the governor's queue timeout otherwise. */
+  maxWaitMs?: number;
 }
 
 export interface HttpClientOptions {
   dispatcher: Dispatcher;
-  /** Budget for the whole call, retries and their backoff included. */
+  /** Budget of a call given no deadline of its own. */
   timeoutMs: number;
-  logger?: HttpLogger;
   /** Clock for HTTP-date `Retry-After` values. */
   now?: () => number;
-  /** How often and how long to wait before retrying; DEFAULT_BACKOFF unless given. */
-  backoff?: BackoffOptions;
   /** Shared call deadlines; one per client unless given. */
   deadlines?: DeadlineSlots;
-  /** Told about every attempt (retries included), e.g. to record metrics. */
-  observer?: HttpObserver;
-  /** Largest body read from the upstream, after decoding (UPSTREAM_MAX_RESPONSE_BYTES). Default 8 MiB. */
-  maxResponseBytes?: number;
-  /** `Retry-After` values are clamped to this many seconds (MAX_RETRY_AFTER_SECONDS). Default 300. */
-  maxRetryAfterSeconds?: number;
-  /** How the pause before a retry is waited out. Default: a timer. */
-  sleep?: (ms: number) => Promise<void>;
-}
-
-/** One finished attempt: where, how long, and the status or the failure kind. Never the URL. */
-export interface HttpAttempt {
-  service: UpstreamService;
-  endpoint: string;
-  durationMs: number;
-  status?: number;
-  failure?: 'timeout' | 'network';
-  retryAfterSeconds?: number;
-}
-
-export interface HttpObserver {
-  attemptFinished(attempt: HttpAttempt): void;
-}
-
-type ResolvedOptions = HttpClientOptions & {
-  backoff: BackoffOptions;
-  deadlines: DeadlineSlots;
+  /** Told about every attempt, e.g. to record metrics. */
+  observer?: Pick<UpstreamObserver, 'attemptFinished'>;
+  /** Largest body read from the upstream, after decoding (UPSTREAM_MAX_RESPONSE_BYTES). */
   maxResponseBytes: number;
+  /** `Retry-After` values are clamped to this many seconds (MAX_RETRY_AFTER_SECONDS), here and only here. */
   maxRetryAfterSeconds: number;
-  sleep: (ms: number) => Promise<void>;
-};
+}
 
-/**
- * Statuses where a second attempt can plausibly succeed: a proxy or load
- * balancer in front of the upstream failed (502, 504) or the upstream is
- * momentarily overloaded or restarting (503). A 500 is the upstream's own bug
- * for this request and would fail again; a 4xx is about the request itself.
- */
-const RETRYABLE_STATUSES = new Set([502, 503, 504]);
-
-/**
- * The connection was established and then dropped before an answer. The usual
- * cause is a keep-alive socket the server closed while it sat idle in our pool,
- * which a fresh socket fixes. A refused connection or a DNS failure is not
- * here: nothing is listening, and an immediate retry would fail the same way.
- */
-const RETRYABLE_NETWORK_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET']);
+type ResolvedOptions = HttpClientOptions & { deadlines: DeadlineSlots };
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 
+/**
+ * The transport: exactly one HTTP attempt per call, within the call's
+ * deadline, its failure mapped to an UpstreamError. Whether to try again is
+ * the retry stage's decision (stages/retry.ts), above the governor.
+ */
 export function createHttpClient(options: HttpClientOptions): HttpClient {
   const resolved: ResolvedOptions = {
     ...options,
-    backoff: options.backoff ?? DEFAULT_BACKOFF,
     deadlines: options.deadlines ?? new DeadlineSlots(),
-    maxResponseBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
-    maxRetryAfterSeconds: options.maxRetryAfterSeconds ?? DEFAULT_MAX_RETRY_AFTER_SECONDS,
-    sleep: options.sleep ?? sleep,
   };
-  return { requestJson: (jsonRequest, call) => requestJson(jsonRequest, resolved, call) };
-}
-
-/**
- * Retries only requests that are safe to repeat (GET, or a POST marked
- * idempotent) after a failure that another attempt can fix (see
- * RETRYABLE_STATUSES and RETRYABLE_NETWORK_CODES), at most
- * `backoff.retries` times, after a jittered exponential pause, and only when
- * that pause ends before the call's deadline, and only once `beforeRetry`
- * (the rate governor) lets it go: every retry is one more request the
- * upstream counts, so it spends its own unit of budget or is not sent.
- * Timeouts are never retried:
- * the caller has already waited the whole budget, and a slow upstream is made
- * slower by doubling its load. A 429 is not retried here (the caller's rate
- * governor owns the budget).
- */
-async function requestJson(jsonRequest: JsonRequest, options: ResolvedOptions, call: CallOptions = {}): Promise<unknown> {
-  const signal = options.deadlines.signalFor(options.timeoutMs);
-  const deadlineAt = performance.now() + options.timeoutMs;
-  for (let retry = 0; ; retry++) {
-    try {
-      return await observedAttempt(jsonRequest, options, signal);
-    } catch (error) {
-      if (!(error instanceof UpstreamError) || !isRetryable(jsonRequest, error) || retry >= options.backoff.retries) throw error;
-      const delayMs = backoffDelayMs(retry, options.backoff);
-      // A retry is worth its unit of the rate only with time left to answer: a quarter of the call's timeout.
-      const sendBy = deadlineAt - options.timeoutMs / 4;
-      if (performance.now() + delayMs >= sendBy) throw error;
-      const waitStartedAt = performance.now();
-      if (!(await mayRetry(call, sendBy - waitStartedAt))) throw error;
-      options.logger?.warn(
-        {
-          service: error.service,
-          endpoint: error.endpoint,
-          status: error.status,
-          reason: error.reason,
-          retry: retry + 1,
-          delayMs: Math.round(delayMs),
-        },
-        'upstream request failed; retrying after a pause',
-      );
-      // The budget's wait and the backoff overlap: the retry goes once both are over.
-      await options.sleep(Math.max(0, delayMs - (performance.now() - waitStartedAt)));
-    }
-  }
-}
-
-async function mayRetry(call: CallOptions, remainingMs: number): Promise<boolean> {
-  if (call.beforeRetry === undefined) return true;
-  try {
-    await call.beforeRetry(remainingMs);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function isRetryable(jsonRequest: JsonRequest, error: UpstreamError): boolean {
-  if (jsonRequest.method !== 'GET' && jsonRequest.idempotent !== true) return false;
-  if (error.kind === 'http') return error.status !== undefined && RETRYABLE_STATUSES.has(error.status);
-  if (error.kind === 'network') return error.reason !== undefined && RETRYABLE_NETWORK_CODES.has(error.reason);
-  return false;
+  return {
+    requestJson: (jsonRequest, call) => {
+      const deadline = call?.deadline ?? new CallDeadline(resolved.timeoutMs, resolved.deadlines);
+      return observedAttempt(jsonRequest, resolved, deadline);
+    },
+  };
 }
 
 /** `attempt`, reported to the observer however it ends. */
-async function observedAttempt(jsonRequest: JsonRequest, options: ResolvedOptions, signal: AbortSignal): Promise<unknown> {
+async function observedAttempt(jsonRequest: JsonRequest, options: ResolvedOptions, deadline: CallDeadline): Promise<unknown> {
   const observer = options.observer;
-  if (observer === undefined) return attempt(jsonRequest, options, signal);
+  if (observer === undefined) return attempt(jsonRequest, options, deadline);
   const startedAt = performance.now();
   const where = { service: jsonRequest.service, endpoint: jsonRequest.endpoint };
   try {
-    const json = await attempt(jsonRequest, options, signal);
+    const json = await attempt(jsonRequest, options, deadline);
     observer.attemptFinished({ ...where, durationMs: performance.now() - startedAt, status: 200 });
     return json;
   } catch (error) {
@@ -202,13 +99,14 @@ function describeFailure(error: unknown): Pick<HttpAttempt, 'status' | 'failure'
     : { status: error.status, retryAfterSeconds: error.retryAfterSeconds };
 }
 
-async function attempt(jsonRequest: JsonRequest, options: ResolvedOptions, signal: AbortSignal): Promise<unknown> {
+async function attempt(jsonRequest: JsonRequest, options: ResolvedOptions, deadline: CallDeadline): Promise<unknown> {
   const where = { service: jsonRequest.service, endpoint: jsonRequest.endpoint };
+  const signal = deadline.signal();
   let answer: Answer;
   try {
     answer = await beforeDeadline(send(jsonRequest, options, signal), signal);
   } catch (error) {
-    throw transportFailure(where, error, signal, options.timeoutMs);
+    throw transportFailure(where, error, signal, deadline.timeoutMs);
   }
   if (answer.status < 200 || answer.status >= 300) {
     throw httpFailure(where, answer, options.now ?? Date.now, options.maxRetryAfterSeconds);

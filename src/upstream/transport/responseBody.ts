@@ -3,9 +3,6 @@ import { pipeline, type Readable, type Transform } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 
-/** UPSTREAM_MAX_RESPONSE_BYTES' default: far above any dashboard or render.json answer, far below what hurts the process. */
-export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
-
 /** A body that was not read to the end, and why (in words for an UPSTREAM_BAD_RESPONSE reason). */
 export class UnreadableBody extends Error {
   constructor(readonly reason: string) {

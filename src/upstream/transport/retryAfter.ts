@@ -1,6 +1,3 @@
-/** MAX_RETRY_AFTER_SECONDS' default: the longest a single 429 may pause an upstream budget. */
-export const DEFAULT_MAX_RETRY_AFTER_SECONDS = 300;
-
 /**
  * `Retry-After` is either delay-seconds or an HTTP date (RFC 9110 §10.2.3).
  * Returns whole seconds from `nowMs` within [0, `maxSeconds`]: a value beyond
@@ -10,11 +7,7 @@ export const DEFAULT_MAX_RETRY_AFTER_SECONDS = 300;
  * not delay-seconds), so callers can tell "no hint" from "retry now": no hint
  * pauses nothing and reports no `retryAfter`.
  */
-export function parseRetryAfter(
-  header: string | string[] | undefined,
-  nowMs: number,
-  maxSeconds: number = DEFAULT_MAX_RETRY_AFTER_SECONDS,
-): number | undefined {
+export function parseRetryAfter(header: string | string[] | undefined, nowMs: number, maxSeconds: number): number | undefined {
   const value = (Array.isArray(header) ? header[0] : header)?.trim();
   if (value === undefined || value === '') return undefined;
   if (/^\d+$/.test(value)) return clampSeconds(Number(value), maxSeconds);
@@ -25,7 +18,7 @@ export function parseRetryAfter(
 }
 
 /** Also used by the governor, so no pause (and no `retryAfter` it reports) exceeds the cap. */
-export function clampSeconds(seconds: number, maxSeconds: number = DEFAULT_MAX_RETRY_AFTER_SECONDS): number {
+export function clampSeconds(seconds: number, maxSeconds: number): number {
   if (Number.isNaN(seconds)) return maxSeconds;
   return Math.min(Math.max(0, seconds), maxSeconds);
 }

@@ -1,8 +1,9 @@
 import type { HttpClient, JsonRequest } from '../../src/upstream/transport/httpClient';
+import { DEFAULT_UPSTREAM_PATH } from '../support/upstreamOptions';
 import { UpstreamError } from '../../src/upstream/failures/upstreamError';
 import { MemoryRateStore } from '../../src/upstream/stores/rateStore';
-import type { UpstreamEvent } from '../../src/upstream/events';
-import { createGovernedHttpClient } from '../../src/upstream/stages/governedHttpClient';
+import { recordEvents, type UpstreamEvent } from '../support/upstreamEvents';
+import { governedPath } from '../support/httpPath';
 import { Governor } from '../../src/upstream/stages/governor';
 
 const RENDER: JsonRequest = {
@@ -31,23 +32,23 @@ function setUp(script: (number | 'ok')[], deadlineMs = 10_000) {
       throw new UpstreamError({ service: request.service, endpoint: request.endpoint, kind: 'http', status: 429, retryAfterSeconds: next });
     },
   };
-  const onEvent = (event: UpstreamEvent) => events.push(event);
+  const observer = recordEvents(events);
   const governor = new Governor({
+    maxRetryAfterSeconds: DEFAULT_UPSTREAM_PATH.maxRetryAfterSeconds,
     store: new MemoryRateStore(),
     queueTimeoutMs: 2_000,
     now: () => now,
     sleep: async (ms) => {
       now += ms;
     },
-    onEvent,
+    observer,
   });
-  const client = createGovernedHttpClient({
+  const client = governedPath({
     http,
     governor,
     rateOf: (request) => ({ name: request.endpoint === SIGN_IN.endpoint ? 'signin' : 'render', key: request.url.host, perMinute: 600 }),
-    deadlineMs,
-    now: () => now,
-    onEvent,
+    timeoutMs: deadlineMs,
+    observer,
   });
   return { client, sent, events };
 }

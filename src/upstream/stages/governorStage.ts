@@ -1,0 +1,55 @@
+import type { JsonRequest } from '../transport/httpClient';
+import { failurePolicyOf, type UpstreamError } from '../failures/upstreamError';
+import type { UpstreamObserver } from '../observer';
+import type { Rate, Governor } from './governor';
+import type { HttpStage } from './retry';
+
+export interface GovernorStageOptions {
+  governor: Governor;
+  /** The rate a request spends from; undefined for requests no rate covers. */
+  rateOf: (request: JsonRequest) => Rate | undefined;
+  observer: UpstreamObserver;
+}
+
+/**
+ * The governor stage: every HTTP attempt that comes down (a first try, a
+ * retry, the repeat after a 429, a sign-in, the repeat after a 401) first
+ * takes its own place in its rate, within the wait the stage above allows
+ * (`maxWaitMs`), then goes to the transport. The upstream counts every one
+ * of them, so the governor does too. A 429 pauses the budget for every
+ * caller; whether the request is repeated is the retry stage's decision.
+ */
+export function governorStage(options: GovernorStageOptions): HttpStage {
+  return (next) => ({
+    requestJson: async (request, call) => {
+      const rate = options.rateOf(request);
+      if (rate === undefined) return next.requestJson(request, call);
+      const turn = await options.governor.acquire(rate, whereOf(request), call?.maxWaitMs);
+      try {
+        const json = await next.requestJson(request, call);
+        turn.finish('answered');
+        return json;
+      } catch (error) {
+        const policy = failurePolicyOf(error);
+        if (policy?.retry === 'after_pause') {
+          await pauseBudget(rate, error as UpstreamError, options);
+          turn.finish('rate_limited');
+        } else {
+          turn.finish(policy?.answered === true ? 'answered' : 'unanswered');
+        }
+        throw error;
+      }
+    },
+  });
+}
+
+async function pauseBudget(rate: Rate, error: UpstreamError, options: GovernorStageOptions): Promise<void> {
+  const retryAfterSeconds = error.retryAfterSeconds;
+  options.observer.rateLimited({ service: error.service, endpoint: error.endpoint }, retryAfterSeconds);
+  if (retryAfterSeconds !== undefined) await options.governor.pause(rate, retryAfterSeconds);
+}
+
+/** Only the names: the request itself carries the bearer token and, for sign-in, the password. */
+function whereOf(request: JsonRequest): Pick<JsonRequest, 'service' | 'endpoint'> {
+  return { service: request.service, endpoint: request.endpoint };
+}

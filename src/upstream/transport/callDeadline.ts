@@ -1,0 +1,28 @@
+import type { DeadlineSlots } from './deadlines';
+
+/**
+ * The time budget of one upstream call (UPSTREAM_TIMEOUT_MS), shared by its
+ * attempts: the retry stage makes one per call and hands it down with each
+ * attempt. Its clock starts when the first attempt is sent (the transport
+ * asks for its signal), so a wait for the governor's first grant is not part
+ * of the call's time, and every later attempt gets only what is left.
+ */
+export class CallDeadline {
+  private started: { signal: AbortSignal; endsAt: number } | undefined;
+
+  constructor(
+    readonly timeoutMs: number,
+    private readonly slots: DeadlineSlots,
+  ) {}
+
+  /** The signal that aborts the call's attempts at its deadline; the first ask starts the clock. */
+  signal(): AbortSignal {
+    this.started ??= { signal: this.slots.signalFor(this.timeoutMs), endsAt: performance.now() + this.timeoutMs };
+    return this.started.signal;
+  }
+
+  /** What is left of the budget: all of it before the first attempt is sent. */
+  remainingMs(): number {
+    return this.started === undefined ? this.timeoutMs : this.started.endsAt - performance.now();
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * An UpstreamObserver that records what it hears as plain events, so tests
+ * can assert the sequence of what the call path reported.
+ */
+import type { CacheOutcome } from '../../src/upstream/datasources/fetched';
+import type { UpstreamService } from '../../src/upstream/failures/upstreamError';
+import type { RateName, UpstreamObserver } from '../../src/upstream/observer';
+
+export type UpstreamEvent =
+  | { type: 'cache'; outcome: CacheOutcome; service: UpstreamService; endpoint: string }
+  | { type: 'governor'; outcome: 'queued' | 'released' | 'refused' | 'paused'; rate: RateName; waitMs: number }
+  | { type: 'breaker'; service: UpstreamService; state: 'open' | 'half_open' | 'closed' }
+  | { type: 'rate_limited'; service: UpstreamService; endpoint: string; retryAfterSeconds?: number }
+  | { type: 'governor_granted'; rate: RateName; service: UpstreamService; endpoint: string }
+  | { type: 'attempt'; service: UpstreamService; endpoint: string; status?: number; failure?: string }
+  | { type: 'retry'; service: UpstreamService; endpoint: string; retry: number }
+  | { type: 'sign_in'; outcome: 'ok' | 'failed' }
+  | { type: 'token_renewal'; reason: string };
+
+/** Pushes every event it hears onto `events` (or a fresh list, returned as `events`). */
+export function recordEvents(events: UpstreamEvent[] = []): UpstreamObserver & { events: UpstreamEvent[] } {
+  return {
+    events,
+    attemptFinished: (attempt) =>
+      events.push({
+        type: 'attempt',
+        service: attempt.service,
+        endpoint: attempt.endpoint,
+        ...(attempt.status === undefined ? {} : { status: attempt.status }),
+        ...(attempt.failure === undefined ? {} : { failure: attempt.failure }),
+      }),
+    retryScheduled: (where, retry) => events.push({ type: 'retry', ...where, retry }),
+    governorGranted: (rate, where) => events.push({ type: 'governor_granted', rate, service: where.service, endpoint: where.endpoint }),
+    governorQueued: (rate, waitMs) => events.push({ type: 'governor', outcome: 'queued', rate, waitMs }),
+    governorReleased: (rate, waitMs) => events.push({ type: 'governor', outcome: 'released', rate, waitMs }),
+    governorRefused: (rate, waitMs) => events.push({ type: 'governor', outcome: 'refused', rate, waitMs }),
+    rateLimited: (where, retryAfterSeconds) =>
+      events.push({ type: 'rate_limited', ...where, ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) }),
+    budgetPaused: (rate, waitMs) => events.push({ type: 'governor', outcome: 'paused', rate, waitMs }),
+    breakerChanged: (service, state) => events.push({ type: 'breaker', service, state }),
+    answerServed: (where, outcome) => events.push({ type: 'cache', outcome, service: where.service, endpoint: where.endpoint }),
+    signedIn: (outcome) => events.push({ type: 'sign_in', outcome }),
+    tokenRenewed: (reason) => events.push({ type: 'token_renewal', reason }),
+  };
+}

@@ -1,0 +1,32 @@
+/**
+ * The one way tests build `createUpstreams` options: the configuration's
+ * defaults (`upstreamPathSettings` over an empty environment, as `npm start`
+ * builds them), with what a test changes on top.
+ */
+import { loadConfig } from '../../src/config';
+import { upstreamPathSettings, type UpstreamPathSettings } from '../../src/config/upstreamPath';
+import type { ProtectionOptions } from '../../src/upstream/protection';
+import type { UpstreamsOptions } from '../../src/upstream/upstreams';
+
+export const DEFAULT_UPSTREAM_PATH: UpstreamPathSettings = upstreamPathSettings(loadConfig({}));
+
+/** What a test may change in the protection: any part, the breaker's fields one by one. */
+export type ProtectionOverrides = Partial<Omit<ProtectionOptions, 'breaker'>> & { breaker?: Partial<ProtectionOptions['breaker']> };
+
+export type UpstreamOptionsOverrides = Omit<UpstreamsOptions, keyof UpstreamPathSettings> &
+  Partial<Omit<UpstreamPathSettings, 'protection'>> & { protection?: ProtectionOverrides };
+
+export function upstreamOptions(options: UpstreamOptionsOverrides): UpstreamsOptions {
+  const { protection, ...rest } = options;
+  const defaults = DEFAULT_UPSTREAM_PATH.protection;
+  return {
+    ...DEFAULT_UPSTREAM_PATH,
+    ...rest,
+    protection: { ...defaults, ...protection, breaker: { ...defaults.breaker, ...protection?.breaker } },
+  };
+}
+
+/** The transport's configured bounds (UPSTREAM_MAX_RESPONSE_BYTES, MAX_RETRY_AFTER_SECONDS), for tests that build one. */
+export function transportDefaults(): { maxResponseBytes: number; maxRetryAfterSeconds: number } {
+  return { maxResponseBytes: DEFAULT_UPSTREAM_PATH.maxResponseBytes, maxRetryAfterSeconds: DEFAULT_UPSTREAM_PATH.maxRetryAfterSeconds };
+}
