@@ -40,7 +40,8 @@ describeWithRedis('fill markers in a real Redis', () => {
     const upstreamCalls: string[] = [];
 
     await admin.call('CLIENT', 'PAUSE', '10000', 'WRITE');
-    await expect(storeA.claim('render:k')).resolves.toEqual({ kind: 'claimed' });
+    // Redis away for A: nobody to coordinate with, so A fetches without a claim (its SET is applied late).
+    await expect(storeA.claim('render:k')).resolves.toEqual({ kind: 'unclaimed' });
     upstreamCalls.push('A');
     await storeA.set('render:k', entry, 60_000);
     expect(a.redis.mode()).toBe('degraded');

@@ -51,8 +51,6 @@ export class RedisAnswerStore implements AnswerStore {
   private readonly onWait: (key: string) => void;
   /** key → this replica's fill marker in Redis. */
   private readonly ownClaims = new Map<string, Lease>();
-  /** Keys claimed in the local store because Redis was away when they were claimed. */
-  private readonly localClaims = new Set<string>();
 
   constructor(
     private readonly redis: SharedRedis,
@@ -74,7 +72,9 @@ export class RedisAnswerStore implements AnswerStore {
   async claim(key: string): Promise<Claim> {
     if (this.fillWaitMs <= 0) return { kind: 'unclaimed' };
     const taken = await takeLease(this.redis, FILL_KEY_PREFIX + key, { leaseMs: this.leaseMs, holdAtMostMs: this.fillWaitMs });
-    if (taken.kind === 'away') return this.claimLocally(key);
+    // Redis away: no replica to coordinate with (the local store takes no claims; in-process
+    // coalescing already leaves one filler per key), so the caller fetches unclaimed.
+    if (taken.kind === 'away') return { kind: 'unclaimed' };
     if (taken.kind === 'held') return this.waitForAnotherFill(key);
     this.ownClaims.get(key)?.forget();
     this.ownClaims.set(key, taken.lease);
@@ -84,7 +84,6 @@ export class RedisAnswerStore implements AnswerStore {
   async set(key: string, entry: Fetched<unknown>, keepMs: number): Promise<void> {
     const lease = this.ownClaims.get(key);
     this.ownClaims.delete(key);
-    const claimedLocally = this.localClaims.delete(key);
     const keepForMs = ttlMs(keepMs);
     const written = await this.redis.attempt((client) => {
       const steps = client.multi();
@@ -94,13 +93,12 @@ export class RedisAnswerStore implements AnswerStore {
     });
     if (written.ok) lease?.forget();
     else await lease?.release();
-    if (!written.ok || claimedLocally) await this.local.set(key, entry, keepMs);
+    if (!written.ok) await this.local.set(key, entry, keepMs);
   }
 
   async fail(key: string): Promise<void> {
     const lease = this.ownClaims.get(key);
     this.ownClaims.delete(key);
-    if (this.localClaims.delete(key)) await this.local.fail(key);
     await lease?.release();
   }
 
@@ -109,12 +107,6 @@ export class RedisAnswerStore implements AnswerStore {
     if (!read.ok) return read.failure === 'away' ? 'unavailable' : undefined;
     const nowMs = this.now();
     return readValue(this.redis, ANSWER_KEY_PREFIX + key, read.value, (parsed) => validateEntry(parsed, nowMs));
-  }
-
-  private async claimLocally(key: string): Promise<Claim> {
-    const claim = await this.local.claim(key);
-    if (claim.kind === 'claimed') this.localClaims.add(key);
-    return claim;
   }
 
   /**
