@@ -22,7 +22,7 @@ COPY schema ./schema
 COPY src ./src
 COPY contract ./contract
 COPY emulator ./emulator
-COPY scripts ./scripts
+COPY scripts/buildExplorer.mjs ./scripts/buildExplorer.mjs
 RUN npm run codegen:check && npm run build
 
 # 2. Production dependencies only.
