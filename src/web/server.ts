@@ -38,6 +38,8 @@ export type ServerConfig = Pick<Config, 'production' | 'renderMaxConcurrency'> &
 export interface ServerDependencies {
   reporting: SharedDependencies['reporting'];
   recommender: SharedDependencies['recommender'];
+  /** The analytics tables, when the caller builds them (tests on a fake clock); default: one per server. */
+  analyticsTables?: SharedDependencies['analyticsTables'];
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
   /** Apollo's cache (persisted queries, the response cache) shared through Redis; default: an in-process LRU. */
   apolloCache?: KeyValueCache<string>;
