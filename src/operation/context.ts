@@ -1,7 +1,7 @@
 import { AnalyticsMemo } from '../reporting/analytics/operationMemo';
 import { AnalyticsTables, type AskOutcome } from '../reporting/tables/analyticsTables';
 import { SYSTEM_CLOCK } from '../reporting/tables/clock';
-import { MemoryTableStore } from '../reporting/tables/tableStore';
+import { MemoryTableStore, type TableStore } from '../reporting/tables/tableStore';
 import { DEFAULT_MAX_ROWS } from '../reporting/dashboard/validate';
 import type { AnalyticsConfig, Config } from '../config';
 import type { RenderParams } from '../upstream/datasources/wire';
@@ -61,6 +61,8 @@ export interface SharedDependencies {
   now?: () => number;
   /** The process's analytics tables; built once per SharedDependencies when absent (tests inject one on a fake clock). */
   analyticsTables?: AnalyticsTables;
+  /** Where those tables live: shared by the replicas through Redis (REDIS_URL); default this process's memory. */
+  tableStore?: TableStore;
   /** MAX_UPSTREAM_CALLS_PER_OPERATION; DEFAULT_MAX_UPSTREAM_CALLS when absent. */
   maxUpstreamCallsPerOperation?: number;
   /** REPORTING_MAX_ROWS; DEFAULT_MAX_ROWS when absent. */
@@ -113,7 +115,8 @@ function analyticsTablesOf(shared: SharedDependencies, maxRows: number): Analyti
     tables = new AnalyticsTables({
       // The process-wide endpoint: a table is every operation's, so no operation's allowance pays for it.
       reporting: shared.reporting,
-      store: new MemoryTableStore(),
+      store: shared.tableStore ?? new MemoryTableStore(),
+      shared: shared.tableStore !== undefined,
       clock: shared.now === undefined ? SYSTEM_CLOCK : { now: shared.now, sleep: SYSTEM_CLOCK.sleep },
       ttlSeconds: shared.cacheTtls.dashboardTtlSeconds,
       maxStalenessSeconds: shared.analytics.maxStalenessSeconds,

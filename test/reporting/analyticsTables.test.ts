@@ -248,3 +248,34 @@ describe('metrics outside the plan', () => {
     expect(dashboard.sent.slice(3).some((body) => body.metrics.includes('revenueTotal'))).toBe(false);
   });
 });
+
+describe('replicas sharing one store', () => {
+  it('an ask refused a unit on one replica is answered by the table another replica fetched', async () => {
+    const urls = site(5);
+    const clock = new FakeClock(START);
+    const dashboard = fakeDashboard({ clock, unitMs: UNIT_MS, urls });
+    const store = new MemoryTableStore();
+    const replica = () =>
+      new AnalyticsTables({
+        reporting: dashboard,
+        store,
+        shared: true,
+        clock,
+        ttlSeconds: 60,
+        maxStalenessSeconds: 900,
+        windowAlignSeconds: 60,
+        maxRows: 500,
+        maxColdUrls: 500,
+        coldShare: 0.5,
+      });
+    const [a, b] = [replica(), replica()];
+    const asks = [a.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock)), b.ranking(WEEK, 2, deadline(clock))];
+    await clock.advance(1_000);
+    const [panel, ranking] = await Promise.all(asks);
+
+    expect(dashboard.sent).toHaveLength(1);
+    expect(dashboard.refusals).toBe(1);
+    expect(cell(panel as Map<string, Map<MetricName, Cell | Error>>, urls[0], 'pageViewsTotal').fetchedAt).toBe(START);
+    expect((ranking as Awaited<ReturnType<AnalyticsTables['ranking']>>).rows.map((row) => row.url)).toEqual(urls.slice(0, 2));
+  });
+});

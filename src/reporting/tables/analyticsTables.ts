@@ -49,6 +49,8 @@ export interface AnalyticsTablesOptions {
   /** ANALYTICS_CHUNK_SIZE: most urls of one cold query. */
   maxColdUrls: number;
   coldShare: number;
+  /** The store is shared by replicas (Redis): waiting asks also look for tables other replicas fetched. */
+  shared?: boolean;
   /** Metrics hooks. */
   onAnswered?(asks: number): void;
   onWaiting?(count: number): void;
@@ -82,6 +84,7 @@ export class AnalyticsTables {
       onTable: (table) => (table.urls === 'all' ? options.store.setTable(table) : options.store.setPoints(table)),
       ...(options.onAnswered === undefined ? {} : { onAnswered: options.onAnswered }),
       ...(options.onWaiting === undefined ? {} : { onWaiting: options.onWaiting }),
+      ...(options.shared === true ? { lookup: (need: Need) => this.sharedAnswer(need) } : {}),
     });
   }
 
@@ -122,6 +125,23 @@ export class AnalyticsTables {
   /** Stops the scheduler (shutdown): nothing more is sent. */
   close(): void {
     this.scheduler.close();
+  }
+
+  /** What the shared store holds for a need: the whole table, or (for a cold need) another replica's cold answer for its urls. */
+  private async sharedAnswer(need: Need): Promise<Table | undefined> {
+    const table = await this.options.store.table(need.spec.key);
+    if (
+      need.urls === undefined ||
+      (table !== undefined && need.urls.every((url) => readCell(table, url, need.metrics[0] ?? need.spec.rank) !== undefined))
+    ) {
+      return table;
+    }
+    const points = await this.options.store.points(need.spec.key, need.urls);
+    const first = points.get(need.urls[0]);
+    // One cold query answered them all only if every url has the same answer.
+    return first !== undefined && need.urls.every((url) => points.get(url)?.fetchedAt === first.fetchedAt)
+      ? mergePoints(points)
+      : undefined;
   }
 
   /** Counts the ask and, when its table is half way to its TTL or past it, asks for a refresh. */
@@ -187,7 +207,7 @@ export class AnalyticsTables {
       if (urls.length === 0) return;
       const wanted = missingMetrics(cells, metrics);
       const whole = known === undefined || wanted.some((metric) => !known?.metrics.includes(metric));
-      const need: Need = whole ? { spec, metrics: wanted } : { spec, urls, metrics: wanted };
+      const need: Need = whole ? { spec, metrics: wanted, articles: urls } : { spec, urls, metrics: wanted, articles: urls };
       let delivery: Delivery;
       try {
         delivery = await this.scheduler.wait(need, deadline);
@@ -223,4 +243,13 @@ function missingMetrics(cells: Map<string, Map<MetricName, Cell | Error>>, metri
 
 function fillError(cells: Map<string, Map<MetricName, Cell | Error>>, metrics: readonly MetricName[], error: Error): void {
   for (const byMetric of cells.values()) for (const metric of metrics) if (!byMetric.has(metric)) byMetric.set(metric, error);
+}
+
+/** One replica's cold answer, read back per url from the shared store, as one table. */
+function mergePoints(points: Map<string, Table>): Table | undefined {
+  const tables = [...points.values()];
+  const first = tables[0];
+  if (first === undefined) return undefined;
+  const rows = new Map(tables.flatMap((table) => [...table.rows]));
+  return { ...first, rows, urls: new Set(points.keys()) };
 }

@@ -4,7 +4,7 @@ import type { ResolvedWindow } from '../analytics/window';
 import type { Clock } from './clock';
 import { isUpstreamError, metricUnavailable, refused } from './errors';
 import type { MetricPlan } from './metricPlan';
-import { tabulate, type Table } from './table';
+import { readCell, tabulate, type Table } from './table';
 import { coldQuery, tableQuery, type TableSpec } from './tableSpec';
 
 /** What an ask needs fetched: the whole table, or the urls a full table lacks; and the metrics it reads. */
@@ -13,6 +13,8 @@ export interface Need {
   /** Absent: the whole table. */
   urls?: readonly string[];
   metrics: readonly MetricName[];
+  /** The articles the ask wants numbers of (absent: a ranking, any rows). */
+  articles?: readonly string[];
 }
 
 /** The answer a waiting ask gets: the table its unit fetched and how many asks that one query answered. */
@@ -42,10 +44,21 @@ export interface UnitSchedulerOptions {
   onAnswered?(asks: number): void;
   /** Asks waiting now. */
   onWaiting?(count: number): void;
+  /**
+   * Set when the tables are shared by replicas (Redis): what the shared store
+   * holds now for a spec, so an ask waiting here is answered by a table
+   * another replica fetched (checked every SHARED_POLL_MS while waiting).
+   */
+  lookup?(need: Need): Promise<Table | undefined>;
 }
+
+/** How often asks waiting for a unit look for a table another replica fetched. */
+const SHARED_POLL_MS = 250;
 
 interface Waiter {
   need: Need;
+  /** When it began to wait: only a table fetched since can answer it. */
+  since: number;
   deadline: number;
   settled: boolean;
   settle(outcome: Delivery | Error): void;
@@ -95,6 +108,7 @@ export class UnitScheduler {
     return new Promise<Delivery>((resolve, reject) => {
       const waiter: Waiter = {
         need,
+        since: now,
         deadline,
         settled: false,
         settle: (outcome) => {
@@ -160,6 +174,12 @@ export class UnitScheduler {
   private async run(): Promise<void> {
     while (!this.closed && (this.waiting.size > 0 || this.refreshes.size > 0)) {
       const waitMs = this.nextUnitAt - this.options.clock.now();
+      if (waitMs > 0 && this.options.lookup !== undefined) {
+        // Shared tables: another replica's unit may answer these asks before this replica gets one.
+        await this.options.clock.sleep(Math.min(waitMs, SHARED_POLL_MS));
+        await this.deliverShared(this.options.lookup);
+        continue;
+      }
       if (waitMs > 0) {
         this.refuseHopeless();
         await this.options.clock.sleep(waitMs);
@@ -168,6 +188,16 @@ export class UnitScheduler {
       const work = this.pick();
       if (work === undefined) return;
       await this.send(work);
+    }
+  }
+
+  /** Answers every waiting ask that a table in the shared store, fetched since it began to wait, covers. */
+  private async deliverShared(lookup: (need: Need) => Promise<Table | undefined>): Promise<void> {
+    for (const list of [...this.waiting.values()]) {
+      for (const waiter of [...list]) {
+        const table = await lookup(waiter.need);
+        if (table !== undefined && table.fetchedAt >= waiter.since && covers(table, waiter.need)) waiter.settle({ table, asks: 1 });
+      }
     }
   }
 
@@ -267,4 +297,11 @@ export class UnitScheduler {
     const failure = error instanceof Error ? error : new Error(`dashboard query failed: ${String(error)}`);
     for (const waiter of live) waiter.settle(failure);
   }
+}
+
+/** Whether a table says every number the need asks for. */
+function covers(table: Table, need: Need): boolean {
+  if (!need.metrics.every((metric) => table.metrics.includes(metric))) return false;
+  if (need.articles === undefined) return table.urls === 'all';
+  return need.articles.every((url) => need.metrics.every((metric) => readCell(table, url, metric) !== undefined));
 }
