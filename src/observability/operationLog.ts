@@ -5,6 +5,7 @@ import type { Context } from '../operation/context';
 import type { Logger } from './logger';
 import { UpstreamError } from '../upstream/failures/upstreamError';
 import { operationOutcome, sentErrorCodes } from './operationOutcome';
+import { analyticsAskFields } from './analyticsAsks';
 
 type OperationLogger = Pick<Logger, 'debug' | 'info' | 'error'>;
 
@@ -43,6 +44,7 @@ export function operationLogPlugin(
             upstreamCalls: allowance?.calls ?? 0,
             ...(allowance !== undefined && allowance.refusedCalls > 0 ? { refusedUpstreamCalls: allowance.refusedCalls } : {}),
             cacheHits: allowance?.cacheHits ?? 0,
+            ...analyticsAskFields(contextValue.askOutcomes),
             // Answered whole by the response cache (src/graphql/responseCache/): nothing executed, so no calls.
             ...(metrics.responseCacheHit === true ? { responseCacheHit: true } : {}),
             ...(codes.length > 0 ? { errorCodes: [...new Set(codes)] } : {}),

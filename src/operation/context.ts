@@ -1,5 +1,6 @@
 import { AnalyticsMemo } from '../reporting/analytics/operationMemo';
-import { AnalyticsTables, type AskOutcome } from '../reporting/tables/analyticsTables';
+import { AnalyticsTables, tableLabel, type AnalyticsTablesOptions, type AskOutcome } from '../reporting/tables/analyticsTables';
+import { analyticsTableMetrics } from '../observability/metrics/analyticsTables';
 import { SYSTEM_CLOCK } from '../reporting/tables/clock';
 import { MemoryTableStore, type TableStore } from '../reporting/tables/tableStore';
 import { DEFAULT_MAX_ROWS } from '../reporting/dashboard/validate';
@@ -67,7 +68,8 @@ export interface SharedDependencies {
   maxUpstreamCallsPerOperation?: number;
   /** REPORTING_MAX_ROWS; DEFAULT_MAX_ROWS when absent. */
   reportingMaxRows?: number;
-  metrics?: Pick<Metrics, 'recordBatch'>;
+  /** `registry` (optional) carries the analytics tables' series too. */
+  metrics?: Pick<Metrics, 'recordBatch'> & Partial<Pick<Metrics, 'registry'>>;
 }
 
 /**
@@ -124,8 +126,21 @@ function analyticsTablesOf(shared: SharedDependencies, maxRows: number): Analyti
       maxRows,
       maxColdUrls: shared.analytics.chunkSize,
       coldShare: shared.analytics.coldShare,
+      ...tableMetricsHooks(shared),
     });
     tablesByShared.set(shared, tables);
   }
   return tables;
+}
+
+function tableMetricsHooks(shared: SharedDependencies): Partial<AnalyticsTablesOptions> {
+  const registry = shared.metrics?.registry;
+  if (registry === undefined) return {};
+  const metrics = analyticsTableMetrics(registry, shared.now ?? Date.now);
+  return {
+    onAnswered: (asks) => metrics.recordAnswered(asks),
+    onWaiting: (count) => metrics.recordWaiting(count),
+    onRefused: (reason) => metrics.recordRefusal(reason),
+    onTable: (spec, fetchedAt) => metrics.recordTable(tableLabel(spec), fetchedAt),
+  };
 }

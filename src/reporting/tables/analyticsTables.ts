@@ -5,7 +5,7 @@ import { alignInstant, resolveWindow } from '../analytics/window';
 import { FIELD_METRICS } from '../analytics/selection';
 import type { Clock } from './clock';
 import { Demand } from './demand';
-import { metricUnavailable } from './errors';
+import { isUpstreamError, metricUnavailable } from './errors';
 import { MetricPlan } from './metricPlan';
 import { readCell, topRows, type Table } from './table';
 import type { TableStore } from './tableStore';
@@ -54,7 +54,13 @@ export interface AnalyticsTablesOptions {
   /** Metrics hooks. */
   onAnswered?(asks: number): void;
   onWaiting?(count: number): void;
+  onRefused?(reason: 'deadline' | 'metric_unavailable' | 'upstream_error'): void;
+  /** A table was fetched: its spec and when. */
+  onTable?(spec: TableSpec, fetchedAt: number): void;
 }
+
+/** Most specs remembered for naming tables in metrics. */
+const MAX_SPECS = 1_000;
 
 /** The metrics a table of article numbers carries: what ArticleAnalytics' fields read. */
 const ARTICLE_METRICS: readonly MetricName[] = Object.values(FIELD_METRICS);
@@ -69,6 +75,8 @@ const ARTICLE_METRICS: readonly MetricName[] = Object.values(FIELD_METRICS);
 export class AnalyticsTables {
   private readonly plan = new MetricPlan();
   private readonly demand = new Demand();
+  /** Specs by key, for naming a fetched table (bounded like the demand). */
+  private readonly specs = new Map<string, TableSpec>();
   private readonly scheduler: UnitScheduler;
 
   constructor(private readonly options: AnalyticsTablesOptions) {
@@ -81,7 +89,7 @@ export class AnalyticsTables {
       maxRows: options.maxRows,
       maxColdUrls: Math.min(options.maxColdUrls, options.maxRows),
       coldShare: options.coldShare,
-      onTable: (table) => (table.urls === 'all' ? options.store.setTable(table) : options.store.setPoints(table)),
+      onTable: (table) => this.storeTable(table),
       ...(options.onAnswered === undefined ? {} : { onAnswered: options.onAnswered }),
       ...(options.onWaiting === undefined ? {} : { onWaiting: options.onWaiting }),
       ...(options.shared === true ? { lookup: (need: Need) => this.sharedAnswer(need) } : {}),
@@ -117,7 +125,13 @@ export class AnalyticsTables {
     if (this.plan.isUnavailable(spec.rank)) throw metricUnavailable(spec.rank);
     const table = await this.usableTable(spec);
     if (table !== undefined && table.metrics.includes(spec.rank)) return rankingOf(table, spec, limit, this.servedOutcome(spec, table));
-    const delivery = await this.scheduler.wait({ spec, metrics: [spec.rank] }, deadline);
+    let delivery: Delivery;
+    try {
+      delivery = await this.scheduler.wait({ spec, metrics: [spec.rank] }, deadline);
+    } catch (error) {
+      this.refusal(error);
+      throw error;
+    }
     if (!delivery.table.metrics.includes(spec.rank)) throw metricUnavailable(spec.rank);
     return rankingOf(delivery.table, spec, limit, fetchedOutcome(delivery));
   }
@@ -125,6 +139,22 @@ export class AnalyticsTables {
   /** Stops the scheduler (shutdown): nothing more is sent. */
   close(): void {
     this.scheduler.close();
+  }
+
+  private async storeTable(table: Table): Promise<void> {
+    if (table.urls !== 'all') return this.options.store.setPoints(table);
+    await this.options.store.setTable(table);
+    const spec = this.specs.get(table.key);
+    if (spec !== undefined) this.options.onTable?.(spec, table.fetchedAt);
+  }
+
+  private refusal(error: unknown): void {
+    const reason = isUpstreamError(error, 'budget_exhausted')
+      ? 'deadline'
+      : isUpstreamError(error, 'metric_unavailable')
+        ? 'metric_unavailable'
+        : 'upstream_error';
+    this.options.onRefused?.(reason);
   }
 
   /** What the shared store holds for a need: the whole table, or (for a cold need) another replica's cold answer for its urls. */
@@ -148,6 +178,9 @@ export class AnalyticsTables {
   private async usableTable(spec: TableSpec): Promise<Table | undefined> {
     const now = this.options.clock.now();
     this.demand.record(spec.key, now);
+    this.specs.delete(spec.key);
+    this.specs.set(spec.key, spec);
+    if (this.specs.size > MAX_SPECS) this.specs.delete(this.specs.keys().next().value ?? '');
     const table = await this.options.store.table(spec.key);
     if (table === undefined || !this.isUsable(spec, table)) return undefined;
     if (now - table.fetchedAt >= this.ttlMs(spec) / 2) this.scheduler.refresh(spec, this.demand.score(spec.key, now));
@@ -212,6 +245,7 @@ export class AnalyticsTables {
       try {
         delivery = await this.scheduler.wait(need, deadline);
       } catch (error) {
+        this.refusal(error);
         fillError(cells, metrics, error instanceof Error ? error : new Error(String(error)));
         return;
       }
@@ -252,4 +286,11 @@ function mergePoints(points: Map<string, Table>): Table | undefined {
   if (first === undefined) return undefined;
   const rows = new Map(tables.flatMap((table) => [...table.rows]));
   return { ...first, rows, urls: new Set(points.keys()) };
+}
+
+/** A table's name in metrics: its window and rank metric, never its filter values. */
+export function tableLabel(spec: TableSpec): string {
+  const window = spec.window.last != null ? `last_${spec.window.last.number}_${spec.window.last.unit}` : 'range';
+  const filtered = spec.filters.domain !== undefined || spec.filters.section !== undefined ? '_filtered' : '';
+  return `${window}_${spec.rank}${filtered}`;
 }
