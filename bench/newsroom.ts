@@ -37,6 +37,7 @@ interface Ask {
   atMs: number;
   ms: number;
   ok: boolean;
+  codes: string[];
 }
 
 /** A deterministic stream of numbers in [0, 1) (mulberry32): the same run every time. */
@@ -81,15 +82,17 @@ function picker(urls: string[], next: () => number): () => { url: string; longTa
   };
 }
 
-async function send(agent: Agent, url: string, query: string, variables: Record<string, unknown>): Promise<boolean> {
+/** One ask: answered (no error), or the error codes it got. */
+async function send(agent: Agent, url: string, query: string, variables: Record<string, unknown>): Promise<string[]> {
   const response = await request(url, {
     dispatcher: agent,
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ query, variables }),
   });
-  const body = (await response.body.json()) as { errors?: unknown[] };
-  return response.statusCode === 200 && (body.errors ?? []).length === 0;
+  const body = (await response.body.json()) as { errors?: { extensions?: { code?: string } }[] };
+  const codes = (body.errors ?? []).map((error) => error.extensions?.code ?? 'UNKNOWN');
+  return response.statusCode === 200 ? codes : [`HTTP_${response.statusCode}`, ...codes];
 }
 
 /** A metric's sum over the replicas' /metrics. */
@@ -117,8 +120,8 @@ async function runLoad(replicas: SubgraphProcess[], urls: string[], seconds: num
       const article = kind === 'editor' ? pick() : { url: '', longTail: false };
       const atMs = performance.now() - started;
       const variables = kind === 'editor' ? { reps: [{ __typename: 'Article', url: article.url }] } : {};
-      const ok = await send(agent, replica.url, kind === 'editor' ? PANEL : WIDGET, variables).catch(() => false);
-      asks.push({ kind, longTail: article.longTail, atMs, ms: performance.now() - started - atMs, ok });
+      const codes = await send(agent, replica.url, kind === 'editor' ? PANEL : WIDGET, variables).catch(() => ['NETWORK']);
+      asks.push({ kind, longTail: article.longTail, atMs, ms: performance.now() - started - atMs, ok: codes.length === 0, codes });
       const waitMs = periodMs - (performance.now() - started - atMs);
       if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
     }
@@ -132,6 +135,13 @@ async function runLoad(replicas: SubgraphProcess[], urls: string[], seconds: num
     await agent.close();
   }
   return asks;
+}
+
+function errorTally(asks: Ask[]): string {
+  const counts = new Map<string, number>();
+  for (const ask of asks)
+    for (const code of new Set(ask.codes)) counts.set(`${ask.kind} ${code}`, (counts.get(`${ask.kind} ${code}`) ?? 0) + 1);
+  return counts.size === 0 ? 'none' : [...counts].map(([code, count]) => `${code} × ${count}`).join(', ');
 }
 
 function percent(part: number, whole: number): string {
@@ -154,7 +164,6 @@ async function scenario(
   redis: RedisServer | undefined,
   seconds: number,
 ): Promise<string> {
-  await resetStats(emulator.url);
   const env = {
     REPORTING_BASE_URL: emulator.url,
     RECOMMENDER_URL: emulator.url,
@@ -166,8 +175,11 @@ async function scenario(
   };
   const replicas = await Promise.all(Array.from({ length: replicaCount }, () => spawnSubgraph(env)));
   try {
+    await resetStats(emulator.url);
+    const countedFrom = performance.now();
     const asks = await runLoad(replicas, urls, seconds);
     const stats = await readStats(emulator.url);
+    const countedSeconds = (performance.now() - countedFrom) / 1000;
     const queries = stats.dashboard.count;
     const rateLimited = await scrapeSum(replicas, 'subgraph_upstream_rate_limited_total');
     const answeredSum = await scrapeSum(replicas, 'subgraph_analytics_asks_per_query_sum');
@@ -192,8 +204,11 @@ async function scenario(
         asks.filter((ask) => ask.kind === 'widget'),
       ),
       '',
-      `Vendor dashboard queries: ${queries} in ${seconds} s (${((queries * 60) / seconds).toFixed(2)} a minute); upstream 429s: ${rateLimited}; ` +
-        `asks answered per query: ${answeredCount === 0 ? 'n/a' : (answeredSum / answeredCount).toFixed(1)} (${answeredSum} asks over ${answeredCount} queries).`,
+      `Vendor dashboard queries: ${queries} in ${countedSeconds.toFixed(0)} s (${((queries * 60) / countedSeconds).toFixed(2)} a minute); ` +
+        `upstream 429s: ${rateLimited}; asks answered per vendor query: ${queries === 0 ? 'n/a' : (asks.filter((ask) => ask.ok).length / queries).toFixed(1)} ` +
+        `(of which waited for their unit: ${answeredSum} asks over ${answeredCount} queries).`,
+      '',
+      `Errors of unanswered asks after 2 min: ${errorTally(asks.filter((ask) => ask.atMs >= WARM_MS && !ask.ok))}.`,
       '',
     ].join('\n');
   } finally {

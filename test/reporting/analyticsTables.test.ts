@@ -227,6 +227,23 @@ describe('refresh by demand', () => {
   });
 });
 
+describe('who gets the next unit', () => {
+  it('asks for a table with nothing to serve them come before the refresh of a table that can still serve', async () => {
+    const urls = site(5);
+    const { clock, dashboard, tables } = setUp({ urls });
+    await tables.ranking(DAY, 3, deadline(clock));
+    await clock.advance(50_000);
+    await tables.ranking(DAY, 3, deadline(clock)); // past half its TTL: asks for a refresh
+    const week = tables.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
+    await clock.advance(13_000);
+    expect(cell(await week, urls[0], 'pageViewsTotal')).toMatchObject({ outcome: 'fresh', fetchedAt: START + UNIT_MS });
+    const windows = dashboard.sent.map((body) =>
+      'range' in body.dates ? Date.parse(body.dates.range.end) - Date.parse(body.dates.range.start) : 0,
+    );
+    expect(windows).toEqual([86_400_000, 7 * 86_400_000]);
+  });
+});
+
 describe('metrics outside the plan', () => {
   it('are learned from one query carrying only them as unproven, never asked again, and the other fields keep their numbers', async () => {
     const urls = site(5);
@@ -239,13 +256,13 @@ describe('metrics outside the plan', () => {
     expect(cell(answer, urls[0], 'pageViewsTotal').value).toBe(fakeValue(urls, urls[0], 'pageViewsTotal'));
     expect(errorOf(answer, urls[0], 'revenueTotal')).toMatchObject({ kind: 'metric_unavailable', metrics: ['REVENUE_TOTAL'] });
     const sentMetrics = dashboard.sent.map((body) => body.metrics.includes('revenueTotal'));
-    // The table, its refresh by demand (the refresh's share), then the one query that carries the unproven metric.
-    expect(sentMetrics).toEqual([false, false, true]);
+    // The table, then the one query that carries the unproven metric (an ask with nothing to serve it goes first).
+    expect(sentMetrics).toEqual([false, true]);
 
     const again = await tables.articles(WEEK, [urls[1]], ['revenueTotal', 'uniqueUsers'], deadline(clock));
     expect(errorOf(again, urls[1], 'revenueTotal').kind).toBe('metric_unavailable');
     expect(cell(again, urls[1], 'uniqueUsers').value).toBe(fakeValue(urls, urls[1], 'uniqueUsers'));
-    expect(dashboard.sent.slice(3).some((body) => body.metrics.includes('revenueTotal'))).toBe(false);
+    expect(dashboard.sent.slice(2).some((body) => body.metrics.includes('revenueTotal'))).toBe(false);
   });
 });
 

@@ -208,8 +208,13 @@ export class UnitScheduler {
     }
   }
 
-  /** Cold asks while they are under their share (or nothing else waits); otherwise the most demanded refresh. */
+  /**
+   * Asks for a table that has nothing to serve them (not even stale numbers)
+   * first; then cold asks while they are under their share (or nothing else
+   * waits); otherwise the most demanded refresh.
+   */
   private pick(): Work | undefined {
+    if ([...this.waiting.values()].some((list) => list.some(needsWholeTable))) return this.askWork();
     const total = this.coldUnits + this.refreshUnits;
     const coldTurn = this.refreshes.size === 0 || this.coldUnits <= this.options.coldShare * total;
     if (this.waiting.size > 0 && (coldTurn || this.refreshes.size === 0)) return this.askWork();
@@ -223,7 +228,10 @@ export class UnitScheduler {
 
   /** The table with the most asks waiting; every ask of it that one body can carry. */
   private askWork(): Work | undefined {
-    const [key, list] = [...this.waiting.entries()].sort((a, b) => b[1].length - a[1].length)[0] ?? [];
+    const [key, list] =
+      [...this.waiting.entries()].sort(
+        (a, b) => Number(b[1].some(needsWholeTable)) - Number(a[1].some(needsWholeTable)) || b[1].length - a[1].length,
+      )[0] ?? [];
     if (key === undefined || list === undefined || list.length === 0) return undefined;
     const spec = list[0].need.spec;
     const window = this.options.windowOf(spec, this.options.clock.now());
@@ -297,6 +305,11 @@ export class UnitScheduler {
     const failure = error instanceof Error ? error : new Error(`dashboard query failed: ${String(error)}`);
     for (const waiter of live) waiter.settle(failure);
   }
+}
+
+/** An ask that needs the whole table has no table to be served from, fresh or stale. */
+function needsWholeTable(waiter: Waiter): boolean {
+  return waiter.need.urls === undefined;
 }
 
 /** Whether a table says every number the need asks for. */
