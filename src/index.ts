@@ -10,6 +10,7 @@ import { Metrics } from './observability/metrics/metrics';
 import { createMetricsServer } from './observability/metrics/metricsServer';
 import { heldSecrets, Secret } from './redaction/secret';
 import { connectSharedState } from './upstream/stores/redis/sharedState';
+import { sharedTableStore } from './upstream/stores/redisTableStore';
 import { buildServer } from './web/server';
 import { installShutdown, type ShutdownStep } from './web/shutdown';
 import { allowedOrigins } from './web/cors';
@@ -54,7 +55,9 @@ async function main(): Promise<void> {
     reporting: upstreams.reporting,
     recommender: upstreams.recommender,
     logger,
-    ...(shared === undefined ? {} : { apolloCache: shared.apolloCache, redisMode: () => shared.redis.mode() }),
+    ...(shared === undefined
+      ? {}
+      : { apolloCache: shared.apolloCache, redisMode: () => shared.redis.mode(), tableStore: sharedTableStore(shared.redis, config) }),
     // The vendor refusing our sign-in is shown, never a reason for 503: the process itself is healthy.
     readinessDetails: { signIn: () => upstreams.tokens.signInState() },
     ...(metrics === undefined ? {} : { metrics }),

@@ -1,9 +1,9 @@
 import type { EnvReader } from './env';
 import { UPSTREAM_CALL_DEFAULTS, UPSTREAM_MAX_ROWS } from './upstreamCalls';
 
-/** Article analytics (`Article.analytics`, `topArticles`). */
+/** Article analytics (`Article.analytics`, `topArticles`), answered from tables (docs/analytics-tables.md). */
 export interface AnalyticsConfig {
-  /** Article URLs per dashboard query: one chunk's rows must fit in one page of REPORTING_MAX_ROWS. */
+  /** Article URLs per cold query: its rows must fit in one page of REPORTING_MAX_ROWS. */
   chunkSize: number;
   /**
    * Relative windows end at the operation's instant rounded down to this many
@@ -11,12 +11,25 @@ export interface AnalyticsConfig {
    * and the answer cache can serve them.
    */
   windowAlignSeconds: number;
+  /**
+   * Longest an ask waits for the next unit of the reporting budget
+   * (ANALYTICS_ASK_DEADLINE_MS): below the 30 s a router gives a subgraph,
+   * so a refused ask still reaches the router as an answer.
+   */
+  askDeadlineMs: number;
+  /** Oldest numbers still served (with their `fetchedAt`) while a refresh waits for its unit (ANALYTICS_MAX_STALENESS_SECONDS). */
+  maxStalenessSeconds: number;
+  /** Share of the reporting units kept for cold asks when refreshes also wait (ANALYTICS_COLD_SHARE, above 0, at most 1). */
+  coldShare: number;
 }
 
 /** What the server uses when a caller (a test) gives no analytics configuration. */
 export const DEFAULT_ANALYTICS_CONFIG: AnalyticsConfig = Object.freeze({
   chunkSize: UPSTREAM_CALL_DEFAULTS.reportingMaxRows,
   windowAlignSeconds: 60,
+  askDeadlineMs: 20_000,
+  maxStalenessSeconds: 900,
+  coldShare: 0.5,
 });
 
 /**
@@ -34,5 +47,9 @@ export function readAnalytics(reader: EnvReader, reportingMaxRows: number): Anal
     chunkSize: chunkSize ?? Math.min(DEFAULT_ANALYTICS_CONFIG.chunkSize, reportingMaxRows),
     windowAlignSeconds:
       reader.integer('ANALYTICS_WINDOW_ALIGN_SECONDS', { min: 0, max: 3_600 }) ?? DEFAULT_ANALYTICS_CONFIG.windowAlignSeconds,
+    askDeadlineMs: reader.integer('ANALYTICS_ASK_DEADLINE_MS', { min: 0, max: 120_000 }) ?? DEFAULT_ANALYTICS_CONFIG.askDeadlineMs,
+    maxStalenessSeconds:
+      reader.integer('ANALYTICS_MAX_STALENESS_SECONDS', { min: 0, max: 86_400 }) ?? DEFAULT_ANALYTICS_CONFIG.maxStalenessSeconds,
+    coldShare: reader.decimal('ANALYTICS_COLD_SHARE', { above: 0, max: 1 }) ?? DEFAULT_ANALYTICS_CONFIG.coldShare,
   };
 }

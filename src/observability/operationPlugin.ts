@@ -7,6 +7,7 @@ import type { Logger } from './logger';
 import type { Metrics } from './metrics/metrics';
 import { UpstreamError } from '../upstream/failures/upstreamError';
 import { operationOutcome, sentErrorCodes } from './operationOutcome';
+import { analyticsAskFields } from './analyticsAsks';
 
 type OperationLogger = Pick<Logger, 'debug' | 'info' | 'error'>;
 type OperationMetrics = Pick<Metrics, 'recordOperation' | 'recordLimitRefusal'>;
@@ -55,6 +56,7 @@ export function operationPlugin({ logger, metrics, now }: OperationPluginOptions
             upstreamCalls,
             ...(allowance !== undefined && allowance.refusedCalls > 0 ? { refusedUpstreamCalls: allowance.refusedCalls } : {}),
             cacheHits: allowance?.cacheHits ?? 0,
+            ...analyticsAskFields(contextValue.askOutcomes),
             // Answered whole by the response cache (src/graphql/responseCache/): nothing executed, so no calls.
             ...(requestMetrics.responseCacheHit === true ? { responseCacheHit: true } : {}),
             ...(codes.length > 0 ? { errorCodes: [...new Set(codes)] } : {}),

@@ -1,5 +1,8 @@
 import { AnalyticsMemo } from '../reporting/analytics/operationMemo';
-import { alignInstant } from '../reporting/analytics/window';
+import { AnalyticsTables, tableLabel, type AnalyticsTablesOptions, type AskOutcome } from '../reporting/tables/analyticsTables';
+import { analyticsTableMetrics } from '../observability/metrics/analyticsTables';
+import { SYSTEM_CLOCK } from '../reporting/tables/clock';
+import { MemoryTableStore, type TableStore } from '../reporting/tables/tableStore';
 import { DEFAULT_MAX_ROWS } from '../reporting/dashboard/validate';
 import type { AnalyticsConfig, Config } from '../config';
 import type { RenderParams } from '../upstream/datasources/wire';
@@ -21,11 +24,13 @@ export interface Context {
   recommendations: RecommendationsLoader;
   /** Per request: every `Article.analytics` of the operation joins its batches. */
   articleMetrics: ArticleMetricsLoader;
-  /**
-   * The operation's instant (epoch ms, rounded down to ANALYTICS_WINDOW_ALIGN_SECONDS),
-   * captured once: every relative window of the operation ends here.
-   */
-  operationInstant: number;
+  /** Process-wide: the analytics tables every operation's asks are answered from. */
+  analyticsTables: AnalyticsTables;
+  /** When this operation's asks stop waiting for a unit (epoch ms): its start plus ANALYTICS_ASK_DEADLINE_MS. */
+  analyticsDeadline: number;
+  /** How each analytics ask of this operation was answered, in order (for the operation log). */
+  askOutcomes: AskOutcome[];
+  recordAsk(outcome: AskOutcome): void;
   /** The clock of this operation's time readings (cache hints); tests pin it. */
   now: () => number;
   /** Per request: window and selection readings shared by every article of the operation. */
@@ -53,13 +58,18 @@ export interface SharedDependencies {
   analytics: AnalyticsConfig;
   cacheTtls: CacheTtls;
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
-  /** Clock of `operationInstant` and of the cache hints; tests pin it. Default Date.now. */
+  /** Clock of the ask deadlines and of the cache hints; tests pin it. Default Date.now. */
   now?: () => number;
+  /** The process's analytics tables; built once per SharedDependencies when absent (tests inject one on a fake clock). */
+  analyticsTables?: AnalyticsTables;
+  /** Where those tables live: shared by the replicas through Redis (REDIS_URL); default this process's memory. */
+  tableStore?: TableStore;
   /** MAX_UPSTREAM_CALLS_PER_OPERATION; DEFAULT_MAX_UPSTREAM_CALLS when absent. */
   maxUpstreamCallsPerOperation?: number;
   /** REPORTING_MAX_ROWS; DEFAULT_MAX_ROWS when absent. */
   reportingMaxRows?: number;
-  metrics?: Pick<Metrics, 'recordBatch'>;
+  /** `registry` (optional) carries the analytics tables' series too. */
+  metrics?: Pick<Metrics, 'recordBatch'> & Partial<Pick<Metrics, 'registry'>>;
 }
 
 /**
@@ -72,6 +82,9 @@ export function createContext(shared: SharedDependencies): Context {
   const allowance = new UpstreamAllowance(shared.maxUpstreamCallsPerOperation ?? DEFAULT_MAX_UPSTREAM_CALLS);
   const metrics = shared.metrics;
   const reporting = withDashboardAllowance({ query: countingCacheHits((body) => shared.reporting.query(body), allowance) }, allowance);
+  const tables = analyticsTablesOf(shared, maxRows);
+  const analyticsDeadline = now() + shared.analytics.askDeadlineMs;
+  const askOutcomes: AskOutcome[] = [];
   const recommender: RenderEndpoint = { render: countingCacheHits((params: RenderParams) => shared.recommender.render(params), allowance) };
   return {
     reporting,
@@ -80,13 +93,54 @@ export function createContext(shared: SharedDependencies): Context {
       allowance,
       ...(metrics === undefined ? {} : { onBatch: (size: number) => metrics.recordBatch('recommendations', size) }),
     }),
-    articleMetrics: createArticleMetricsLoader(reporting, { chunkSize: shared.analytics.chunkSize, maxRows }),
-    operationInstant: alignInstant(now(), shared.analytics.windowAlignSeconds),
+    articleMetrics: createArticleMetricsLoader({ tables, deadline: analyticsDeadline }),
+    analyticsTables: tables,
+    analyticsDeadline,
+    askOutcomes,
+    recordAsk: (outcome) => askOutcomes.push(outcome),
     now,
     analyticsMemo: new AnalyticsMemo(),
     cacheTtls: shared.cacheTtls,
     logger: shared.logger,
     allowance,
     maxRows,
+  };
+}
+
+/** One set of tables per set of shared dependencies (one server): built on first use, process-wide from then on. */
+const tablesByShared = new WeakMap<SharedDependencies, AnalyticsTables>();
+
+function analyticsTablesOf(shared: SharedDependencies, maxRows: number): AnalyticsTables {
+  if (shared.analyticsTables !== undefined) return shared.analyticsTables;
+  let tables = tablesByShared.get(shared);
+  if (tables === undefined) {
+    tables = new AnalyticsTables({
+      // The process-wide endpoint: a table is every operation's, so no operation's allowance pays for it.
+      reporting: shared.reporting,
+      store: shared.tableStore ?? new MemoryTableStore(),
+      shared: shared.tableStore !== undefined,
+      clock: shared.now === undefined ? SYSTEM_CLOCK : { now: shared.now, sleep: SYSTEM_CLOCK.sleep },
+      ttlSeconds: shared.cacheTtls.dashboardTtlSeconds,
+      maxStalenessSeconds: shared.analytics.maxStalenessSeconds,
+      windowAlignSeconds: shared.analytics.windowAlignSeconds,
+      maxRows,
+      maxColdUrls: shared.analytics.chunkSize,
+      coldShare: shared.analytics.coldShare,
+      ...tableMetricsHooks(shared),
+    });
+    tablesByShared.set(shared, tables);
+  }
+  return tables;
+}
+
+function tableMetricsHooks(shared: SharedDependencies): Partial<AnalyticsTablesOptions> {
+  const registry = shared.metrics?.registry;
+  if (registry === undefined) return {};
+  const metrics = analyticsTableMetrics(registry, shared.now ?? Date.now);
+  return {
+    onAnswered: (asks) => metrics.recordAnswered(asks),
+    onWaiting: (count) => metrics.recordWaiting(count),
+    onRefused: (reason) => metrics.recordRefusal(reason),
+    onTable: (spec, fetchedAt) => metrics.recordTable(tableLabel(spec), fetchedAt),
   };
 }

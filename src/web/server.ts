@@ -47,6 +47,10 @@ export type ServerConfig = Pick<
 export interface ServerDependencies {
   reporting: SharedDependencies['reporting'];
   recommender: SharedDependencies['recommender'];
+  /** The analytics tables, when the caller builds them (tests on a fake clock); default: one per server. */
+  analyticsTables?: SharedDependencies['analyticsTables'];
+  /** Where the analytics tables live (Redis when replicas share them); default: this process's memory. */
+  tableStore?: SharedDependencies['tableStore'];
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
   /** Apollo's cache (persisted queries, the response cache) shared through Redis; default: an in-process LRU. */
   apolloCache?: KeyValueCache<string>;

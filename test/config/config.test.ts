@@ -56,7 +56,7 @@ describe('loadConfig', () => {
       landingPage: 'sandbox',
       httpTimeouts: { keepAliveMs: 15_000, headersMs: 20_000, requestMs: 30_000, checkIntervalMs: 1_000 },
       cache: { renderTtlSeconds: 60, dashboardTtlSeconds: 60, staleIfErrorSeconds: 600 },
-      analytics: { chunkSize: 500, windowAlignSeconds: 60 },
+      analytics: { chunkSize: 500, windowAlignSeconds: 60, askDeadlineMs: 20_000, maxStalenessSeconds: 900, coldShare: 0.5 },
       governor: { reportingPerMinute: 600, signinPerMinute: 20, renderPerMinute: 6_000, queueTimeoutMs: 2_000 },
       breaker: { cooldownSeconds: 10 },
       redis: undefined,
@@ -103,10 +103,19 @@ describe('loadConfig', () => {
   });
 
   test('reads the analytics variables and refuses chunks the upstream cannot page', () => {
-    expect(loadConfig({ ANALYTICS_CHUNK_SIZE: '200', ANALYTICS_WINDOW_ALIGN_SECONDS: '0' }).analytics).toEqual({
-      chunkSize: 200,
-      windowAlignSeconds: 0,
-    });
+    expect(
+      loadConfig({
+        ANALYTICS_CHUNK_SIZE: '200',
+        ANALYTICS_WINDOW_ALIGN_SECONDS: '0',
+        ANALYTICS_ASK_DEADLINE_MS: '15000',
+        ANALYTICS_MAX_STALENESS_SECONDS: '600',
+        ANALYTICS_COLD_SHARE: '0.25',
+      }).analytics,
+    ).toEqual({ chunkSize: 200, windowAlignSeconds: 0, askDeadlineMs: 15_000, maxStalenessSeconds: 600, coldShare: 0.25 });
+    expect(configError({ ANALYTICS_COLD_SHARE: '0', ANALYTICS_ASK_DEADLINE_MS: '-1' }).problems).toEqual([
+      'ANALYTICS_ASK_DEADLINE_MS must be an integer from 0 to 120000 (got "-1")',
+      'ANALYTICS_COLD_SHARE must be a number > 0 and <= 1 (got "0")',
+    ]);
     expect(configError({ ANALYTICS_CHUNK_SIZE: '1001', ANALYTICS_WINDOW_ALIGN_SECONDS: '-1' }).problems).toEqual([
       'ANALYTICS_CHUNK_SIZE must be an integer from 1 to 1000 (got "1001")',
       'ANALYTICS_WINDOW_ALIGN_SECONDS must be an integer from 0 to 3600 (got "-1")',

@@ -1,5 +1,6 @@
 import type { Fetched } from '../../upstream/datasources/fetched';
-import type { ResolvedWindow } from '../../reporting/analytics/window';
+import type { Cell } from '../../reporting/tables/analyticsTables';
+import type { TableSpec } from '../../reporting/tables/tableSpec';
 import type { DashboardMetricResultWire, MetricName, RecommendationWire } from '../../upstream/datasources/wire';
 
 /**
@@ -13,13 +14,17 @@ export type RankedRecommendation = RecommendationWire & { position: number; fetc
 export type DashboardResultParent = DashboardMetricResultWire & { fetchedAt: number };
 
 /**
- * One article's analytics: its window pinned to instants and the metrics its
- * selection asked for, already loaded (a metric missing here is loaded by its field).
+ * One article's analytics: the table that answers it, the window and age of
+ * the numbers it was served (the table's own, never the ask's), and the
+ * metrics its selection asked for, already loaded (a metric missing here is
+ * loaded by its field; an Error is that field's answer).
  */
 export interface ArticleAnalyticsParent {
   url: string;
-  window: ResolvedWindow;
-  values: ReadonlyMap<MetricName, Fetched<number>>;
+  spec: TableSpec;
+  window: { from: number; to: number };
+  fetchedAt: number;
+  values: ReadonlyMap<MetricName, Cell | Error>;
 }
 
 /** One row of a `topArticles` ranking. */

@@ -1,6 +1,5 @@
 import type { QueryResolvers } from '../__generated__/resolvers-types';
-import { rankArticles, toTopArticlesRequest, topArticlesQuery, validateTopArticles } from '../../reporting/analytics/topArticles';
-import { resolveWindow } from '../../reporting/analytics/window';
+import { resolveTopArticles } from '../../reporting/analytics/topArticles';
 import { toDashboardQueryBody } from '../../reporting/dashboard/toQueryBody';
 import { validateDashboardQuery } from '../../reporting/dashboard/validate';
 import { rejectInvalid } from '../errors';
@@ -24,12 +23,5 @@ export const Query: QueryResolvers = {
     return stampDashboardResults(answer);
   },
 
-  topArticles: async (_root, args, context, info) => {
-    const request = toTopArticlesRequest(args);
-    rejectInvalid(validateTopArticles(request));
-    const answer = await context.reporting.query(topArticlesQuery(request, resolveWindow(request.window, context.operationInstant)));
-    // The caller's window, not the pinned one: "the last day" keeps moving, so it gets the short TTL.
-    hintDashboardAnswer(info, context.cacheTtls, request.window, answer.fetchedAt, context.now);
-    return rankArticles(answer);
-  },
+  topArticles: (_root, args, context, info) => resolveTopArticles(args, context, info),
 };

@@ -1,72 +1,82 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { DateWindowInput } from '../../graphql/__generated__/resolvers-types';
 import type { Context } from '../../operation/context';
-import type { Fetched } from '../../upstream/datasources/fetched';
 import type { MetricName } from '../../upstream/datasources/wire';
 import type { ArticleMetricsLoader } from '../../operation/loaders/articleMetrics';
+import type { Cell } from '../tables/analyticsTables';
+import { tableSpec, type TableSpec } from '../tables/tableSpec';
 import { Metric, TimeUnit } from '../../graphql/enums';
 import { hintDashboardAnswer } from '../../graphql/resolvers/cacheHints';
 import { rejectInvalid } from '../../graphql/errors';
 import type { ArticleAnalyticsParent } from '../../graphql/resolvers/mappers';
 import { selectedMetrics } from './selection';
-import { resolveWindow, validateWindow, type ResolvedWindow } from './window';
+import { validateWindow } from './window';
 
 /** The schema's default, also used for an explicit `window: null`. */
 const DEFAULT_ANALYTICS_WINDOW: DateWindowInput = { last: { number: 7, unit: TimeUnit.DAY } };
 
-/** Asked for when the selection reads `fetchedAt` and no metric: some answer must say when it was fetched. */
+/** Asked for when the selection reads `fetchedAt` or `from`/`to` and no metric: some answer must say when and over what. */
 const PROBE_METRIC = Metric.PAGE_VIEWS_TOTAL;
 
+/** Article tables are ranked by page views: the most read articles are the ones most asked about. */
+const ARTICLE_TABLE_RANK = Metric.PAGE_VIEWS_TOTAL;
+
 /**
- * `Article.analytics`: validates the window, pins it to the operation's
- * instant and loads every metric the selection reads before returning, so a
- * failed query nulls this field once (one error) instead of failing each
- * non-null subfield, and every article's keys reach the same batch.
+ * `Article.analytics`: validates the window and loads every metric the
+ * selection reads before returning, so every article's keys reach the same
+ * batch. A metric's own error (e.g. outside the plan) stays at its field;
+ * when no metric has a number, the whole field fails once.
  */
 export async function resolveArticleAnalytics(
   url: string,
   window: DateWindowInput | null | undefined,
-  context: Pick<Context, 'articleMetrics' | 'operationInstant' | 'analyticsMemo' | 'cacheTtls' | 'now'>,
+  context: Pick<Context, 'articleMetrics' | 'analyticsMemo' | 'cacheTtls' | 'now' | 'recordAsk'>,
   info: GraphQLResolveInfo,
 ): Promise<ArticleAnalyticsParent> {
   const input = window ?? DEFAULT_ANALYTICS_WINDOW;
-  const resolved = context.analyticsMemo.window(input, () => {
+  const spec = context.analyticsMemo.spec(input, () => {
     rejectInvalid(validateWindow(input, 'window'));
-    return resolveWindow(input, context.operationInstant);
+    return tableSpec(input, {}, ARTICLE_TABLE_RANK);
   });
   const selection = context.analyticsMemo.selection(info, () => selectedMetrics(info));
-  const metrics = selection.metrics.length === 0 && selection.needsAnswer ? [PROBE_METRIC] : selection.metrics;
-  const values = await loadMetrics(context.articleMetrics, url, resolved, metrics);
-  // The caller's window, not the pinned one: "the last 7 days" keeps moving, so it gets the short TTL.
-  hintDashboardAnswer(info, context.cacheTtls, input, oldestFetchedAt(values) ?? context.now(), context.now);
-  return { url, window: resolved, values };
-}
-
-function oldestFetchedAt(values: ReadonlyMap<MetricName, Fetched<number>>): number | undefined {
-  const fetched = [...values.values()].map((value) => value.fetchedAt);
-  return fetched.length === 0 ? undefined : Math.min(...fetched);
+  const metrics = selection.metrics.length === 0 ? [PROBE_METRIC] : selection.metrics;
+  const values = await loadMetrics(context.articleMetrics, spec, url, metrics);
+  const cells = [...values.values()].filter((value): value is Cell => !(value instanceof Error));
+  if (cells.length === 0) {
+    context.recordAsk('refused');
+    throw [...values.values()][0];
+  }
+  const oldest = cells.reduce((a, b) => (b.fetchedAt < a.fetchedAt ? b : a));
+  context.recordAsk(oldest.outcome);
+  // The caller's window, not the table's: "the last 7 days" keeps moving, so it gets the short TTL; past it (stale), 0.
+  hintDashboardAnswer(info, context.cacheTtls, input, oldest.fetchedAt, context.now);
+  return { url, spec, window: { from: oldest.from, to: oldest.to }, fetchedAt: oldest.fetchedAt, values };
 }
 
 async function loadMetrics(
   loader: ArticleMetricsLoader,
+  spec: TableSpec,
   url: string,
-  window: ResolvedWindow,
   metrics: readonly MetricName[],
-): Promise<Map<MetricName, Fetched<number>>> {
-  const values = await Promise.all(metrics.map((metric) => loader.load({ window, url, metric })));
-  return new Map(metrics.map((metric, index) => [metric, values[index]]));
+): Promise<Map<MetricName, Cell | Error>> {
+  // A key's Error rejects its load (DataLoader's contract): settled, so each metric keeps its own outcome.
+  const settled = await Promise.allSettled(metrics.map((metric) => loader.load({ spec, url, metric })));
+  return new Map(
+    metrics.map((metric, index) => {
+      const outcome = settled[index];
+      const value = outcome.status === 'fulfilled' ? outcome.value : asError(outcome.reason);
+      return [metric, value];
+    }),
+  );
 }
 
-/** A metric of the parent: loaded already, unless the selection reading missed it (then it is loaded now). */
-export async function analyticsValue(
-  parent: ArticleAnalyticsParent,
-  metric: MetricName,
-  loader: ArticleMetricsLoader,
-): Promise<Fetched<number>> {
-  return parent.values.get(metric) ?? loader.load({ window: parent.window, url: parent.url, metric });
+function asError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(`analytics failed: ${String(reason)}`);
 }
 
-/** The oldest of the answers the numbers came from: the most honest age for the whole object. */
-export async function analyticsFetchedAt(parent: ArticleAnalyticsParent, loader: ArticleMetricsLoader): Promise<number> {
-  return oldestFetchedAt(parent.values) ?? (await analyticsValue(parent, PROBE_METRIC, loader)).fetchedAt;
+/** A metric of the parent: loaded already, unless the selection reading missed it (then it is loaded now). Its error is its field's. */
+export async function analyticsValue(parent: ArticleAnalyticsParent, metric: MetricName, loader: ArticleMetricsLoader): Promise<number> {
+  const value = parent.values.get(metric) ?? (await loader.load({ spec: parent.spec, url: parent.url, metric }));
+  if (value instanceof Error) throw value;
+  return value.value;
 }

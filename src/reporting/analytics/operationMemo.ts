@@ -1,28 +1,28 @@
 import type { FieldNode, GraphQLResolveInfo } from 'graphql';
 import type { DateWindowInput } from '../../graphql/__generated__/resolvers-types';
+import type { TableSpec } from '../tables/tableSpec';
 import type { AnalyticsSelection } from './selection';
-import type { ResolvedWindow } from './window';
 
 /**
  * Every article of a batch asks the same questions: is this window valid,
- * which instants is it, which metrics does this field select. Built per
+ * which table answers it, which metrics does this field select. Built per
  * request (context factory) so a router's batch of 1,000 articles answers
  * them once instead of 1,000 times.
  */
 export class AnalyticsMemo {
-  private readonly windows = new Map<string, ResolvedWindow>();
+  private readonly specs = new Map<string, TableSpec>();
   // Keyed by the execution's variables too: a selection's `metric(metric: $m)` depends on them.
   private readonly selections = new WeakMap<GraphQLResolveInfo['variableValues'], WeakMap<FieldNode, AnalyticsSelection>>();
 
-  /** Only windows that resolved are kept: an invalid one throws each time, so every field reports its error. */
-  window(input: DateWindowInput, resolve: () => ResolvedWindow): ResolvedWindow {
+  /** Only windows that were valid are kept: an invalid one throws each time, so every field reports its error. */
+  spec(input: DateWindowInput, resolve: () => TableSpec): TableSpec {
     const key = JSON.stringify(input);
-    let resolved = this.windows.get(key);
-    if (resolved === undefined) {
-      resolved = resolve();
-      this.windows.set(key, resolved);
+    let spec = this.specs.get(key);
+    if (spec === undefined) {
+      spec = resolve();
+      this.specs.set(key, spec);
     }
-    return resolved;
+    return spec;
   }
 
   selection(info: GraphQLResolveInfo, read: () => AnalyticsSelection): AnalyticsSelection {

@@ -1,10 +1,14 @@
 import type { DateWindowInput, QueryTopArticlesArgs } from '../../graphql/__generated__/resolvers-types';
-import type { Fetched } from '../../upstream/datasources/fetched';
-import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../upstream/datasources/wire';
-import { Dimension, FilterOperator, Granularity, Metric, SortDirection, TimeUnit } from '../../graphql/enums';
-import type { InvalidArgument } from '../../graphql/errors';
+import type { GraphQLResolveInfo } from 'graphql';
+import type { MetricName } from '../../upstream/datasources/wire';
+import { Metric, TimeUnit } from '../../graphql/enums';
+import { rejectInvalid, type InvalidArgument } from '../../graphql/errors';
 import type { ArticleRankingParent } from '../../graphql/resolvers/mappers';
-import { validateWindow, type ResolvedWindow } from './window';
+import { hintDashboardAnswer } from '../../graphql/resolvers/cacheHints';
+import type { Context } from '../../operation/context';
+import type { Ranking } from '../tables/analyticsTables';
+import { tableSpec, type TableSpec } from '../tables/tableSpec';
+import { validateWindow } from './window';
 
 const MAX_TOP_ARTICLES = 100;
 
@@ -46,28 +50,35 @@ export function validateTopArticles(request: TopArticlesRequest): InvalidArgumen
   return problems;
 }
 
-/** One dashboard query: rows grouped by url, best first, only as many as asked for. */
-export function topArticlesQuery(request: TopArticlesRequest, window: ResolvedWindow): DashboardQueryBody {
-  const filters: DashboardQueryBody['filters'] = [];
-  if (request.domain !== undefined) filters.push({ filter: Dimension.DOMAIN, op: FilterOperator.EQ, value: [request.domain] });
-  if (request.section !== undefined) filters.push({ filter: Dimension.SECTION, op: FilterOperator.EQ, value: [request.section] });
-  return {
-    dates: window.dates,
-    filters,
-    groupBy: [Dimension.URL],
-    metrics: [request.metric],
-    order: { metric: request.metric, sort: SortDirection.DESC },
-    granularity: Granularity.DAILY,
-    limit: request.limit,
-  };
+/** The table a ranking reads: its window, its filters, ranked by its metric. */
+export function topArticlesSpec(request: TopArticlesRequest): TableSpec {
+  return tableSpec(
+    request.window,
+    {
+      ...(request.domain === undefined ? {} : { domain: request.domain }),
+      ...(request.section === undefined ? {} : { section: request.section }),
+    },
+    request.metric,
+  );
 }
 
-export function rankArticles({ value }: Fetched<readonly DashboardMetricResultWire[]>): ArticleRankingParent[] {
-  const rows = value[0]?.actualData.values ?? [];
-  return rows
-    .flatMap((row) => {
-      const url = row.items.find((item) => item.type === Dimension.URL)?.value;
-      return url === undefined ? [] : [{ url, value: row.total }];
-    })
-    .map((ranked, index) => ({ ...ranked, rank: index + 1 }));
+/** `topArticles`: the first rows of its table, with the table's age for the cache hint. */
+export async function resolveTopArticles(
+  args: Partial<QueryTopArticlesArgs>,
+  context: Pick<Context, 'analyticsTables' | 'analyticsDeadline' | 'cacheTtls' | 'now' | 'recordAsk'>,
+  info: GraphQLResolveInfo,
+): Promise<ArticleRankingParent[]> {
+  const request = toTopArticlesRequest(args);
+  rejectInvalid(validateTopArticles(request));
+  let ranking: Ranking;
+  try {
+    ranking = await context.analyticsTables.ranking(topArticlesSpec(request), request.limit, context.analyticsDeadline);
+  } catch (error) {
+    context.recordAsk('refused');
+    throw error;
+  }
+  context.recordAsk(ranking.outcome);
+  // The caller's window: "the last day" keeps moving, so it gets the short TTL; a stale table gets 0.
+  hintDashboardAnswer(info, context.cacheTtls, request.window, ranking.fetchedAt, context.now);
+  return ranking.rows.map((row, index) => ({ ...row, rank: index + 1 }));
 }

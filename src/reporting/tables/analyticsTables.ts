@@ -1,0 +1,296 @@
+import type { DashboardEndpoint } from '../../upstream/endpoints/dashboard';
+import type { MetricName } from '../../upstream/datasources/wire';
+import { dashboardTtlSeconds } from '../dashboard/cacheTtl';
+import { alignInstant, resolveWindow } from '../analytics/window';
+import { FIELD_METRICS } from '../analytics/selection';
+import type { Clock } from './clock';
+import { Demand } from './demand';
+import { isUpstreamError, metricUnavailable } from './errors';
+import { MetricPlan } from './metricPlan';
+import { readCell, topRows, type Table } from './table';
+import type { TableStore } from './tableStore';
+import type { TableSpec } from './tableSpec';
+import { UnitScheduler, type Delivery, type Need } from './unitScheduler';
+
+/**
+ * How an ask was answered, for the operation log: fetched for it alone
+ * (`fresh`), from a fresh table (`table`), from numbers past their TTL
+ * (`stale`), by one query shared with other waiting asks (`merged`), or not
+ * at all (`refused`).
+ */
+export type AskOutcome = 'fresh' | 'table' | 'stale' | 'merged' | 'refused';
+
+/** One number with the window it is really over and when it was fetched. */
+export interface Cell {
+  value: number;
+  fetchedAt: number;
+  from: number;
+  to: number;
+  outcome: Exclude<AskOutcome, 'refused'>;
+}
+
+export interface Ranking {
+  rows: { url: string; value: number }[];
+  fetchedAt: number;
+  from: number;
+  to: number;
+  outcome: Exclude<AskOutcome, 'refused'>;
+}
+
+export interface AnalyticsTablesOptions {
+  reporting: Pick<DashboardEndpoint, 'query'>;
+  store: TableStore;
+  clock: Clock;
+  /** DASHBOARD_CACHE_TTL_SECONDS: a table is fresh this long (an hour once its window ended); 0 never reuses one. */
+  ttlSeconds: number;
+  maxStalenessSeconds: number;
+  windowAlignSeconds: number;
+  maxRows: number;
+  /** ANALYTICS_CHUNK_SIZE: most urls of one cold query. */
+  maxColdUrls: number;
+  coldShare: number;
+  /** The store is shared by replicas (Redis): waiting asks also look for tables other replicas fetched. */
+  shared?: boolean;
+  /** Metrics hooks. */
+  onAnswered?(asks: number): void;
+  onWaiting?(count: number): void;
+  onRefused?(reason: 'deadline' | 'metric_unavailable' | 'upstream_error'): void;
+  /** A table was fetched: its spec and when. */
+  onTable?(spec: TableSpec, fetchedAt: number): void;
+}
+
+/** Most specs remembered for naming tables in metrics. */
+const MAX_SPECS = 1_000;
+
+/** The metrics a table of article numbers carries: what ArticleAnalytics' fields read. */
+const ARTICLE_METRICS: readonly MetricName[] = Object.values(FIELD_METRICS);
+
+/**
+ * `Article.analytics` and `topArticles` answered from tables (one per spec):
+ * fresh tables answer at once, stale ones (up to the maximum staleness)
+ * answer at once and ask for a refresh, and whatever no table can say waits
+ * for the next unit in the scheduler, merged with every other ask of the
+ * same table. Process-wide: it holds the service account's analytics only.
+ */
+export class AnalyticsTables {
+  private readonly plan = new MetricPlan();
+  private readonly demand = new Demand();
+  /** Specs by key, for naming a fetched table (bounded like the demand). */
+  private readonly specs = new Map<string, TableSpec>();
+  private readonly scheduler: UnitScheduler;
+
+  constructor(private readonly options: AnalyticsTablesOptions) {
+    this.scheduler = new UnitScheduler({
+      reporting: options.reporting,
+      clock: options.clock,
+      plan: this.plan,
+      tableMetrics: (spec) => this.tableMetrics(spec),
+      windowOf: (spec, now) => resolveWindow(spec.window, alignInstant(now, options.windowAlignSeconds)),
+      maxRows: options.maxRows,
+      maxColdUrls: Math.min(options.maxColdUrls, options.maxRows),
+      coldShare: options.coldShare,
+      onTable: (table) => this.storeTable(table),
+      ...(options.onAnswered === undefined ? {} : { onAnswered: options.onAnswered }),
+      ...(options.onWaiting === undefined ? {} : { onWaiting: options.onWaiting }),
+      ...(options.shared === true ? { lookup: (need: Need) => this.sharedAnswer(need) } : {}),
+    });
+  }
+
+  /** The numbers of `urls` × `metrics`: each a Cell, or the Error its field answers. */
+  async articles(
+    spec: TableSpec,
+    urls: readonly string[],
+    metrics: readonly MetricName[],
+    deadline: number,
+  ): Promise<Map<string, Map<MetricName, Cell | Error>>> {
+    const cells = new Map(urls.map((url) => [url, new Map<MetricName, Cell | Error>()]));
+    for (const metric of metrics) {
+      if (this.plan.isUnavailable(metric)) for (const byMetric of cells.values()) byMetric.set(metric, metricUnavailable(metric));
+    }
+    const table = await this.usableTable(spec);
+    if (table !== undefined) this.fill(cells, metrics, table, this.servedOutcome(spec, table));
+    const pointUrls = missingUrls(cells, metrics);
+    if (pointUrls.length > 0) {
+      for (const [url, point] of await this.options.store.points(spec.key, pointUrls)) {
+        if (this.isUsable(spec, point))
+          this.fill(new Map([[url, cells.get(url) ?? new Map()]]), metrics, point, this.servedOutcome(spec, point));
+      }
+    }
+    await this.fetchMissing(spec, cells, metrics, deadline, table);
+    return cells;
+  }
+
+  /** The first `limit` rows of the spec's table, ranked by its metric. */
+  async ranking(spec: TableSpec, limit: number, deadline: number): Promise<Ranking> {
+    if (this.plan.isUnavailable(spec.rank)) throw metricUnavailable(spec.rank);
+    const table = await this.usableTable(spec);
+    if (table !== undefined && table.metrics.includes(spec.rank)) return rankingOf(table, spec, limit, this.servedOutcome(spec, table));
+    let delivery: Delivery;
+    try {
+      delivery = await this.scheduler.wait({ spec, metrics: [spec.rank] }, deadline);
+    } catch (error) {
+      this.refusal(error);
+      throw error;
+    }
+    if (!delivery.table.metrics.includes(spec.rank)) throw metricUnavailable(spec.rank);
+    return rankingOf(delivery.table, spec, limit, fetchedOutcome(delivery));
+  }
+
+  /** Stops the scheduler (shutdown): nothing more is sent. */
+  close(): void {
+    this.scheduler.close();
+  }
+
+  private async storeTable(table: Table): Promise<void> {
+    if (table.urls !== 'all') return this.options.store.setPoints(table);
+    await this.options.store.setTable(table);
+    const spec = this.specs.get(table.key);
+    if (spec !== undefined) this.options.onTable?.(spec, table.fetchedAt);
+  }
+
+  private refusal(error: unknown): void {
+    const reason = isUpstreamError(error, 'budget_exhausted')
+      ? 'deadline'
+      : isUpstreamError(error, 'metric_unavailable')
+        ? 'metric_unavailable'
+        : 'upstream_error';
+    this.options.onRefused?.(reason);
+  }
+
+  /** What the shared store holds for a need: the whole table, or (for a cold need) another replica's cold answer for its urls. */
+  private async sharedAnswer(need: Need): Promise<Table | undefined> {
+    const table = await this.options.store.table(need.spec.key);
+    if (
+      need.urls === undefined ||
+      (table !== undefined && need.urls.every((url) => readCell(table, url, need.metrics[0] ?? need.spec.rank) !== undefined))
+    ) {
+      return table;
+    }
+    const points = await this.options.store.points(need.spec.key, need.urls);
+    const first = points.get(need.urls[0]);
+    // One cold query answered them all only if every url has the same answer.
+    return first !== undefined && need.urls.every((url) => points.get(url)?.fetchedAt === first.fetchedAt)
+      ? mergePoints(points)
+      : undefined;
+  }
+
+  /** Counts the ask and, when its table is half way to its TTL or past it, asks for a refresh. */
+  private async usableTable(spec: TableSpec): Promise<Table | undefined> {
+    const now = this.options.clock.now();
+    this.demand.record(spec.key, now);
+    this.specs.delete(spec.key);
+    this.specs.set(spec.key, spec);
+    if (this.specs.size > MAX_SPECS) this.specs.delete(this.specs.keys().next().value ?? '');
+    const table = await this.options.store.table(spec.key);
+    if (table === undefined || !this.isUsable(spec, table)) return undefined;
+    if (now - table.fetchedAt >= this.ttlMs(spec) / 2) this.scheduler.refresh(spec, this.demand.score(spec.key, now));
+    return table;
+  }
+
+  private ttlMs(spec: TableSpec): number {
+    return dashboardTtlSeconds(spec.window, this.options.clock.now(), this.options.ttlSeconds) * 1000;
+  }
+
+  private isUsable(spec: TableSpec, table: Table): boolean {
+    const ttlMs = this.ttlMs(spec);
+    if (ttlMs <= 0) return false;
+    const age = this.options.clock.now() - table.fetchedAt;
+    return age <= Math.max(ttlMs, this.options.maxStalenessSeconds * 1000);
+  }
+
+  private servedOutcome(spec: TableSpec, table: Table): Cell['outcome'] {
+    return this.options.clock.now() - table.fetchedAt <= this.ttlMs(spec) ? 'table' : 'stale';
+  }
+
+  /** Every metric of an article table the plan allows, and the spec's rank. */
+  private tableMetrics(spec: TableSpec): MetricName[] {
+    return [spec.rank, ...ARTICLE_METRICS].filter((metric) => !this.plan.isUnavailable(metric) && !this.plan.isUnproven(metric));
+  }
+
+  private fill(
+    cells: Map<string, Map<MetricName, Cell | Error>>,
+    metrics: readonly MetricName[],
+    table: Table,
+    outcome: Cell['outcome'],
+  ): void {
+    for (const [url, byMetric] of cells) {
+      for (const metric of metrics) {
+        if (byMetric.has(metric)) continue;
+        const value = readCell(table, url, metric);
+        if (value !== undefined) byMetric.set(metric, { value, fetchedAt: table.fetchedAt, from: table.from, to: table.to, outcome });
+      }
+    }
+  }
+
+  /**
+   * What no table could say waits for a unit: the whole table when there is
+   * none (or it lacks a metric), then, if it is full, the urls it lacks. At
+   * most two units, both within the deadline; a refusal fills what is left.
+   */
+  private async fetchMissing(
+    spec: TableSpec,
+    cells: Map<string, Map<MetricName, Cell | Error>>,
+    metrics: readonly MetricName[],
+    deadline: number,
+    table: Table | undefined,
+  ): Promise<void> {
+    let known = table;
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      const urls = missingUrls(cells, metrics);
+      if (urls.length === 0) return;
+      const wanted = missingMetrics(cells, metrics);
+      const whole = known === undefined || wanted.some((metric) => !known?.metrics.includes(metric));
+      const need: Need = whole ? { spec, metrics: wanted, articles: urls } : { spec, urls, metrics: wanted, articles: urls };
+      let delivery: Delivery;
+      try {
+        delivery = await this.scheduler.wait(need, deadline);
+      } catch (error) {
+        this.refusal(error);
+        fillError(cells, metrics, error instanceof Error ? error : new Error(String(error)));
+        return;
+      }
+      this.fill(cells, metrics, delivery.table, fetchedOutcome(delivery));
+      for (const metric of wanted) {
+        if (this.plan.isUnavailable(metric)) fillError(cells, [metric], metricUnavailable(metric));
+      }
+      known = delivery.table.urls === 'all' ? delivery.table : known;
+    }
+    fillError(cells, metrics, new Error('analytics: the numbers of this article were in no answer'));
+  }
+}
+
+function fetchedOutcome(delivery: Delivery): Cell['outcome'] {
+  return delivery.asks > 1 ? 'merged' : 'fresh';
+}
+
+function rankingOf(table: Table, spec: TableSpec, limit: number, outcome: Cell['outcome']): Ranking {
+  return { rows: topRows(table, spec.rank, limit), fetchedAt: table.fetchedAt, from: table.from, to: table.to, outcome };
+}
+
+function missingUrls(cells: Map<string, Map<MetricName, Cell | Error>>, metrics: readonly MetricName[]): string[] {
+  return [...cells].filter(([, byMetric]) => metrics.some((metric) => !byMetric.has(metric))).map(([url]) => url);
+}
+
+function missingMetrics(cells: Map<string, Map<MetricName, Cell | Error>>, metrics: readonly MetricName[]): MetricName[] {
+  return metrics.filter((metric) => [...cells.values()].some((byMetric) => !byMetric.has(metric)));
+}
+
+function fillError(cells: Map<string, Map<MetricName, Cell | Error>>, metrics: readonly MetricName[], error: Error): void {
+  for (const byMetric of cells.values()) for (const metric of metrics) if (!byMetric.has(metric)) byMetric.set(metric, error);
+}
+
+/** One replica's cold answer, read back per url from the shared store, as one table. */
+function mergePoints(points: Map<string, Table>): Table | undefined {
+  const tables = [...points.values()];
+  const first = tables[0];
+  if (first === undefined) return undefined;
+  const rows = new Map(tables.flatMap((table) => [...table.rows]));
+  return { ...first, rows, urls: new Set(points.keys()) };
+}
+
+/** A table's name in metrics: its window and rank metric, never its filter values. */
+export function tableLabel(spec: TableSpec): string {
+  const window = spec.window.last != null ? `last_${spec.window.last.number}_${spec.window.last.unit}` : 'range';
+  const filtered = spec.filters.domain !== undefined || spec.filters.section !== undefined ? '_filtered' : '';
+  return `${window}_${spec.rank}${filtered}`;
+}

@@ -1,0 +1,31 @@
+import type { MetricName } from '../../upstream/datasources/wire';
+import { DASHBOARD_QUERY_PATH } from '../../upstream/datasources/reportingAPI';
+import { UpstreamError } from '../../upstream/failures/upstreamError';
+import { Metric } from '../../graphql/enums';
+
+const GRAPHQL_NAME = new Map<string, string>(Object.entries(Metric).map(([name, wire]) => [wire, name]));
+
+/** The ask waited as long as it may and no unit came: the same refusal the governor gives. */
+export function refused(retryAfterMs: number): UpstreamError {
+  return new UpstreamError({
+    service: 'reporting',
+    endpoint: DASHBOARD_QUERY_PATH,
+    kind: 'budget_exhausted',
+    retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)),
+  });
+}
+
+/** A metric the account's plan was found not to allow: no query asks for it again. */
+export function metricUnavailable(metric: MetricName): UpstreamError {
+  return new UpstreamError({
+    service: 'reporting',
+    endpoint: DASHBOARD_QUERY_PATH,
+    kind: 'metric_unavailable',
+    status: 200,
+    metrics: [GRAPHQL_NAME.get(metric) ?? metric],
+  });
+}
+
+export function isUpstreamError(error: unknown, kind: UpstreamError['kind']): error is UpstreamError {
+  return error instanceof UpstreamError && error.kind === kind;
+}

@@ -1,0 +1,62 @@
+import type { MetricName } from '../../upstream/datasources/wire';
+import { Metric } from '../../graphql/enums';
+
+/**
+ * The metrics an account's plan may leave out: the live API's plans without
+ * ads answer 200 with an empty body for any query naming one of them
+ * (contract §2, the emulator's realistic profile). The empty body names no
+ * metric, so a query carries at most one of these until it is proven.
+ */
+const PLAN_DEPENDENT: ReadonlySet<MetricName> = new Set([
+  Metric.REVENUE_TOTAL,
+  Metric.ADS_IMPRESSIONS,
+  Metric.CPM,
+  Metric.RPM,
+  Metric.ADS_PER_PAGE,
+]);
+
+/**
+ * What the account's plan is known to allow, learned from answers: a metric
+ * is unavailable once an empty body answered a query where it was the only
+ * unproven one, and proven once an answer carried it. Per account: the
+ * process-wide tables of one service account hold one plan.
+ */
+export class MetricPlan {
+  private readonly unavailable = new Set<MetricName>();
+  private readonly proven = new Set<MetricName>();
+
+  isUnavailable(metric: MetricName): boolean {
+    return this.unavailable.has(metric);
+  }
+
+  isUnproven(metric: MetricName): boolean {
+    return PLAN_DEPENDENT.has(metric) && !this.proven.has(metric) && !this.unavailable.has(metric);
+  }
+
+  learnUnavailable(metric: MetricName): void {
+    this.unavailable.add(metric);
+  }
+
+  learnAvailable(metrics: Iterable<MetricName>): void {
+    for (const metric of metrics) this.proven.add(metric);
+  }
+
+  /**
+   * The metrics one query may carry: the wanted ones the plan allows, the
+   * proven or presumed ones all, the unproven at most one (the first wanted),
+   * so an empty answer names the metric it is about.
+   */
+  queryMetrics(wanted: Iterable<MetricName>): { metrics: MetricName[]; unproven?: MetricName } {
+    const metrics: MetricName[] = [];
+    let unproven: MetricName | undefined;
+    for (const metric of new Set(wanted)) {
+      if (this.unavailable.has(metric)) continue;
+      if (this.isUnproven(metric)) {
+        if (unproven !== undefined) continue;
+        unproven = metric;
+      }
+      metrics.push(metric);
+    }
+    return unproven === undefined ? { metrics } : { metrics, unproven };
+  }
+}

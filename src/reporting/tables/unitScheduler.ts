@@ -1,0 +1,320 @@
+import type { DashboardEndpoint } from '../../upstream/endpoints/dashboard';
+import type { DashboardQueryBody, MetricName } from '../../upstream/datasources/wire';
+import type { ResolvedWindow } from '../analytics/window';
+import type { Clock } from './clock';
+import { isUpstreamError, metricUnavailable, refused } from './errors';
+import type { MetricPlan } from './metricPlan';
+import { readCell, tabulate, type Table } from './table';
+import { coldQuery, tableQuery, type TableSpec } from './tableSpec';
+
+/** What an ask needs fetched: the whole table, or the urls a full table lacks; and the metrics it reads. */
+export interface Need {
+  spec: TableSpec;
+  /** Absent: the whole table. */
+  urls?: readonly string[];
+  metrics: readonly MetricName[];
+  /** The articles the ask wants numbers of (absent: a ranking, any rows). */
+  articles?: readonly string[];
+}
+
+/** The answer a waiting ask gets: the table its unit fetched and how many asks that one query answered. */
+export interface Delivery {
+  table: Table;
+  asks: number;
+}
+
+export interface UnitSchedulerOptions {
+  /** The protected endpoint, process-wide: it caches, coalesces and governs; the scheduler only decides what to send. */
+  reporting: Pick<DashboardEndpoint, 'query'>;
+  clock: Clock;
+  plan: MetricPlan;
+  /** The metrics every table of the spec carries (those the plan allows); waiting asks add theirs. */
+  tableMetrics(spec: TableSpec): MetricName[];
+  /** The spec's window over the instants of now (relative windows aligned). */
+  windowOf(spec: TableSpec, now: number): ResolvedWindow;
+  /** REPORTING_MAX_ROWS: rows of a whole table. */
+  maxRows: number;
+  /** Most urls one cold query carries (ANALYTICS_CHUNK_SIZE, at most REPORTING_MAX_ROWS). */
+  maxColdUrls: number;
+  /** ANALYTICS_COLD_SHARE. */
+  coldShare: number;
+  /** Every fetched table goes here (the store) before the asks that waited for it are answered. */
+  onTable(table: Table): Promise<void>;
+  /** One query answered `asks` waiting asks (0 for a refresh nobody waited for). */
+  onAnswered?(asks: number): void;
+  /** Asks waiting now. */
+  onWaiting?(count: number): void;
+  /**
+   * Set when the tables are shared by replicas (Redis): what the shared store
+   * holds now for a spec, so an ask waiting here is answered by a table
+   * another replica fetched (checked every SHARED_POLL_MS while waiting).
+   */
+  lookup?(need: Need): Promise<Table | undefined>;
+}
+
+/** How often asks waiting for a unit look for a table another replica fetched. */
+const SHARED_POLL_MS = 250;
+
+interface Waiter {
+  need: Need;
+  /** When it began to wait: only a table fetched since can answer it. */
+  since: number;
+  deadline: number;
+  settled: boolean;
+  settle(outcome: Delivery | Error): void;
+}
+
+interface Refresh {
+  spec: TableSpec;
+  demand: number;
+}
+
+/** One unit's work: the asks it answers and the body that answers them all. */
+interface Work {
+  spec: TableSpec;
+  waiters: Waiter[];
+  body: DashboardQueryBody;
+  window: ResolvedWindow;
+  urls?: string[];
+  unproven?: MetricName;
+  cold: boolean;
+}
+
+/**
+ * Spends the reporting units of this process's tables. An ask that needs a
+ * query waits here for the next unit within its deadline; when the unit
+ * comes, one query answers every waiting ask of the same table (the union of
+ * their urls and metrics), or refreshes the most demanded table, a share of
+ * the units kept for the asks. When the next unit is, it learns from the
+ * governor's own refusal (its `retryAfter`): a refused try costs no unit.
+ */
+export class UnitScheduler {
+  /** Waiting asks by table key. */
+  private readonly waiting = new Map<string, Waiter[]>();
+  private readonly refreshes = new Map<string, Refresh>();
+  /** The earliest instant the governor may grant a unit, as its last refusal said; 0: try now. */
+  private nextUnitAt = 0;
+  private running = false;
+  private closed = false;
+  private coldUnits = 0;
+  private refreshUnits = 0;
+
+  constructor(private readonly options: UnitSchedulerOptions) {}
+
+  /** Resolves with the table fetched for this need, or rejects with the refusal once its deadline cannot be met. */
+  wait(need: Need, deadline: number): Promise<Delivery> {
+    const now = this.options.clock.now();
+    if (this.nextUnitAt > deadline || deadline <= now) return Promise.reject(refused(Math.max(this.nextUnitAt, now) - now));
+    return new Promise<Delivery>((resolve, reject) => {
+      const waiter: Waiter = {
+        need,
+        since: now,
+        deadline,
+        settled: false,
+        settle: (outcome) => {
+          if (waiter.settled) return;
+          waiter.settled = true;
+          this.remove(waiter);
+          if (outcome instanceof Error) reject(outcome);
+          else resolve(outcome);
+        },
+      };
+      this.enqueue(waiter);
+      void this.options.clock.sleep(deadline - now).then(() => waiter.settle(refused(this.retryAfterMs())));
+      this.start();
+    });
+  }
+
+  /** A table in demand is refetched at a unit of its own (never more than one pending per table). */
+  refresh(spec: TableSpec, demand: number): void {
+    this.refreshes.set(spec.key, { spec, demand });
+    this.start();
+  }
+
+  /** Stops after the current unit; asks still waiting get their refusal at their deadline. */
+  close(): void {
+    this.closed = true;
+  }
+
+  private retryAfterMs(): number {
+    return Math.max(1_000, this.nextUnitAt - this.options.clock.now());
+  }
+
+  private enqueue(waiter: Waiter): void {
+    const list = this.waiting.get(waiter.need.spec.key) ?? [];
+    list.push(waiter);
+    this.waiting.set(waiter.need.spec.key, list);
+    this.reportWaiting();
+  }
+
+  private remove(waiter: Waiter): void {
+    const list = this.waiting.get(waiter.need.spec.key);
+    if (list === undefined) return;
+    const index = list.indexOf(waiter);
+    if (index >= 0) list.splice(index, 1);
+    if (list.length === 0) this.waiting.delete(waiter.need.spec.key);
+    this.reportWaiting();
+  }
+
+  private reportWaiting(): void {
+    let count = 0;
+    for (const list of this.waiting.values()) count += list.length;
+    this.options.onWaiting?.(count);
+  }
+
+  private start(): void {
+    if (this.running || this.closed) return;
+    this.running = true;
+    void this.run().finally(() => {
+      this.running = false;
+    });
+  }
+
+  /** One unit per pass, or a sleep until the next one: bounded by the governor's rate. */
+  private async run(): Promise<void> {
+    while (!this.closed && (this.waiting.size > 0 || this.refreshes.size > 0)) {
+      const waitMs = this.nextUnitAt - this.options.clock.now();
+      if (waitMs > 0 && this.options.lookup !== undefined) {
+        // Shared tables: another replica's unit may answer these asks before this replica gets one.
+        await this.options.clock.sleep(Math.min(waitMs, SHARED_POLL_MS));
+        await this.deliverShared(this.options.lookup);
+        continue;
+      }
+      if (waitMs > 0) {
+        this.refuseHopeless();
+        await this.options.clock.sleep(waitMs);
+        continue;
+      }
+      const work = this.pick();
+      if (work === undefined) return;
+      await this.send(work);
+    }
+  }
+
+  /** Answers every waiting ask that a table in the shared store, fetched since it began to wait, covers. */
+  private async deliverShared(lookup: (need: Need) => Promise<Table | undefined>): Promise<void> {
+    for (const list of [...this.waiting.values()]) {
+      for (const waiter of [...list]) {
+        const table = await lookup(waiter.need);
+        if (table !== undefined && table.fetchedAt >= waiter.since && covers(table, waiter.need)) waiter.settle({ table, asks: 1 });
+      }
+    }
+  }
+
+  /** Asks whose deadline comes before the next unit get their answer now rather than at their deadline. */
+  private refuseHopeless(): void {
+    for (const list of [...this.waiting.values()]) {
+      for (const waiter of [...list]) if (waiter.deadline < this.nextUnitAt) waiter.settle(refused(this.retryAfterMs()));
+    }
+  }
+
+  /**
+   * Asks for a table that has nothing to serve them (not even stale numbers)
+   * first; then cold asks while they are under their share (or nothing else
+   * waits); otherwise the most demanded refresh.
+   */
+  private pick(): Work | undefined {
+    if ([...this.waiting.values()].some((list) => list.some(needsWholeTable))) return this.askWork();
+    const total = this.coldUnits + this.refreshUnits;
+    const coldTurn = this.refreshes.size === 0 || this.coldUnits <= this.options.coldShare * total;
+    if (this.waiting.size > 0 && (coldTurn || this.refreshes.size === 0)) return this.askWork();
+    const refresh = [...this.refreshes.values()].sort((a, b) => b.demand - a.demand)[0];
+    if (refresh === undefined) return this.askWork();
+    this.refreshes.delete(refresh.spec.key);
+    const window = this.options.windowOf(refresh.spec, this.options.clock.now());
+    const { metrics } = this.options.plan.queryMetrics(this.options.tableMetrics(refresh.spec));
+    return { spec: refresh.spec, waiters: [], body: tableQuery(refresh.spec, window, metrics, this.options.maxRows), window, cold: false };
+  }
+
+  /** The table with the most asks waiting; every ask of it that one body can carry. */
+  private askWork(): Work | undefined {
+    const [key, list] =
+      [...this.waiting.entries()].sort(
+        (a, b) => Number(b[1].some(needsWholeTable)) - Number(a[1].some(needsWholeTable)) || b[1].length - a[1].length,
+      )[0] ?? [];
+    if (key === undefined || list === undefined || list.length === 0) return undefined;
+    const spec = list[0].need.spec;
+    const window = this.options.windowOf(spec, this.options.clock.now());
+    const { metrics, unproven } = this.options.plan.queryMetrics([
+      ...this.options.tableMetrics(spec),
+      ...list.flatMap((waiter) => waiter.need.metrics),
+    ]);
+    if (list.some((waiter) => waiter.need.urls === undefined)) {
+      // A whole table answers every ask of it, those for single urls too (or tells them what it lacks).
+      this.refreshes.delete(key);
+      const body = tableQuery(spec, window, metrics, this.options.maxRows);
+      return { spec, waiters: [...list], body, window, ...(unproven === undefined ? {} : { unproven }), cold: true };
+    }
+    const urls = new Set<string>();
+    const waiters: Waiter[] = [];
+    for (const waiter of list) {
+      const more = (waiter.need.urls ?? []).filter((url) => !urls.has(url));
+      if (urls.size + more.length > this.options.maxColdUrls && waiters.length > 0) continue;
+      for (const url of more) urls.add(url);
+      waiters.push(waiter);
+    }
+    const body = coldQuery(spec, window, [...urls], metrics);
+    return { spec, waiters, body, window, urls: [...urls], ...(unproven === undefined ? {} : { unproven }), cold: true };
+  }
+
+  private async send(work: Work): Promise<void> {
+    // Taken off the waiting list while in flight: asks arriving now wait for the next unit's query.
+    for (const waiter of work.waiters) this.remove(waiter);
+    try {
+      const served = await this.options.reporting.query(work.body);
+      this.nextUnitAt = 0;
+      if (work.cold) this.coldUnits += 1;
+      else this.refreshUnits += 1;
+      const table = tabulate(served.value, {
+        key: work.spec.key,
+        from: work.window.from,
+        to: work.window.to,
+        fetchedAt: served.fetchedAt,
+        limit: work.body.limit ?? this.options.maxRows,
+        ...(work.urls === undefined ? {} : { urls: work.urls }),
+      });
+      this.options.plan.learnAvailable(table.metrics);
+      await this.options.onTable(table);
+      const live = work.waiters.filter((waiter) => !waiter.settled);
+      this.options.onAnswered?.(live.length);
+      for (const waiter of live) waiter.settle({ table, asks: live.length });
+    } catch (error) {
+      this.fail(work, error);
+    }
+  }
+
+  private fail(work: Work, error: unknown): void {
+    const live = work.waiters.filter((waiter) => !waiter.settled);
+    if (isUpstreamError(error, 'budget_exhausted')) {
+      // Not sent, no unit spent: the work waits for the unit the refusal names.
+      this.nextUnitAt = this.options.clock.now() + (error.retryAfterSeconds ?? 1) * 1000;
+      for (const waiter of live) this.enqueue(waiter);
+      if (!work.cold) this.refreshes.set(work.spec.key, { spec: work.spec, demand: 0 });
+      return;
+    }
+    if (isUpstreamError(error, 'metric_unavailable') && work.unproven !== undefined) {
+      // The one unproven metric was the cause; the asks wait for the next unit without it.
+      this.options.plan.learnUnavailable(work.unproven);
+      for (const waiter of live) {
+        const rest = waiter.need.metrics.filter((metric) => !this.options.plan.isUnavailable(metric));
+        if (rest.length === 0) waiter.settle(metricUnavailable(work.unproven));
+        else this.enqueue(waiter);
+      }
+      return;
+    }
+    const failure = error instanceof Error ? error : new Error(`dashboard query failed: ${String(error)}`);
+    for (const waiter of live) waiter.settle(failure);
+  }
+}
+
+/** An ask that needs the whole table has no table to be served from, fresh or stale. */
+function needsWholeTable(waiter: Waiter): boolean {
+  return waiter.need.urls === undefined;
+}
+
+/** Whether a table says every number the need asks for. */
+function covers(table: Table, need: Need): boolean {
+  if (!need.metrics.every((metric) => table.metrics.includes(metric))) return false;
+  if (need.articles === undefined) return table.urls === 'all';
+  return need.articles.every((url) => need.metrics.every((metric) => readCell(table, url, metric) !== undefined));
+}

@@ -1,0 +1,298 @@
+/**
+ * The analytics tables on an injected clock, over a fake dashboard endpoint
+ * that grants one unit every 63 s like the vendor's one query a minute: one
+ * table answers many asks, cold asks wait for the next unit and share one
+ * query, deadlines, staleness, refresh by demand, metric learning.
+ */
+import { AnalyticsTables, type Cell } from '../../src/reporting/tables/analyticsTables';
+import { MemoryTableStore } from '../../src/reporting/tables/tableStore';
+import { tableSpec } from '../../src/reporting/tables/tableSpec';
+import type { MetricName } from '../../src/upstream/datasources/wire';
+import { UpstreamError } from '../../src/upstream/failures/upstreamError';
+import { FakeClock, fakeDashboard, fakeValue, settle, type FakeDashboard } from './support/tablesFakes';
+
+const START = Date.UTC(2026, 10, 20, 12, 0, 0);
+const UNIT_MS = 63_000;
+const DEADLINE_MS = 20_000;
+const WEEK = tableSpec({ last: { number: 7, unit: 'day' } }, {}, 'pageViewsTotal');
+const DAY = tableSpec({ last: { number: 1, unit: 'day' } }, {}, 'pageViewsTotal');
+const site = (count: number) => Array.from({ length: count }, (_, index) => `https://news.example/${String(index).padStart(4, '0')}`);
+
+function setUp(options: { urls: readonly string[]; maxRows?: number; unplanned?: MetricName[]; ttlSeconds?: number; coldShare?: number }) {
+  const clock = new FakeClock(START);
+  const dashboard = fakeDashboard({
+    clock,
+    unitMs: UNIT_MS,
+    urls: options.urls,
+    ...(options.unplanned ? { unplanned: options.unplanned } : {}),
+  });
+  const answered: number[] = [];
+  const tables = new AnalyticsTables({
+    reporting: dashboard,
+    store: new MemoryTableStore(),
+    clock,
+    ttlSeconds: options.ttlSeconds ?? 60,
+    maxStalenessSeconds: 900,
+    windowAlignSeconds: 60,
+    maxRows: options.maxRows ?? 500,
+    maxColdUrls: 500,
+    coldShare: options.coldShare ?? 0.5,
+    onAnswered: (asks) => answered.push(asks),
+  });
+  return { clock, dashboard, tables, answered };
+}
+
+const deadline = (clock: FakeClock) => clock.now() + DEADLINE_MS;
+
+function cell(answer: Map<string, Map<MetricName, Cell | Error>>, url: string, metric: MetricName): Cell {
+  const value = answer.get(url)?.get(metric);
+  if (value === undefined || value instanceof Error) throw new Error(`no number for ${url} ${metric}: ${String(value)}`);
+  return value;
+}
+
+function errorOf(answer: Map<string, Map<MetricName, Cell | Error>>, url: string, metric: MetricName): UpstreamError {
+  const value = answer.get(url)?.get(metric);
+  if (!(value instanceof UpstreamError)) throw new Error(`expected an UpstreamError for ${url} ${metric}, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+function bodiesOf(dashboard: FakeDashboard) {
+  return dashboard.sent.map((body) => ({
+    metrics: body.metrics,
+    urls: body.filters.find((filter) => filter.filter === 'url')?.value,
+    limit: body.limit,
+  }));
+}
+
+describe('tables', () => {
+  it('one grouped query answers every ask of the table; a complete table gives absent articles 0', async () => {
+    const urls = site(40);
+    const { clock, dashboard, tables } = setUp({ urls });
+    const first = await tables.articles(WEEK, urls.slice(0, 3), ['pageViewsTotal', 'uniqueUsers'], deadline(clock));
+    const second = await tables.articles(WEEK, [urls[10], 'https://news.example/never'], ['averageScroll'], deadline(clock));
+
+    expect(bodiesOf(dashboard)).toEqual([
+      { metrics: ['pageViewsTotal', 'uniqueUsers', 'averageDurationPerPage', 'averageScroll'], urls: undefined, limit: 500 },
+    ]);
+    expect(cell(first, urls[1], 'uniqueUsers')).toMatchObject({ value: fakeValue(urls, urls[1], 'uniqueUsers'), outcome: 'fresh' });
+    expect(cell(second, urls[10], 'averageScroll')).toMatchObject({ value: fakeValue(urls, urls[10], 'averageScroll'), outcome: 'table' });
+    expect(cell(second, 'https://news.example/never', 'averageScroll').value).toBe(0);
+  });
+
+  it('reports the table window and fetchedAt, not the ask instant', async () => {
+    const urls = site(5);
+    const { clock, tables } = setUp({ urls });
+    await tables.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
+    await clock.advance(30_000);
+    const later = cell(await tables.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock)), urls[0], 'pageViewsTotal');
+    expect(later).toMatchObject({ fetchedAt: START, to: START, from: START - 7 * 86_400_000, outcome: 'table' });
+  });
+
+  it('an article missing from a full table is a cold ask: one query filtered to the urls it lacks', async () => {
+    const urls = site(20);
+    // A TTL of five minutes: the table stays fresh, so the next unit is the cold ask's.
+    const { clock, dashboard, tables } = setUp({ urls, maxRows: 10, ttlSeconds: 300 });
+    await tables.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
+    await clock.advance(UNIT_MS);
+    const answer = await tables.articles(WEEK, [urls[15], urls[2]], ['pageViewsTotal'], deadline(clock));
+
+    expect(bodiesOf(dashboard)[1]).toEqual({
+      metrics: ['pageViewsTotal', 'uniqueUsers', 'averageDurationPerPage', 'averageScroll'],
+      urls: [urls[15]],
+      limit: 1,
+    });
+    expect(cell(answer, urls[15], 'pageViewsTotal')).toMatchObject({
+      value: fakeValue(urls, urls[15], 'pageViewsTotal'),
+      outcome: 'fresh',
+    });
+    expect(cell(answer, urls[2], 'pageViewsTotal').outcome).toBe('table');
+  });
+});
+
+describe('cold asks at the next unit', () => {
+  it('wait for the next unit and share one query: the union of their urls and metrics', async () => {
+    const urls = site(20);
+    // A TTL of two minutes: the table is not yet due for a refresh, so the next unit is the asks'.
+    const { clock, dashboard, tables, answered } = setUp({ urls, maxRows: 10, ttlSeconds: 120 });
+    await tables.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
+    await clock.advance(50_000); // the next unit is 13 s away, within every ask's deadline
+
+    const asks = [
+      tables.articles(WEEK, [urls[12]], ['pageViewsTotal'], deadline(clock)),
+      tables.articles(WEEK, [urls[13], urls[14]], ['uniqueUsers'], deadline(clock)),
+      tables.articles(WEEK, [urls[12]], ['averageScroll'], deadline(clock)),
+    ];
+    await settle();
+    expect(dashboard.sent).toHaveLength(1);
+    await clock.advance(13_000);
+    const [a, b, c] = await Promise.all(asks);
+
+    expect(bodiesOf(dashboard).slice(1)).toEqual([
+      {
+        metrics: ['pageViewsTotal', 'uniqueUsers', 'averageDurationPerPage', 'averageScroll'],
+        urls: [urls[12], urls[13], urls[14]],
+        limit: 3,
+      },
+    ]);
+    expect(answered).toEqual([1, 3]);
+    expect(cell(a, urls[12], 'pageViewsTotal')).toMatchObject({ value: fakeValue(urls, urls[12], 'pageViewsTotal'), outcome: 'merged' });
+    expect(cell(b, urls[14], 'uniqueUsers').value).toBe(fakeValue(urls, urls[14], 'uniqueUsers'));
+    expect(cell(c, urls[12], 'averageScroll').fetchedAt).toBe(START + UNIT_MS);
+  });
+
+  it('past its deadline, an ask with no numbers is UPSTREAM_RATE_LIMITED with retryAfter, and sends nothing', async () => {
+    const urls = site(20);
+    const { clock, dashboard, tables } = setUp({ urls });
+    await tables.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
+    await clock.advance(1_000);
+    // Another table: nothing to serve, and the next unit is 62 s away, past the 20 s deadline.
+    const answer = await tables.articles(DAY, [urls[0]], ['pageViewsTotal'], deadline(clock));
+    const error = errorOf(answer, urls[0], 'pageViewsTotal');
+    expect(error.kind).toBe('budget_exhausted');
+    expect(error.retryAfterSeconds).toBe(62);
+    expect(dashboard.sent).toHaveLength(1);
+  });
+
+  it('dashboard asks that differ only in metrics wait for their table and get it with the union of metrics', async () => {
+    const urls = site(5);
+    const { clock, dashboard, tables } = setUp({ urls });
+    await tables.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
+    await clock.advance(50_000);
+    const asks = [
+      tables.articles(DAY, [urls[0]], ['pageViewsTotal'], deadline(clock)),
+      tables.ranking(DAY, 3, deadline(clock)),
+      tables.articles(DAY, [urls[1]], ['totalDuration'], deadline(clock)),
+    ];
+    await clock.advance(13_000);
+    const [, ranking, extra] = await Promise.all(asks);
+    expect(bodiesOf(dashboard)[1]).toEqual({
+      metrics: ['pageViewsTotal', 'uniqueUsers', 'totalDuration', 'averageDurationPerPage', 'averageScroll'],
+      urls: undefined,
+      limit: 500,
+    });
+    expect(dashboard.sent).toHaveLength(2);
+    if (ranking instanceof Map) throw new Error('expected a ranking');
+    expect((ranking as Awaited<ReturnType<AnalyticsTables['ranking']>>).rows.map((row) => row.url)).toEqual(urls.slice(0, 3));
+    expect(cell(extra as Map<string, Map<MetricName, Cell | Error>>, urls[1], 'totalDuration').outcome).toBe('merged');
+  });
+});
+
+describe('stale beats an error', () => {
+  it('serves numbers past the TTL with their fetchedAt, and refreshes at the next unit', async () => {
+    const urls = site(5);
+    const { clock, dashboard, tables } = setUp({ urls });
+    await tables.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
+    await clock.advance(61_000);
+    const stale = cell(await tables.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock)), urls[0], 'pageViewsTotal');
+    expect(stale).toMatchObject({ outcome: 'stale', fetchedAt: START });
+    expect(dashboard.sent).toHaveLength(1);
+
+    await clock.advance(2_000); // the next unit: the refresh by demand goes
+    expect(dashboard.sent).toHaveLength(2);
+    const fresh = cell(await tables.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock)), urls[0], 'pageViewsTotal');
+    expect(fresh).toMatchObject({ outcome: 'table', fetchedAt: START + UNIT_MS });
+  });
+
+  it('never serves numbers older than the maximum staleness', async () => {
+    const urls = site(5);
+    const { clock, tables } = setUp({ urls });
+    await tables.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
+    await clock.advance(901_000);
+    const answer = await tables.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
+    expect(cell(answer, urls[0], 'pageViewsTotal')).toMatchObject({ outcome: 'fresh', fetchedAt: START + 901_000 });
+  });
+});
+
+describe('refresh by demand', () => {
+  it('refreshes the most demanded table first, keeping a share of the units for cold asks', async () => {
+    const urls = site(20);
+    const { clock, dashboard, tables } = setUp({ urls, maxRows: 10, coldShare: 0.5 });
+    await tables.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
+    await clock.advance(UNIT_MS);
+    await tables.ranking(DAY, 3, deadline(clock));
+    await clock.advance(40_000); // both tables past half their TTL: each ask asks for a refresh
+    for (let ask = 0; ask < 3; ask += 1) await tables.articles(WEEK, [urls[1]], ['pageViewsTotal'], deadline(clock));
+    await tables.ranking(DAY, 3, deadline(clock));
+    const cold = tables.articles(WEEK, [urls[15]], ['pageViewsTotal'], clock.now() + 4 * UNIT_MS);
+    await clock.advance(UNIT_MS * 3);
+    await cold;
+    const kinds = dashboard.sent.slice(2).map((body) => {
+      if (body.filters.some((filter) => filter.filter === 'url')) return 'cold';
+      const range = 'range' in body.dates ? body.dates.range : undefined;
+      return range !== undefined && Date.parse(range.end) - Date.parse(range.start) > 2 * 86_400_000 ? 'week' : 'day';
+    });
+    // Two units went to asks already: the refreshes take the next two, the week's table (4 asks) before
+    // the day's (2); then the cold ask's share is due again.
+    expect(kinds).toEqual(['week', 'day', 'cold']);
+  });
+});
+
+describe('who gets the next unit', () => {
+  it('asks for a table with nothing to serve them come before the refresh of a table that can still serve', async () => {
+    const urls = site(5);
+    const { clock, dashboard, tables } = setUp({ urls });
+    await tables.ranking(DAY, 3, deadline(clock));
+    await clock.advance(50_000);
+    await tables.ranking(DAY, 3, deadline(clock)); // past half its TTL: asks for a refresh
+    const week = tables.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
+    await clock.advance(13_000);
+    expect(cell(await week, urls[0], 'pageViewsTotal')).toMatchObject({ outcome: 'fresh', fetchedAt: START + UNIT_MS });
+    const windows = dashboard.sent.map((body) =>
+      'range' in body.dates ? Date.parse(body.dates.range.end) - Date.parse(body.dates.range.start) : 0,
+    );
+    expect(windows).toEqual([86_400_000, 7 * 86_400_000]);
+  });
+});
+
+describe('metrics outside the plan', () => {
+  it('are learned from one query carrying only them as unproven, never asked again, and the other fields keep their numbers', async () => {
+    const urls = site(5);
+    const { clock, dashboard, tables } = setUp({ urls, unplanned: ['revenueTotal'] });
+    await tables.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
+    await clock.advance(50_000);
+    const asking = tables.articles(WEEK, [urls[0]], ['pageViewsTotal', 'revenueTotal'], clock.now() + 80_000);
+    await clock.advance(80_000);
+    const answer = await asking;
+    expect(cell(answer, urls[0], 'pageViewsTotal').value).toBe(fakeValue(urls, urls[0], 'pageViewsTotal'));
+    expect(errorOf(answer, urls[0], 'revenueTotal')).toMatchObject({ kind: 'metric_unavailable', metrics: ['REVENUE_TOTAL'] });
+    const sentMetrics = dashboard.sent.map((body) => body.metrics.includes('revenueTotal'));
+    // The table, then the one query that carries the unproven metric (an ask with nothing to serve it goes first).
+    expect(sentMetrics).toEqual([false, true]);
+
+    const again = await tables.articles(WEEK, [urls[1]], ['revenueTotal', 'uniqueUsers'], deadline(clock));
+    expect(errorOf(again, urls[1], 'revenueTotal').kind).toBe('metric_unavailable');
+    expect(cell(again, urls[1], 'uniqueUsers').value).toBe(fakeValue(urls, urls[1], 'uniqueUsers'));
+    expect(dashboard.sent.slice(2).some((body) => body.metrics.includes('revenueTotal'))).toBe(false);
+  });
+});
+
+describe('replicas sharing one store', () => {
+  it('an ask refused a unit on one replica is answered by the table another replica fetched', async () => {
+    const urls = site(5);
+    const clock = new FakeClock(START);
+    const dashboard = fakeDashboard({ clock, unitMs: UNIT_MS, urls });
+    const store = new MemoryTableStore();
+    const replica = () =>
+      new AnalyticsTables({
+        reporting: dashboard,
+        store,
+        shared: true,
+        clock,
+        ttlSeconds: 60,
+        maxStalenessSeconds: 900,
+        windowAlignSeconds: 60,
+        maxRows: 500,
+        maxColdUrls: 500,
+        coldShare: 0.5,
+      });
+    const [a, b] = [replica(), replica()];
+    const asks = [a.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock)), b.ranking(WEEK, 2, deadline(clock))];
+    await clock.advance(1_000);
+    const [panel, ranking] = await Promise.all(asks);
+
+    expect(dashboard.sent).toHaveLength(1);
+    expect(dashboard.refusals).toBe(1);
+    expect(cell(panel as Map<string, Map<MetricName, Cell | Error>>, urls[0], 'pageViewsTotal').fetchedAt).toBe(START);
+    expect((ranking as Awaited<ReturnType<AnalyticsTables['ranking']>>).rows.map((row) => row.url)).toEqual(urls.slice(0, 2));
+  });
+});

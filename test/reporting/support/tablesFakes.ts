@@ -1,0 +1,112 @@
+/**
+ * Fakes for the analytics tables' unit tests: a clock that moves only when
+ * the test says, and a dashboard endpoint that answers rows by url and grants
+ * one unit per `unitMs` of that clock (refusing with the governor's own
+ * `budget_exhausted` and `retryAfter` in between), recording every body it sent.
+ */
+import type { Clock } from '../../../src/reporting/tables/clock';
+import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../../src/upstream/datasources/wire';
+import type { Served } from '../../../src/upstream/datasources/fetched';
+import { UpstreamError } from '../../../src/upstream/failures/upstreamError';
+
+export class FakeClock implements Clock {
+  private timers: { at: number; wake: () => void }[] = [];
+
+  constructor(private time: number) {}
+
+  now(): number {
+    return this.time;
+  }
+
+  sleep(ms: number): Promise<void> {
+    return new Promise((wake) => this.timers.push({ at: this.time + Math.max(0, ms), wake }));
+  }
+
+  /** Moves time on, waking each timer that falls due in order, with the promises it starts settled in between. */
+  async advance(ms: number): Promise<void> {
+    const end = this.time + ms;
+    await settle();
+    for (;;) {
+      this.timers.sort((a, b) => a.at - b.at);
+      const next = this.timers[0];
+      if (next === undefined || next.at > end) break;
+      this.timers.shift();
+      this.time = Math.max(this.time, next.at);
+      next.wake();
+      await settle();
+    }
+    this.time = end;
+    await settle();
+  }
+}
+
+/** Lets every promise chain already started run to its next real wait. */
+export async function settle(): Promise<void> {
+  for (let turn = 0; turn < 20; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+}
+
+export interface FakeDashboard {
+  query(body: DashboardQueryBody): Promise<Served<DashboardMetricResultWire[]>>;
+  /** Every body granted a unit, in order. */
+  sent: DashboardQueryBody[];
+  /** Tries refused for want of a unit. */
+  refusals: number;
+}
+
+export interface FakeDashboardOptions {
+  clock: FakeClock;
+  /** One unit per this many ms (63 s for the vendor's one a minute). */
+  unitMs: number;
+  /** The urls of the window, most read first: a whole table is their first `limit`. */
+  urls: readonly string[];
+  /** Metrics outside the plan: a query naming one answers the empty body. */
+  unplanned?: readonly MetricName[];
+}
+
+/** A url's number for a metric: its position in `urls` encoded with the metric's length, so a test can compute it. */
+export function fakeValue(urls: readonly string[], url: string, metric: MetricName): number {
+  return (urls.length - urls.indexOf(url)) * 100 + metric.length;
+}
+
+export function fakeDashboard(options: FakeDashboardOptions): FakeDashboard {
+  let nextUnitAt = options.clock.now();
+  const dashboard: FakeDashboard = {
+    sent: [],
+    refusals: 0,
+    async query(body) {
+      const now = options.clock.now();
+      if (now < nextUnitAt) {
+        dashboard.refusals += 1;
+        throw new UpstreamError({
+          service: 'reporting',
+          endpoint: '/api/dashboard/query',
+          kind: 'budget_exhausted',
+          retryAfterSeconds: Math.ceil((nextUnitAt - now) / 1000),
+        });
+      }
+      nextUnitAt = now + options.unitMs;
+      dashboard.sent.push(body);
+      if (body.metrics.some((metric) => options.unplanned?.includes(metric))) {
+        throw new UpstreamError({ service: 'reporting', endpoint: '/api/dashboard/query', kind: 'metric_unavailable', status: 200 });
+      }
+      const urlFilter = body.filters.find((filter) => filter.filter === 'url');
+      const rows = options.urls.filter((url) => urlFilter === undefined || urlFilter.value.includes(url)).slice(0, body.limit);
+      const value: DashboardMetricResultWire[] = body.metrics.map((metric) => ({
+        metric,
+        total: 0,
+        granularity: 'daily',
+        availableGranularities: ['daily'],
+        actualData: {
+          values: rows.map((url) => ({
+            key: url,
+            total: fakeValue(options.urls, url, metric),
+            items: [{ id: url, value: url, type: 'url' }],
+          })),
+          data: [],
+        },
+      }));
+      return { value, fetchedAt: now, cache: 'miss' };
+    },
+  };
+  return dashboard;
+}
