@@ -3,7 +3,6 @@ import { AnalyticsTables, tableLabel, type AnalyticsTablesOptions, type AskOutco
 import { analyticsTableMetrics } from '../observability/metrics/analyticsTables';
 import { SYSTEM_CLOCK } from '../reporting/tables/clock';
 import { MemoryTableStore, type TableStore } from '../reporting/tables/tableStore';
-import { DEFAULT_MAX_ROWS } from '../reporting/dashboard/validate';
 import type { AnalyticsConfig, Config } from '../config';
 import type { RenderParams } from '../upstream/datasources/wire';
 import { createArticleMetricsLoader, type ArticleMetricsLoader } from './loaders/articleMetrics';
@@ -44,9 +43,6 @@ export interface Context {
   maxRows: number;
 }
 
-/** Default of MAX_UPSTREAM_CALLS_PER_OPERATION. */
-const DEFAULT_MAX_UPSTREAM_CALLS = 50;
-
 export type CacheTtls = Pick<Config['cache'], 'renderTtlSeconds' | 'dashboardTtlSeconds'>;
 
 /** The process-wide pieces every request's context is built from. */
@@ -64,10 +60,10 @@ export interface SharedDependencies {
   analyticsTables?: AnalyticsTables;
   /** Where those tables live: shared by the replicas through Redis (REDIS_URL); default this process's memory. */
   tableStore?: TableStore;
-  /** MAX_UPSTREAM_CALLS_PER_OPERATION; DEFAULT_MAX_UPSTREAM_CALLS when absent. */
-  maxUpstreamCallsPerOperation?: number;
-  /** REPORTING_MAX_ROWS; DEFAULT_MAX_ROWS when absent. */
-  reportingMaxRows?: number;
+  /** MAX_UPSTREAM_CALLS_PER_OPERATION. */
+  maxUpstreamCallsPerOperation: number;
+  /** REPORTING_MAX_ROWS. */
+  reportingMaxRows: number;
   /** `registry` (optional) carries the analytics tables' series too. */
   metrics?: Pick<Metrics, 'recordBatch'> & Partial<Pick<Metrics, 'registry'>>;
 }
@@ -78,8 +74,8 @@ export interface SharedDependencies {
  */
 export function createContext(shared: SharedDependencies): Context {
   const now = shared.now ?? Date.now;
-  const maxRows = shared.reportingMaxRows ?? DEFAULT_MAX_ROWS;
-  const allowance = new UpstreamAllowance(shared.maxUpstreamCallsPerOperation ?? DEFAULT_MAX_UPSTREAM_CALLS);
+  const maxRows = shared.reportingMaxRows;
+  const allowance = new UpstreamAllowance(shared.maxUpstreamCallsPerOperation);
   const metrics = shared.metrics;
   const reporting = withDashboardAllowance({ query: countingCacheHits((body) => shared.reporting.query(body), allowance) }, allowance);
   const tables = analyticsTablesOf(shared, maxRows);

@@ -11,7 +11,7 @@ import { UPSTREAM_CALL_DEFAULTS } from '../../config';
  * (the emulator's realistic profile cuts pages there): a larger limit would be
  * cut silently, so it is refused instead.
  */
-export const DEFAULT_MAX_ROWS = UPSTREAM_CALL_DEFAULTS.reportingMaxRows;
+const DEFAULT_MAX_ROWS = UPSTREAM_CALL_DEFAULTS.reportingMaxRows;
 
 export interface DashboardLimits {
   /** Most rows one query may ask for (`limit`). */
