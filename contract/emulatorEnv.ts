@@ -1,9 +1,10 @@
 /**
- * The reader of the `EMULATOR_*` variables (./emulatorSettings.ts), used by
- * `npm run emulator` and by the subgraph for its embedded emulator. It is not
- * the subgraph's reader (src/config/env.ts), so neither program imports the
- * other; both word a problem the same way ("NAME must be ... (got "value")"),
- * and an unset or empty variable is undefined in both.
+ * How both programs read a variable's value: the `EMULATOR_*` variables
+ * (./emulatorSettings.ts) with this reader as it is, the subgraph's own with
+ * src/config/env.ts, which extends it (secret files, booleans, URLs). So the
+ * two accept exactly the same integers, decimals and choices, word a problem
+ * the same way ("NAME must be ... (got "value")"), and take an unset or empty
+ * variable as undefined.
  * Every unusable value is collected in `problems`, none thrown, so one
  * start-up failure lists them all.
  */
@@ -26,7 +27,7 @@ const DECIMAL = /^\d+(\.\d+)?$/;
 export class EmulatorEnv {
   readonly problems: string[] = [];
 
-  constructor(private readonly env: NodeJS.ProcessEnv) {}
+  constructor(protected readonly env: NodeJS.ProcessEnv) {}
 
   /** The value as given, or undefined when unset or empty (how container tooling usually "unsets" a variable). */
   raw(name: string): string | undefined {

@@ -1,7 +1,8 @@
 /**
- * The subgraph's one reader of environment variables (src/config/). The
- * `EMULATOR_*` variables, which the emulator reads too, go through the
- * contract's reader (contract/emulatorEnv.ts), which words problems alike.
+ * The subgraph's one reader of environment variables (src/config/): the
+ * contract's value reader (contract/emulatorEnv.ts: integers, decimals,
+ * choices, read alike by both programs) plus what only the subgraph reads
+ * (booleans, patterns, URLs, secrets from `*_FILE`).
  *
  * Every method returns `undefined` for an unset variable and for an unusable
  * one; an unusable one also adds a problem naming the variable, so that one
@@ -9,35 +10,20 @@
  * at a time. Callers apply their defaults with `??`.
  */
 import { readFileSync } from 'node:fs';
-
-/** An inclusive range of integers. */
-export interface IntegerRange {
-  readonly min: number;
-  readonly max: number;
-}
-
-/** Decimals strictly above `above`, up to `max` inclusive. */
-export interface DecimalRange {
-  readonly above: number;
-  readonly max: number;
-}
+import { EmulatorEnv } from '../../contract/emulatorEnv';
 
 /** How a `*_FILE` variable's file is read; tests may replace it. */
 export type ReadSecretFile = (path: string) => string;
 
 const readUtf8 = (path: string): string => readFileSync(path, 'utf8');
 
-const INTEGER = /^-?\d+$/;
-/** Plain decimals only (`0.5`, `2`): an exponent or a bare `.5` is more likely a typo than intended. */
-const DECIMAL = /^\d+(\.\d+)?$/;
-
-export class EnvReader {
-  readonly problems: string[] = [];
-
+export class EnvReader extends EmulatorEnv {
   constructor(
-    private readonly env: NodeJS.ProcessEnv,
+    env: NodeJS.ProcessEnv,
     private readonly readSecretFile: ReadSecretFile = readUtf8,
-  ) {}
+  ) {
+    super(env);
+  }
 
   /** An empty value counts as unset: `VAR=` is how container tooling usually "unsets" a variable. */
   isSet(name: string): boolean {
@@ -50,37 +36,6 @@ export class EnvReader {
     this.problems.push(text);
   }
 
-  /** The value as given (not trimmed), or undefined when unset. */
-  raw(name: string): string | undefined {
-    return this.isSet(name) ? String(this.env[name]) : undefined;
-  }
-
-  /** The value with surrounding whitespace removed; undefined when unset or blank. */
-  text(name: string): string | undefined {
-    const text = this.raw(name)?.trim();
-    return text === undefined || text === '' ? undefined : text;
-  }
-
-  integer(name: string, range: IntegerRange): number | undefined {
-    const raw = this.raw(name);
-    if (raw === undefined) return undefined;
-    const text = raw.trim();
-    const value = INTEGER.test(text) ? Number(text) : Number.NaN;
-    if (Number.isSafeInteger(value) && value >= range.min && value <= range.max) return value;
-    this.problems.push(`${name} must be an integer from ${range.min} to ${range.max} (got ${JSON.stringify(raw)})`);
-    return undefined;
-  }
-
-  decimal(name: string, range: DecimalRange): number | undefined {
-    const raw = this.raw(name);
-    if (raw === undefined) return undefined;
-    const text = raw.trim();
-    const value = DECIMAL.test(text) ? Number(text) : Number.NaN;
-    if (Number.isFinite(value) && value > range.above && value <= range.max) return value;
-    this.problems.push(`${name} must be a number > ${range.above} and <= ${range.max} (got ${JSON.stringify(raw)})`);
-    return undefined;
-  }
-
   /** `true`/`1` or `false`/`0`, in any case. */
   boolean(name: string): boolean | undefined {
     const raw = this.raw(name);
@@ -90,14 +45,6 @@ export class EnvReader {
     if (value === 'false' || value === '0') return false;
     this.problems.push(`${name} must be true or false (got ${JSON.stringify(raw)})`);
     return undefined;
-  }
-
-  oneOf<T extends string>(name: string, allowed: readonly T[]): T | undefined {
-    const raw = this.raw(name);
-    if (raw === undefined) return undefined;
-    const found = allowed.find((value) => value === raw);
-    if (found === undefined) this.problems.push(`${name} must be one of ${allowed.join(', ')} (got ${JSON.stringify(raw)})`);
-    return found;
   }
 
   /** The value if it matches `pattern`; `expected` says what was expected, e.g. "1 to 100 letters". */
