@@ -1,7 +1,8 @@
 /**
  * The response cache stores through Apollo's cache, in Redis when replicas
  * share it: a response stored by one replica answers the same operation on
- * another, under `apollo:fqc:` (the plugin's own prefix) for its max-age.
+ * another, under `apollo:fqc:` (the plugin's own prefix) for its max-age;
+ * an entry that is not JSON is a miss, never an error.
  */
 import type { Redis } from 'ioredis';
 import type { Served } from '../../src/upstream/datasources/fetched';
@@ -14,6 +15,7 @@ import { buildServer, type BuiltServer } from '../../src/web/server';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 import { fakeReporting, itemsFor, silentLogger, type FakeRecommender } from '../support/subgraph';
 import { testConfig } from '../support/config';
+import { eventually } from '../support/redisHarness';
 
 const RENDER_TTL = 60;
 const RECOMMENDATIONS = `query Front($experienceId: ID!) {
@@ -92,5 +94,27 @@ describeWithRedis('response cache in a shared Redis', () => {
 
     expect(await send(two.server, 'IL_shared')).toEqual(first);
     expect(two.recommender.calls).toHaveLength(0);
+  });
+
+  // A response-cache entry that is not JSON (issue 22, defect 4): a miss on every replica, and replaced,
+  // never an INTERNAL_SERVER_ERROR until it expires.
+  it.each([
+    ['a stored response that is not JSON', (raw: string) => JSON.stringify({ ...JSON.parse(raw), value: '{"data": trunc' })],
+    ['a stored value that is not JSON at all', () => '{"value": trunc'],
+  ])('%s is a miss on every replica, and the next response replaces it', async (_name, poison) => {
+    const [one, two] = await Promise.all([replica(), replica()]);
+    await one.client.flushall();
+    const first = await send(one.server, 'IL_shared');
+    let keys: string[] = [];
+    await eventually(async () => (keys = await one.client.keys('apollo:fqc:*')).length === 1);
+    const poisoned = poison((await one.client.get(keys[0] ?? '')) ?? '{}');
+    await one.client.set(keys[0] ?? '', poisoned, 'PX', 60_000);
+
+    expect(await send(two.server, 'IL_shared')).toEqual(first);
+    expect(two.recommender.calls).toHaveLength(1);
+    await eventually(async () => {
+      const stored = await one.client.get(keys[0] ?? '');
+      return stored !== null && stored !== poisoned;
+    });
   });
 });
