@@ -49,6 +49,8 @@ export interface ServerDependencies {
   recommender: SharedDependencies['recommender'];
   /** The analytics tables, when the caller builds them (tests on a fake clock); default: one per server. */
   analyticsTables?: SharedDependencies['analyticsTables'];
+  /** Clock of the ask deadlines and cache hints (tests on a fake clock, with `analyticsTables` on the same one); default Date.now. */
+  now?: SharedDependencies['now'];
   /** Where the analytics tables live (Redis when replicas share them); default: this process's memory. */
   tableStore?: SharedDependencies['tableStore'];
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;

@@ -239,7 +239,11 @@ export class AnalyticsTables {
       const urls = missingUrls(cells, metrics);
       if (urls.length === 0) return;
       const wanted = missingMetrics(cells, metrics);
-      const whole = known === undefined || wanted.some((metric) => !known?.metrics.includes(metric));
+      // A metric the table lacks is worth refetching the table for only when the table ranks one of these
+      // articles; an article a full table lacks is a cold ask, whatever metrics it reads (the cold query carries them).
+      const whole =
+        known === undefined ||
+        (wanted.some((metric) => !known?.metrics.includes(metric)) && urls.some((url) => known?.rows.has(url) === true));
       const need: Need = whole ? { spec, metrics: wanted, articles: urls } : { spec, urls, metrics: wanted, articles: urls };
       let delivery: Delivery;
       try {

@@ -1,0 +1,292 @@
+/**
+ * Cold asks merged at the next unit, over real HTTP: the subgraph against the
+ * emulator's realistic profile with its real budget (one dashboard query a
+ * minute, 429 beyond) and the subgraph's governor at the real-host rate (one
+ * a minute). A table of 5 rows (REPORTING_MAX_ROWS=5) is full, so articles
+ * outside it are cold asks. Several operations asking for different long-tail
+ * articles, with different metric selections, wait for the next unit, which
+ * sends ONE query: a url filter carrying the union of their urls, and the
+ * union of their metrics. Every dashboard body that reaches the emulator is
+ * recorded by a proxy in front of it. Both clocks move when the test says:
+ * the subgraph's (tables, deadlines, governor) is injected, the emulator's is
+ * advanced through its control API by the same amounts.
+ */
+import { once } from 'node:events';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
+import { DEFAULT_ANALYTICS_CONFIG, EMBEDDED_GOVERNOR_CONFIG, type AnalyticsConfig } from '../../src/config';
+import { Secret } from '../../src/redaction/secret';
+import { AnalyticsTables } from '../../src/reporting/tables/analyticsTables';
+import { MemoryTableStore } from '../../src/reporting/tables/tableStore';
+import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../src/upstream/datasources/wire';
+import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';
+import { buildServer, type BuiltServer } from '../../src/web/server';
+import { articleRepresentations, directArticleMetrics } from '../support/analytics';
+import { testConfig } from '../support/config';
+import { apiToken, call } from '../support/emulator';
+import { postGraphQL } from '../support/federationGateway';
+import { DEFAULT_CACHE_TTLS, silentLogger } from '../support/subgraph';
+import { advanceClock, readStats, resetStats, startSmallEmulator } from '../support/subgraphHttp';
+import { upstreamOptions } from '../support/upstreamOptions';
+import { FakeClock } from './support/tablesFakes';
+
+jest.setTimeout(30_000);
+
+const MAX_ROWS = 5;
+const TABLE_METRICS: MetricName[] = ['pageViewsTotal', 'uniqueUsers', 'averageDurationPerPage', 'averageScroll'];
+const ANALYTICS: AnalyticsConfig = { ...DEFAULT_ANALYTICS_CONFIG, chunkSize: MAX_ROWS };
+/**
+ * Tables fresh for 5 minutes: the test's 65 s stay under half of it, so no refresh by demand competes
+ * with the cold asks for the unit (the cold share is tested on an injected clock in analyticsTables.test.ts).
+ */
+const CACHE = { ...DEFAULT_CACHE_TTLS, dashboardTtlSeconds: 300 };
+/** The governor's interval at one a minute (RATE_WINDOW_MS): the next unit after a query. */
+const UNIT_MS = 63_000;
+
+interface BodyRecorder {
+  url: string;
+  /** Every dashboard body the emulator received, in arrival order. */
+  dashboards: DashboardQueryBody[];
+  close(): Promise<void>;
+}
+
+/** Forwards everything to the emulator unchanged, recording each dashboard body: what the vendor receives. */
+async function startBodyRecorder(target: string): Promise<BodyRecorder> {
+  const dashboards: DashboardQueryBody[] = [];
+  const targetUrl = new URL(target);
+  const server: Server = createServer((incoming, outgoing) => {
+    const chunks: Buffer[] = [];
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+    incoming.on('end', () => {
+      const body = Buffer.concat(chunks);
+      if ((incoming.url ?? '').startsWith('/api/dashboard/query')) dashboards.push(JSON.parse(body.toString('utf8')) as DashboardQueryBody);
+      const forwarded = httpRequest(
+        { host: targetUrl.hostname, port: targetUrl.port, path: incoming.url, method: incoming.method, headers: incoming.headers },
+        (answer) => {
+          outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(outgoing);
+        },
+      );
+      forwarded.on('error', () => outgoing.destroy());
+      forwarded.end(body);
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    dashboards,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+let emulator: RunningEmulator;
+let recorder: BodyRecorder;
+let upstreams: Upstreams;
+let server: BuiltServer;
+let graphqlUrl: string;
+let token: string;
+const clock = new FakeClock(Date.now());
+let waiting = 0;
+const waitingWatchers: { count: number; reached: () => void }[] = [];
+
+function onWaiting(count: number): void {
+  waiting = count;
+  for (const watcher of [...waitingWatchers]) {
+    if (count === watcher.count) {
+      waitingWatchers.splice(waitingWatchers.indexOf(watcher), 1);
+      watcher.reached();
+    }
+  }
+}
+
+/** Resolves once exactly `count` asks wait for a unit (an event of the tables, not a sleep). */
+function asksWaiting(count: number): Promise<void> {
+  if (waiting === count) return Promise.resolve();
+  return new Promise((reached) => waitingWatchers.push({ count, reached }));
+}
+
+/** Moves the subgraph's clock and the emulator's by the same amount. */
+async function advanceBoth(ms: number): Promise<void> {
+  await advanceClock(emulator, ms / 1000);
+  await clock.advance(ms);
+}
+
+beforeAll(async () => {
+  // The realistic profile with its real budget: one dashboard query a minute, a 429 beyond.
+  emulator = await startSmallEmulator({ profile: 'realistic' });
+  recorder = await startBodyRecorder(emulator.url);
+  upstreams = createUpstreams(
+    upstreamOptions({
+      reportingBaseUrl: recorder.url,
+      recommenderUrl: emulator.url,
+      email: DEMO_API_USER.email,
+      password: new Secret(DEMO_API_USER.password),
+      timeoutMs: 5_000,
+      logger: silentLogger,
+      // One a minute, as on a real host; refused at once rather than queued, so the tables wait on the injected clock.
+      protection: { now: () => clock.now(), governor: { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 1, queueTimeoutMs: 0 } },
+    }),
+  );
+  const analyticsTables = new AnalyticsTables({
+    reporting: upstreams.reporting,
+    store: new MemoryTableStore(),
+    clock,
+    ttlSeconds: CACHE.dashboardTtlSeconds,
+    maxStalenessSeconds: ANALYTICS.maxStalenessSeconds,
+    windowAlignSeconds: ANALYTICS.windowAlignSeconds,
+    maxRows: MAX_ROWS,
+    maxColdUrls: ANALYTICS.chunkSize,
+    coldShare: ANALYTICS.coldShare,
+    onWaiting,
+  });
+  server = buildServer(
+    testConfig({
+      renderMaxConcurrency: 4,
+      cache: CACHE,
+      analytics: ANALYTICS,
+      reportingMaxRows: MAX_ROWS,
+      responseCacheEnabled: false,
+    }),
+    { reporting: upstreams.reporting, recommender: upstreams.recommender, logger: silentLogger, analyticsTables, now: () => clock.now() },
+  );
+  await server.start();
+  await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));
+  graphqlUrl = `http://127.0.0.1:${(server.httpServer.address() as AddressInfo).port}/graphql`;
+  token = await apiToken(emulator);
+});
+
+afterAll(async () => {
+  await server?.stop();
+  await upstreams?.close();
+  await recorder?.close();
+  await emulator?.close();
+});
+
+interface Analytics {
+  from: string;
+  to: string;
+  fetchedAt: string;
+  pageViews?: number;
+  uniqueUsers?: number;
+  averageScroll?: number;
+  totalDuration?: number;
+  pageViewsPerUser?: number;
+}
+
+type EntitiesResult = Awaited<ReturnType<typeof postGraphQL<{ _entities: ({ analytics: Analytics | null } | null)[] }>>>;
+
+/** One editor's panel: `_entities` for one article, as a router sends it. */
+function panel(url: string, selection: string): Promise<EntitiesResult> {
+  return postGraphQL(
+    graphqlUrl,
+    `query ($reps: [_Any!]!) { _entities(representations: $reps) { ... on Article { analytics { from to fetchedAt ${selection} } } } }`,
+    { reps: articleRepresentations([url]) },
+  );
+}
+
+function analyticsOf(result: EntitiesResult): Analytics {
+  expect(result.errors).toBeUndefined();
+  const analytics = result.data?._entities[0]?.analytics;
+  if (analytics == null) throw new Error('no analytics');
+  return analytics;
+}
+
+/** Every url of a window, most read first, straight from the emulator (one query, at the emulator's next unit). */
+async function urlsByPageViews(window: { from: string; to: string }): Promise<string[]> {
+  const body: DashboardQueryBody = {
+    dates: { range: { start: window.from, end: window.to } },
+    filters: [],
+    groupBy: ['url'],
+    metrics: ['pageViewsTotal'],
+    order: { metric: 'pageViewsTotal', sort: 'DESC' },
+    limit: 500,
+  };
+  await advanceClock(emulator, UNIT_MS / 1000);
+  const response = await call<DashboardMetricResultWire[]>(emulator, '/api/dashboard/query', { body, token });
+  if (response.status !== 200) throw new Error(`direct dashboard query answered ${response.status}`);
+  return response.body[0].actualData.values.map((row) => String(row.items[0].value));
+}
+
+/** The direct query for one url, after the emulator's unit came back (not counted: the stats are read before). */
+async function direct(url: string, window: { from: string; to: string }, metrics: MetricName[]): Promise<Record<string, number>> {
+  await advanceClock(emulator, UNIT_MS / 1000);
+  return directArticleMetrics(emulator, token, url, window, metrics);
+}
+
+it('merges concurrent cold asks into ONE query at the next unit (union of urls and metrics); an ask past its deadline is refused with retryAfter', async () => {
+  // (1) The table of the panels' default window (a week), fetched by a ranking of it: one query, 5 rows, so full.
+  const ranking = await postGraphQL<{ topArticles: { article: { url: string } }[] }>(
+    graphqlUrl,
+    `{ topArticles(window: { last: { number: 7, unit: DAY } }, limit: ${MAX_ROWS}) { article { url } } }`,
+  );
+  expect(ranking.errors).toBeUndefined();
+  const top = ranking.data?.topArticles.map((row) => row.article.url) ?? [];
+  expect(top).toHaveLength(MAX_ROWS);
+  expect(recorder.dashboards).toHaveLength(1);
+  expect(recorder.dashboards[0]).toMatchObject({ groupBy: ['url'], filters: [], metrics: TABLE_METRICS, limit: MAX_ROWS });
+  // A panel for an article of the table is answered from it (no query); it tells the table's window.
+  const first = analyticsOf(await panel(top[0], 'pageViews'));
+  expect(recorder.dashboards).toHaveLength(1);
+
+  const ranked = await urlsByPageViews(first);
+  expect(ranked.length).toBeGreaterThan(3 * MAX_ROWS);
+  const [a, b, c, late] = ranked.slice(2 * MAX_ROWS, 2 * MAX_ROWS + 4);
+  await resetStats(emulator);
+  recorder.dashboards.length = 0;
+
+  // (2) The unit is spent: 50 s later the next one is 13 s away, within the asks' 20 s deadline.
+  await advanceBoth(50_000);
+  const selections: [string, string, MetricName[]][] = [
+    [a, 'pageViews', ['pageViewsTotal']],
+    [b, 'uniqueUsers totalDuration: metric(metric: TOTAL_DURATION)', ['uniqueUsers', 'totalDuration']],
+    [c, 'averageScroll pageViewsPerUser: metric(metric: PAGE_VIEWS_PER_USER)', ['averageScroll', 'pageViewsPerUser']],
+  ];
+  const answers = Promise.all(selections.map(([url, selection]) => panel(url, selection)));
+  await asksWaiting(selections.length);
+  expect(recorder.dashboards).toEqual([]);
+
+  // The next unit: one query answers the three operations.
+  await advanceBoth(UNIT_MS - 50_000 + 2_000);
+  const results = await answers;
+  expect(recorder.dashboards).toHaveLength(1);
+  const merged = recorder.dashboards[0];
+  const urlFilters = merged.filters.filter((filter) => filter.filter === 'url');
+  expect(urlFilters).toHaveLength(1);
+  expect(urlFilters[0].op).toBe('eq');
+  expect([...urlFilters[0].value].sort()).toEqual([a, b, c].sort());
+  const asked = selections.flatMap(([, , metrics]) => metrics);
+  expect(new Set(merged.metrics)).toEqual(new Set([...TABLE_METRICS, ...asked]));
+  expect(merged).toMatchObject({ groupBy: ['url'], limit: 3 });
+  // Honest windows: each answer reports the window the merged query was over (resolved at its unit), not the ask's.
+  const range = 'range' in merged.dates ? merged.dates.range : undefined;
+  for (const result of results) expect(analyticsOf(result)).toMatchObject({ from: range?.start, to: range?.end });
+  expect(await readStats(emulator)).toMatchObject({ dashboard: { count: 1 } });
+
+  // (3) Past its deadline: the next unit is a minute away, the ask gets UPSTREAM_RATE_LIMITED with retryAfter at once.
+  const refused = await panel(late, 'pageViews');
+  expect(refused.errors?.map((error) => error.extensions?.code)).toEqual(['UPSTREAM_RATE_LIMITED']);
+  expect(refused.errors?.[0].extensions?.retryAfter).toBeGreaterThan(ANALYTICS.askDeadlineMs / 1000);
+  expect(recorder.dashboards).toHaveLength(1);
+
+  // Each operation got the numbers a direct query for its url returns, over the window its answer reports.
+  for (const [index, [url, , metrics]] of selections.entries()) {
+    const analytics = analyticsOf(results[index]);
+    const numbers = await direct(url, analytics, metrics);
+    const byField: Record<MetricName, keyof Analytics> = {
+      pageViewsTotal: 'pageViews',
+      uniqueUsers: 'uniqueUsers',
+      averageScroll: 'averageScroll',
+      totalDuration: 'totalDuration',
+      pageViewsPerUser: 'pageViewsPerUser',
+    } as Record<MetricName, keyof Analytics>;
+    for (const metric of metrics) expect(analytics[byField[metric]]).toBe(numbers[metric]);
+    expect(numbers[metrics[0]]).toBeGreaterThan(0);
+  }
+});
