@@ -121,19 +121,30 @@ describe('Article.analytics from tables', () => {
     }
   });
 
-  it('learns a metric outside the plan once: UPSTREAM_METRIC_UNAVAILABLE at its path, never asked for again', async () => {
+  it('learns a metric outside the plan once: UPSTREAM_METRIC_UNAVAILABLE at its path, the other fields keep their numbers, never asked for again', async () => {
     const url = emulator.store.articles[0].url;
-    const query = `query ($reps: [_Any!]!) { _entities(representations: $reps) { ... on Article { analytics { pageViews revenue } } } }`;
-    const first = await postGraphQL(subgraph.graphqlUrl, query, { reps: articleRepresentations([url]) });
+    const query = `query ($reps: [_Any!]!) { _entities(representations: $reps) { ... on Article { analytics { pageViews revenue metric(metric: REVENUE_TOTAL) } } } }`;
+    const first = await postGraphQL<{ _entities: { analytics: { pageViews: number; revenue: number | null; metric: number | null } }[] }>(
+      subgraph.graphqlUrl,
+      query,
+      { reps: articleRepresentations([url]) },
+    );
     expect(first.errors?.map((error) => [error.extensions?.code, error.path])).toEqual([
       ['UPSTREAM_METRIC_UNAVAILABLE', ['_entities', 0, 'analytics', 'revenue']],
+      ['UPSTREAM_METRIC_UNAVAILABLE', ['_entities', 0, 'analytics', 'metric']],
     ]);
+    const analytics = first.data?._entities[0].analytics;
+    expect(analytics).toMatchObject({ revenue: null, metric: null });
+    expect(analytics?.pageViews).toBeGreaterThan(0);
     const learnt = subgraph.bodies.filter((body) => body.metrics.includes('revenueTotal'));
     expect(learnt).toHaveLength(1);
 
     subgraph.bodies.length = 0;
-    const second = await postGraphQL(subgraph.graphqlUrl, query, { reps: articleRepresentations([url]) });
-    expect(second.errors?.map((error) => error.extensions?.code)).toEqual(['UPSTREAM_METRIC_UNAVAILABLE']);
+    const second = await postGraphQL<{ _entities: { analytics: { pageViews: number } }[] }>(subgraph.graphqlUrl, query, {
+      reps: articleRepresentations([url]),
+    });
+    expect(second.errors?.map((error) => error.extensions?.code)).toEqual(['UPSTREAM_METRIC_UNAVAILABLE', 'UPSTREAM_METRIC_UNAVAILABLE']);
+    expect(second.data?._entities[0].analytics.pageViews).toBe(analytics?.pageViews);
     expect(subgraph.bodies).toEqual([]);
   });
 

@@ -82,12 +82,12 @@ export type ArticleAnalytics = {
   fetchedAt: Scalars['DateTime']['output'];
   /** First instant of the window (UTC). */
   from: Scalars['DateTime']['output'];
-  /** Any metric by name, for the ones without a field of their own. */
-  metric: Scalars['Float']['output'];
+  /** Any metric by name, for the ones without a field of their own. Null, with an UPSTREAM_METRIC_UNAVAILABLE error at its path, when the account's plan does not carry it. */
+  metric?: Maybe<Scalars['Float']['output']>;
   /** Number of page views (PAGE_VIEWS_TOTAL). */
   pageViews: Scalars['Float']['output'];
-  /** Advertising revenue (REVENUE_TOTAL). */
-  revenue: Scalars['Float']['output'];
+  /** Advertising revenue (REVENUE_TOTAL). Null, with an UPSTREAM_METRIC_UNAVAILABLE error at its path, when the account's plan does not carry it. */
+  revenue?: Maybe<Scalars['Float']['output']>;
   /** Last instant of the window (UTC). */
   to: Scalars['DateTime']['output'];
   /** Number of distinct readers (UNIQUE_USERS). */
@@ -514,9 +514,9 @@ export type ArticleAnalyticsResolvers<ContextType = Context, ParentType extends 
   averageScroll?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
   fetchedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   from?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
-  metric?: Resolver<ResolversTypes['Float'], ParentType, ContextType, RequireFields<ArticleAnalyticsMetricArgs, 'metric'>>;
+  metric?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType, RequireFields<ArticleAnalyticsMetricArgs, 'metric'>>;
   pageViews?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
-  revenue?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
+  revenue?: Resolver<Maybe<ResolversTypes['Float']>, ParentType, ContextType>;
   to?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   uniqueUsers?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
 }>;
