@@ -53,6 +53,8 @@ export interface ServerDependencies {
   now?: SharedDependencies['now'];
   /** Where the analytics tables live (Redis when replicas share them); default: this process's memory. */
   tableStore?: SharedDependencies['tableStore'];
+  /** Where dashboard asks wait for the next unit, when the caller builds it (tests on a fake clock); default: one per server. */
+  dashboardWaitingRoom?: SharedDependencies['dashboardWaitingRoom'];
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
   /** Apollo's cache (persisted queries, the response cache) shared through Redis; default: an in-process LRU. */
   apolloCache?: KeyValueCache<string>;
