@@ -71,6 +71,8 @@ export interface SharedDependencies {
   maxUpstreamCallsPerOperation: number;
   /** REPORTING_MAX_ROWS. */
   reportingMaxRows: number;
+  /** UPSTREAM_QUEUE_TIMEOUT_MS: how long before the next unit a waiting dashboard query may go (the governor holds it until then). */
+  dashboardUnitLeadMs: number;
   /** `registry` (optional) carries the analytics tables' series too. */
   metrics?: Pick<Metrics, 'recordBatch'> & Partial<Pick<Metrics, 'registry'>>;
 }
@@ -118,7 +120,7 @@ function dashboardWaitingRoomOf(shared: SharedDependencies): DashboardWaitingRoo
   let room = roomsByShared.get(shared);
   if (room === undefined) {
     // The process-wide endpoint: a merged query is every waiting operation's; each operation's allowance counts its own bodies.
-    room = new DashboardWaitingRoom({ dashboard: shared.reporting, clock: clockOf(shared) });
+    room = new DashboardWaitingRoom({ dashboard: shared.reporting, clock: clockOf(shared), unitLeadMs: shared.dashboardUnitLeadMs });
     roomsByShared.set(shared, room);
   }
   return room;

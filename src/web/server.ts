@@ -42,6 +42,7 @@ export type ServerConfig = Pick<
   | 'shutdownDelaySeconds'
   | 'httpTimeouts'
   | 'landingPage'
+  | 'governor'
 > & { cache: CacheTtls };
 
 export interface ServerDependencies {
@@ -120,6 +121,7 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
     analytics: config.analytics,
     maxUpstreamCallsPerOperation: limits.maxUpstreamCallsPerOperation,
     reportingMaxRows: config.reportingMaxRows,
+    dashboardUnitLeadMs: config.governor.queueTimeoutMs,
   };
   const context = async () => createContext(shared);
   const graphql = createGraphQLHandler({

@@ -18,6 +18,12 @@ export interface DashboardWaitingRoomOptions {
   /** The protected endpoint, process-wide: it caches, coalesces and governs; the room only decides what to send and when. */
   dashboard: Pick<DashboardEndpoint, 'query'>;
   clock: Clock;
+  /**
+   * How long before the next unit the waiting asks' query goes
+   * (UPSTREAM_QUEUE_TIMEOUT_MS): the governor holds it until the unit, so an
+   * ask arriving in those last moments cannot take the unit for its body alone.
+   */
+  unitLeadMs: number;
   /** Asks waiting now (tests await it; a gauge could follow it). */
   onWaiting?(count: number): void;
 }
@@ -63,6 +69,8 @@ export class DashboardWaitingRoom {
   private readonly suspectMetrics = new Set<MetricName>();
   /** The earliest instant the governor may grant a unit, as its last refusal said; 0: try now. */
   private nextUnitAt = 0;
+  /** The query in flight went before the unit: if the governor refused it after all, the next one waits for the unit itself. */
+  private wentEarly = false;
   private running = false;
 
   constructor(private readonly options: DashboardWaitingRoomOptions) {}
@@ -153,22 +161,27 @@ export class DashboardWaitingRoom {
   private start(): void {
     if (this.running) return;
     this.running = true;
-    void this.run().finally(() => {
-      this.running = false;
-    });
+    void this.run();
   }
 
   /** One query per pass, or a sleep until the next unit: bounded by the governor's rate. */
   private async run(): Promise<void> {
-    while (this.waiting.size > 0) {
-      const waitMs = this.nextUnitAt - this.options.clock.now();
-      if (waitMs > 0) {
-        this.refuseHopeless();
-        if (this.waiting.size === 0) return;
-        await this.options.clock.sleep(waitMs);
-        continue;
+    try {
+      while (this.waiting.size > 0) {
+        const untilUnitMs = this.nextUnitAt - this.options.clock.now();
+        const waitMs = untilUnitMs - (this.wentEarly ? 0 : this.options.unitLeadMs);
+        if (waitMs > 0) {
+          this.refuseHopeless();
+          if (this.waiting.size === 0) return;
+          await this.options.clock.sleep(waitMs);
+          continue;
+        }
+        this.wentEarly = untilUnitMs > 0;
+        await this.send(this.takeFullestGroup());
       }
-      await this.send(this.takeFullestGroup());
+    } finally {
+      // In the same turn as the last look at the list: an ask enqueued a moment later starts a new run.
+      this.running = false;
     }
   }
 
