@@ -19,7 +19,12 @@ export function countingCacheHits<P, T>(
 ): (params: P) => Promise<Served<T>> {
   return async (params) => {
     const answer = await fetch(params);
-    if (FROM_THE_CACHE.has(answer.cache)) allowance.recordCacheHit();
+    if (servedFromCache(answer)) allowance.recordCacheHit();
     return answer;
   };
+}
+
+/** Whether the call path served this answer without a call of its own. */
+export function servedFromCache(answer: Pick<Served<unknown>, 'cache'>): boolean {
+  return FROM_THE_CACHE.has(answer.cache);
 }

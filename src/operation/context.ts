@@ -1,7 +1,8 @@
 import { AnalyticsMemo } from '../reporting/analytics/operationMemo';
 import { AnalyticsTables, tableLabel, type AnalyticsTablesOptions, type AskOutcome } from '../reporting/tables/analyticsTables';
 import { analyticsTableMetrics } from '../observability/metrics/analyticsTables';
-import { SYSTEM_CLOCK } from '../reporting/tables/clock';
+import { SYSTEM_CLOCK, type Clock } from '../reporting/tables/clock';
+import { DashboardWaitingRoom } from '../reporting/dashboard/waitingRoom';
 import { MemoryTableStore, type TableStore } from '../reporting/tables/tableStore';
 import type { AnalyticsConfig, Config } from '../config';
 import type { RenderParams } from '../upstream/datasources/wire';
@@ -17,7 +18,11 @@ import type { RenderEndpoint } from '../upstream/endpoints/render';
 
 /** What every resolver receives (codegen `contextType`). Built per GraphQL request. */
 export interface Context {
-  /** The protected dashboard endpoint, taking from this operation's allowance; identical queries share one answer. */
+  /**
+   * The protected dashboard endpoint, taking from this operation's allowance; identical queries share one answer,
+   * queries of the operation that differ only in metrics one upstream query, and so do those of every operation
+   * while they wait for the next unit (until `analyticsDeadline`).
+   */
   reporting: DashboardEndpoint;
   /** Per request: its cache holds what this caller asked for. */
   recommendations: RecommendationsLoader;
@@ -60,10 +65,14 @@ export interface SharedDependencies {
   analyticsTables?: AnalyticsTables;
   /** Where those tables live: shared by the replicas through Redis (REDIS_URL); default this process's memory. */
   tableStore?: TableStore;
+  /** Where dashboard asks wait for the next unit; built once per SharedDependencies when absent (tests inject one on a fake clock). */
+  dashboardWaitingRoom?: DashboardWaitingRoom;
   /** MAX_UPSTREAM_CALLS_PER_OPERATION. */
   maxUpstreamCallsPerOperation: number;
   /** REPORTING_MAX_ROWS. */
   reportingMaxRows: number;
+  /** UPSTREAM_QUEUE_TIMEOUT_MS: how long before the next unit a waiting dashboard query may go (the governor holds it until then). */
+  dashboardUnitLeadMs: number;
   /** `registry` (optional) carries the analytics tables' series too. */
   metrics?: Pick<Metrics, 'recordBatch'> & Partial<Pick<Metrics, 'registry'>>;
 }
@@ -77,9 +86,9 @@ export function createContext(shared: SharedDependencies): Context {
   const maxRows = shared.reportingMaxRows;
   const allowance = new UpstreamAllowance(shared.maxUpstreamCallsPerOperation);
   const metrics = shared.metrics;
-  const reporting = withDashboardAllowance({ query: countingCacheHits((body) => shared.reporting.query(body), allowance) }, allowance);
   const tables = analyticsTablesOf(shared, maxRows);
   const analyticsDeadline = now() + shared.analytics.askDeadlineMs;
+  const reporting = withDashboardAllowance(dashboardWaitingRoomOf(shared).asker(analyticsDeadline), allowance);
   const askOutcomes: AskOutcome[] = [];
   const recommender: RenderEndpoint = { render: countingCacheHits((params: RenderParams) => shared.recommender.render(params), allowance) };
   return {
@@ -103,6 +112,24 @@ export function createContext(shared: SharedDependencies): Context {
   };
 }
 
+/** One waiting room per set of shared dependencies (one server): asks of every operation meet there. */
+const roomsByShared = new WeakMap<SharedDependencies, DashboardWaitingRoom>();
+
+function dashboardWaitingRoomOf(shared: SharedDependencies): DashboardWaitingRoom {
+  if (shared.dashboardWaitingRoom !== undefined) return shared.dashboardWaitingRoom;
+  let room = roomsByShared.get(shared);
+  if (room === undefined) {
+    // The process-wide endpoint: a merged query is every waiting operation's; each operation's allowance counts its own bodies.
+    room = new DashboardWaitingRoom({ dashboard: shared.reporting, clock: clockOf(shared), unitLeadMs: shared.dashboardUnitLeadMs });
+    roomsByShared.set(shared, room);
+  }
+  return room;
+}
+
+function clockOf(shared: SharedDependencies): Clock {
+  return shared.now === undefined ? SYSTEM_CLOCK : { now: shared.now, sleep: SYSTEM_CLOCK.sleep };
+}
+
 /** One set of tables per set of shared dependencies (one server): built on first use, process-wide from then on. */
 const tablesByShared = new WeakMap<SharedDependencies, AnalyticsTables>();
 
@@ -115,7 +142,7 @@ function analyticsTablesOf(shared: SharedDependencies, maxRows: number): Analyti
       reporting: shared.reporting,
       store: shared.tableStore ?? new MemoryTableStore(),
       shared: shared.tableStore !== undefined,
-      clock: shared.now === undefined ? SYSTEM_CLOCK : { now: shared.now, sleep: SYSTEM_CLOCK.sleep },
+      clock: clockOf(shared),
       ttlSeconds: shared.cacheTtls.dashboardTtlSeconds,
       maxStalenessSeconds: shared.analytics.maxStalenessSeconds,
       windowAlignSeconds: shared.analytics.windowAlignSeconds,

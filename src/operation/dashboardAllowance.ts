@@ -1,32 +1,53 @@
 import DataLoader from 'dataloader';
-import type { Served } from '../upstream/datasources/fetched';
-import type { DashboardMetricResultWire, DashboardQueryBody } from '../upstream/datasources/wire';
 import type { DashboardEndpoint } from '../upstream/endpoints/dashboard';
+import type { DashboardQueryBody } from '../upstream/datasources/wire';
 import { dashboardBodyKey } from '../upstream/keys';
+import type { DashboardAnswer } from '../reporting/dashboard/metricKinds';
+import { asError, type DashboardAsker } from '../reporting/dashboard/waitingRoom';
+import { servedFromCache } from './cacheHits';
 import type { UpstreamAllowance } from './upstreamAllowance';
 
-type DashboardAnswer = Served<DashboardMetricResultWire[]>;
-
 /**
- * The dashboard endpoint for one operation, each distinct dashboard query
- * taking one call from the operation's allowance: 500 aliased `dashboard`
- * fields with different arguments are 500 calls just as 500
- * `recommendations` are, while identical ones share one answer (and one
- * unit), like the render.json loader. The de-dup is a DataLoader keyed by the
- * body's part of the answer key (keys.ts), as for every endpoint within an
- * operation; not batched, since the upstream takes one query per call and
- * each answer should reach its field as soon as it comes. Per request only:
- * its cache holds this caller's answers.
+ * The dashboard endpoint for one operation. A DataLoader keyed by the body's
+ * part of the answer key (keys.ts) de-duplicates identical queries, and its
+ * end-of-tick batch (no timer: nothing waits for asks that may never come)
+ * hands the asker every group of bodies that may share one query, those that
+ * differ only in their metrics: one operation with several dashboard panels
+ * of one window sends one query carrying the union.
+ *
+ * The allowance counts each distinct body once, merged or not, just as 500
+ * aliased `dashboard` fields with different arguments are 500 calls; a body
+ * answered from the answer cache gives its call back. Per request only: its
+ * cache holds this caller's answers.
  */
-export function withDashboardAllowance(dashboard: DashboardEndpoint, allowance: UpstreamAllowance): DashboardEndpoint {
+export function withDashboardAllowance(asker: DashboardAsker, allowance: UpstreamAllowance): DashboardEndpoint {
   const loader = new DataLoader<DashboardQueryBody, DashboardAnswer, string>(
-    (bodies) => Promise.all(bodies.map((body) => (allowance.tryTake() ? dashboard.query(body).catch(asError) : allowance.exceededError()))),
-    { batch: false, cacheKeyFn: dashboardBodyKey, name: 'dashboard' },
+    async (bodies) => {
+      const answers = new Array<DashboardAnswer | Error>(bodies.length);
+      const groups = new Map<string, number[]>();
+      bodies.forEach((body, index) => {
+        if (!allowance.tryTake()) {
+          answers[index] = allowance.exceededError();
+          return;
+        }
+        const group = asker.groupOf(body);
+        groups.set(group, [...(groups.get(group) ?? []), index]);
+      });
+      await Promise.all(
+        [...groups.values()].map(async (indexes) => {
+          const results = await asker
+            .ask(indexes.map((index) => bodies[index]))
+            .catch((error: unknown) => indexes.map(() => asError(error)));
+          indexes.forEach((index, position) => {
+            const result = results[position];
+            if (!(result instanceof Error) && servedFromCache(result)) allowance.recordCacheHit();
+            answers[index] = result;
+          });
+        }),
+      );
+      return answers;
+    },
+    { cacheKeyFn: dashboardBodyKey, name: 'dashboard' },
   );
   return { query: (body) => loader.load(body) };
-}
-
-/** DataLoader treats only Error instances as failures; anything else thrown would be cached as a value. */
-function asError(reason: unknown): Error {
-  return reason instanceof Error ? reason : new Error(`dashboard query failed: ${String(reason)}`);
 }

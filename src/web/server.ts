@@ -42,6 +42,7 @@ export type ServerConfig = Pick<
   | 'shutdownDelaySeconds'
   | 'httpTimeouts'
   | 'landingPage'
+  | 'governor'
 > & { cache: CacheTtls };
 
 export interface ServerDependencies {
@@ -53,6 +54,8 @@ export interface ServerDependencies {
   now?: SharedDependencies['now'];
   /** Where the analytics tables live (Redis when replicas share them); default: this process's memory. */
   tableStore?: SharedDependencies['tableStore'];
+  /** Where dashboard asks wait for the next unit, when the caller builds it (tests on a fake clock); default: one per server. */
+  dashboardWaitingRoom?: SharedDependencies['dashboardWaitingRoom'];
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
   /** Apollo's cache (persisted queries, the response cache) shared through Redis; default: an in-process LRU. */
   apolloCache?: KeyValueCache<string>;
@@ -118,6 +121,7 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
     analytics: config.analytics,
     maxUpstreamCallsPerOperation: limits.maxUpstreamCallsPerOperation,
     reportingMaxRows: config.reportingMaxRows,
+    dashboardUnitLeadMs: config.governor.queueTimeoutMs,
   };
   const context = async () => createContext(shared);
   const graphql = createGraphQLHandler({

@@ -2,6 +2,9 @@ import type { DashboardQueryBody, MetricName } from '../../src/upstream/datasour
 import type { DashboardEndpoint } from '../../src/upstream/endpoints/dashboard';
 import { withDashboardAllowance } from '../../src/operation/dashboardAllowance';
 import { UpstreamAllowance } from '../../src/operation/upstreamAllowance';
+import { DashboardWaitingRoom, type DashboardAsker } from '../../src/reporting/dashboard/waitingRoom';
+import type { CacheOutcome } from '../../src/upstream/datasources/fetched';
+import { FakeClock } from '../reporting/support/tablesFakes';
 
 const body = (metric: MetricName): DashboardQueryBody => ({
   dates: { last: { number: 7, dimension: 'day' } },
@@ -12,34 +15,67 @@ const body = (metric: MetricName): DashboardQueryBody => ({
 });
 
 /** A dashboard endpoint that records every query it is asked (the shape of the work). */
-function recording(fail = false) {
+function recording(fail = false, cache: CacheOutcome = 'miss') {
   const asked: string[] = [];
   const endpoint: DashboardEndpoint = {
     query: async (query) => {
       asked.push(query.metrics.join(','));
       if (fail) throw new Error('upstream down');
-      return { value: [], fetchedAt: 0, cache: 'miss' };
+      const value = query.metrics.map((metric) => ({
+        metric,
+        total: 1,
+        granularity: 'daily' as const,
+        availableGranularities: ['daily' as const],
+        actualData: { values: [], data: [] },
+      }));
+      return { value, fetchedAt: 0, cache };
     },
   };
   return { endpoint, asked };
 }
 
-describe('the dashboard within one operation (a DataLoader keyed by the body)', () => {
-  test('identical queries, even with fields in another order, are one call and one unit of the allowance', async () => {
+/** The operation's asker over the endpoint: asks of one tick and one kind go as one query; none waits here (a unit is always free). */
+function asker(endpoint: DashboardEndpoint): DashboardAsker {
+  return new DashboardWaitingRoom({ dashboard: endpoint, clock: new FakeClock(0), unitLeadMs: 0 }).asker(60_000);
+}
+
+describe('the dashboard within one operation (a DataLoader keyed by the body, batched by kind)', () => {
+  test('identical queries, even with fields in another order, are one unit of the allowance; queries differing only in metrics one query', async () => {
     const { endpoint, asked } = recording();
     const allowance = new UpstreamAllowance(5);
-    const dashboard = withDashboardAllowance(endpoint, allowance);
+    const dashboard = withDashboardAllowance(asker(endpoint), allowance);
     const reordered = Object.fromEntries(Object.entries(body('pageViewsTotal')).reverse()) as DashboardQueryBody;
 
-    await Promise.all([dashboard.query(body('pageViewsTotal')), dashboard.query(reordered), dashboard.query(body('uniqueUsers'))]);
+    const answers = await Promise.all([
+      dashboard.query(body('uniqueUsers')),
+      dashboard.query(reordered),
+      dashboard.query(body('pageViewsTotal')),
+    ]);
 
-    expect(asked).toEqual(['pageViewsTotal', 'uniqueUsers']);
+    expect(asked).toEqual(['pageViewsTotal,uniqueUsers']);
+    expect(answers.map((answer) => answer.value.map((result) => result.metric))).toEqual([
+      ['uniqueUsers'],
+      ['pageViewsTotal'],
+      ['pageViewsTotal'],
+    ]);
+    // Each distinct body is one call of the allowance, merged or not.
     expect(allowance.calls).toBe(2);
+  });
+
+  test('bodies answered from the answer cache give their calls back, each of a merged query', async () => {
+    const { endpoint } = recording(false, 'hit');
+    const allowance = new UpstreamAllowance(5);
+    const dashboard = withDashboardAllowance(asker(endpoint), allowance);
+
+    await Promise.all([dashboard.query(body('pageViewsTotal')), dashboard.query(body('uniqueUsers'))]);
+
+    expect(allowance.calls).toBe(0);
+    expect(allowance.cacheHits).toBe(2);
   });
 
   test('distinct queries beyond the allowance fail with UPSTREAM_BUDGET_EXCEEDED and are never sent', async () => {
     const { endpoint, asked } = recording();
-    const dashboard = withDashboardAllowance(endpoint, new UpstreamAllowance(1));
+    const dashboard = withDashboardAllowance(asker(endpoint), new UpstreamAllowance(1));
 
     await expect(dashboard.query(body('pageViewsTotal'))).resolves.toMatchObject({ cache: 'miss' });
     await expect(dashboard.query(body('uniqueUsers'))).rejects.toMatchObject({ extensions: { code: 'UPSTREAM_BUDGET_EXCEEDED' } });
@@ -48,7 +84,7 @@ describe('the dashboard within one operation (a DataLoader keyed by the body)', 
 
   test('a failed query is shared by the identical ones of the operation, not asked again', async () => {
     const { endpoint, asked } = recording(true);
-    const dashboard = withDashboardAllowance(endpoint, new UpstreamAllowance(5));
+    const dashboard = withDashboardAllowance(asker(endpoint), new UpstreamAllowance(5));
 
     await expect(dashboard.query(body('pageViewsTotal'))).rejects.toThrow('upstream down');
     await expect(dashboard.query(body('pageViewsTotal'))).rejects.toThrow('upstream down');

@@ -1,0 +1,336 @@
+/**
+ * Dashboard asks that differ only in their metrics share one query (issue 21,
+ * point 3), over real HTTP against the emulator's realistic profile. Every
+ * dashboard body that reaches the emulator is recorded by a proxy in front of
+ * it.
+ *
+ * With the real budget (one query a minute, 429 beyond) and the subgraph's
+ * governor at one a minute: the fields of one operation are one query at once;
+ * operations arriving while the budget is spent wait for the next unit and
+ * share ONE query; an answer the cache holds never waits. The subgraph's clock
+ * (governor, deadlines, waiting room) is injected and the emulator's advanced
+ * by the same amounts, so nothing waits a real minute.
+ *
+ * With a budget that grants every query (metric outside the plan): the merged
+ * query's empty body fails only the fields naming the unplanned metric.
+ */
+import { once } from 'node:events';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
+import { DEFAULT_ANALYTICS_CONFIG, EMBEDDED_GOVERNOR_CONFIG } from '../../src/config';
+import { Metric } from '../../src/graphql/enums';
+import { Secret } from '../../src/redaction/secret';
+import { DashboardWaitingRoom } from '../../src/reporting/dashboard/waitingRoom';
+import type { DashboardMetricResultWire, DashboardQueryBody } from '../../src/upstream/datasources/wire';
+import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';
+import { buildServer, type BuiltServer } from '../../src/web/server';
+import { testConfig } from '../support/config';
+import { apiToken, call } from '../support/emulator';
+import { postGraphQL } from '../support/federationGateway';
+import { DEFAULT_CACHE_TTLS, silentLogger } from '../support/subgraph';
+import { advanceClock, emulatorNow, readStats, resetStats, startSmallEmulator } from '../support/subgraphHttp';
+import { upstreamOptions, type ProtectionOverrides } from '../support/upstreamOptions';
+import { FakeClock } from './support/tablesFakes';
+
+jest.setTimeout(30_000);
+
+const DAY_MS = 86_400_000;
+/** The governor's interval at one a minute (RATE_WINDOW_MS): the next unit after a query. */
+const UNIT_MS = 63_000;
+
+interface Result {
+  metric: string;
+  total: number;
+}
+
+type Answer = Awaited<ReturnType<typeof postGraphQL<Record<string, Result[] | null>>>>;
+
+interface BodyRecorder {
+  url: string;
+  /** Every dashboard body the emulator received, in arrival order. */
+  dashboards: DashboardQueryBody[];
+  close(): Promise<void>;
+}
+
+/** Forwards everything to the emulator unchanged, recording each dashboard body: what the vendor receives. */
+async function startBodyRecorder(target: string): Promise<BodyRecorder> {
+  const dashboards: DashboardQueryBody[] = [];
+  const targetUrl = new URL(target);
+  const server: Server = createServer((incoming, outgoing) => {
+    const chunks: Buffer[] = [];
+    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
+    incoming.on('end', () => {
+      const body = Buffer.concat(chunks);
+      if ((incoming.url ?? '').startsWith('/api/dashboard/query')) dashboards.push(JSON.parse(body.toString('utf8')) as DashboardQueryBody);
+      const forwarded = httpRequest(
+        { host: targetUrl.hostname, port: targetUrl.port, path: incoming.url, method: incoming.method, headers: incoming.headers },
+        (answer) => {
+          outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(outgoing);
+        },
+      );
+      forwarded.on('error', () => outgoing.destroy());
+      forwarded.end(body);
+    });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    dashboards,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+interface Rig {
+  emulator: RunningEmulator;
+  recorder: BodyRecorder;
+  upstreams: Upstreams;
+  server: BuiltServer;
+  graphqlUrl: string;
+  token: string;
+  /** The emulator's today (epoch ms): windows are whole days before it. */
+  today: number;
+}
+
+async function startRig(options: {
+  rates?: { reportingPerMinute: number };
+  protection: ProtectionOverrides;
+  dashboardWaitingRoom?: (upstreams: Upstreams) => DashboardWaitingRoom;
+  now?: () => number;
+}): Promise<Rig> {
+  const emulator = await startSmallEmulator({ profile: 'realistic', ...(options.rates === undefined ? {} : { rates: options.rates }) });
+  const recorder = await startBodyRecorder(emulator.url);
+  const upstreams = createUpstreams(
+    upstreamOptions({
+      reportingBaseUrl: recorder.url,
+      recommenderUrl: emulator.url,
+      email: DEMO_API_USER.email,
+      password: new Secret(DEMO_API_USER.password),
+      timeoutMs: 5_000,
+      logger: silentLogger,
+      protection: options.protection,
+    }),
+  );
+  const server = buildServer(
+    testConfig({ renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, analytics: DEFAULT_ANALYTICS_CONFIG, responseCacheEnabled: false }),
+    {
+      reporting: upstreams.reporting,
+      recommender: upstreams.recommender,
+      logger: silentLogger,
+      ...(options.dashboardWaitingRoom === undefined ? {} : { dashboardWaitingRoom: options.dashboardWaitingRoom(upstreams) }),
+      ...(options.now === undefined ? {} : { now: options.now }),
+    },
+  );
+  await server.start();
+  await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));
+  const graphqlUrl = `http://127.0.0.1:${(server.httpServer.address() as AddressInfo).port}/graphql`;
+  const token = await apiToken(emulator);
+  const today = (await emulatorNow(emulator)).getTime();
+  await resetStats(emulator);
+  return { emulator, recorder, upstreams, server, graphqlUrl, token, today };
+}
+
+async function stopRig(rig: Rig | undefined): Promise<void> {
+  await rig?.server.stop();
+  await rig?.upstreams.close();
+  await rig?.recorder.close();
+  await rig?.emulator.close();
+}
+
+/** Seven whole days ending `daysAgo` before the emulator's today: each test its own window, so no answer comes from another's cache. */
+function week(rig: Rig, daysAgo: number): { start: string; end: string } {
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  return { start: day(rig.today - (daysAgo + 6) * DAY_MS), end: day(rig.today - daysAgo * DAY_MS) };
+}
+
+const field = (alias: string, window: { start: string; end: string }, metrics: string) =>
+  `${alias}: dashboard(query: { dates: { range: { start: "${window.start}", end: "${window.end}" } }, metrics: [${metrics}] }) { metric total }`;
+
+const ask = (rig: Rig, ...fields: string[]): Promise<Answer> => postGraphQL(rig.graphqlUrl, `{ ${fields.join(' ')} }`);
+
+/** An ungrouped body as the vendor receives it (the datasource fills `limit` and `from`): a merged one orders by the first metric of the sorted union. */
+function ungrouped(window: { start: string; end: string }, metrics: DashboardQueryBody['metrics']): DashboardQueryBody {
+  return { dates: { range: window }, filters: [], groupBy: [], metrics, order: { metric: metrics[0], sort: 'DESC' }, limit: 100, from: 0 };
+}
+
+/** The emulator's own totals for a body, asked directly once its budget allows (after the stats are read). */
+async function directTotals(rig: Rig, body: DashboardQueryBody): Promise<Record<string, number>> {
+  await advanceClock(rig.emulator, UNIT_MS / 1000);
+  const response = await call<DashboardMetricResultWire[]>(rig.emulator, '/api/dashboard/query', { body, token: rig.token });
+  expect(response.status).toBe(200);
+  return Object.fromEntries(response.body.map((result) => [result.metric, result.total]));
+}
+
+function totalsOf(answer: Answer, alias: string): [string, number][] {
+  return (answer.data?.[alias] ?? []).map((result) => [result.metric, result.total]);
+}
+
+describe('with the real budget: one query a minute', () => {
+  const clock = new FakeClock(Date.now());
+  let rig: Rig;
+  let waiting = 0;
+  const watchers: { count: number; reached: () => void }[] = [];
+
+  /** Resolves once exactly `count` dashboard asks wait for a unit (an event of the waiting room, not a sleep). */
+  function asksWaiting(count: number): Promise<void> {
+    if (waiting === count) return Promise.resolve();
+    return new Promise((reached) => watchers.push({ count, reached }));
+  }
+
+  function onWaiting(count: number): void {
+    waiting = count;
+    for (const watcher of [...watchers]) {
+      if (watcher.count !== count) continue;
+      watchers.splice(watchers.indexOf(watcher), 1);
+      watcher.reached();
+    }
+  }
+
+  /** Moves the subgraph's clock and the emulator's by the same amount. */
+  async function advanceBoth(ms: number): Promise<void> {
+    await advanceClock(rig.emulator, ms / 1000);
+    await clock.advance(ms);
+  }
+
+  beforeAll(async () => {
+    rig = await startRig({
+      // One a minute, as on a real host; refused at once rather than queued, so asks wait on the injected clock.
+      protection: { now: () => clock.now(), governor: { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 1, queueTimeoutMs: 0 } },
+      dashboardWaitingRoom: (upstreams) => new DashboardWaitingRoom({ dashboard: upstreams.reporting, clock, unitLeadMs: 0, onWaiting }),
+      now: () => clock.now(),
+    });
+  });
+
+  afterAll(() => stopRig(rig));
+
+  it('(a) sends the dashboard fields of one operation that differ only in metrics as ONE query carrying the union', async () => {
+    const window = week(rig, 1);
+    const answer = await ask(rig, field('views', window, 'PAGE_VIEWS_TOTAL'), field('readers', window, 'UNIQUE_USERS, AVERAGE_SCROLL'));
+
+    expect(answer.errors).toBeUndefined();
+    const merged = ungrouped(window, ['averageScroll', 'pageViewsTotal', 'uniqueUsers']);
+    expect(rig.recorder.dashboards).toEqual([merged]);
+    expect(totalsOf(answer, 'views').map(([metric]) => metric)).toEqual(['PAGE_VIEWS_TOTAL']);
+    expect(totalsOf(answer, 'readers').map(([metric]) => metric)).toEqual(['UNIQUE_USERS', 'AVERAGE_SCROLL']);
+    expect(waiting).toBe(0);
+    expect(await readStats(rig.emulator)).toMatchObject({ dashboard: { count: 1 } });
+
+    const direct = await directTotals(rig, merged);
+    expect(totalsOf(answer, 'views')).toEqual([['PAGE_VIEWS_TOTAL', direct.pageViewsTotal]]);
+    expect(totalsOf(answer, 'readers')).toEqual([
+      ['UNIQUE_USERS', direct.uniqueUsers],
+      ['AVERAGE_SCROLL', direct.averageScroll],
+    ]);
+    expect(direct.pageViewsTotal).toBeGreaterThan(0);
+  });
+
+  it('(b) answers two operations arriving while the budget is spent with ONE query at the next unit; (c) a cached answer never waits', async () => {
+    // The unit is spent: the next one is 13 s away, within the operations' 20 s deadline.
+    await advanceBoth(UNIT_MS + 2_000);
+    await ask(rig, field('spend', week(rig, 30), 'PAGE_VIEWS_TOTAL'));
+    await resetStats(rig.emulator);
+    rig.recorder.dashboards.length = 0;
+    await advanceBoth(50_000);
+
+    const window = week(rig, 8);
+    const first = ask(rig, field('views', window, 'PAGE_VIEWS_TOTAL'));
+    const second = ask(rig, field('time', window, 'TOTAL_DURATION, UNIQUE_USERS'));
+    await asksWaiting(2);
+    expect(rig.recorder.dashboards).toEqual([]);
+
+    await advanceBoth(UNIT_MS - 50_000 + 2_000);
+    const [views, time] = await Promise.all([first, second]);
+    expect(views.errors).toBeUndefined();
+    expect(time.errors).toBeUndefined();
+    const merged = ungrouped(window, ['pageViewsTotal', 'totalDuration', 'uniqueUsers']);
+    expect(rig.recorder.dashboards).toEqual([merged]);
+    expect(await readStats(rig.emulator)).toMatchObject({ dashboard: { count: 1 } });
+    expect(waiting).toBe(0);
+
+    // (c) The budget is spent again and the clock stands still: cached answers come at once, no query, no wait.
+    const again = await ask(rig, field('views', window, 'PAGE_VIEWS_TOTAL'));
+    const both = await ask(rig, field('time', window, 'UNIQUE_USERS'), field('views', window, 'PAGE_VIEWS_TOTAL'));
+    expect(again.errors).toBeUndefined();
+    expect(both.errors).toBeUndefined();
+    expect(totalsOf(again, 'views')).toEqual(totalsOf(views, 'views'));
+    expect(totalsOf(both, 'views')).toEqual(totalsOf(views, 'views'));
+    expect(totalsOf(both, 'time')).toEqual(totalsOf(time, 'time').filter(([metric]) => metric === 'UNIQUE_USERS'));
+    expect(rig.recorder.dashboards).toHaveLength(1);
+    expect(waiting).toBe(0);
+
+    // Each operation got the emulator's own numbers for its metrics.
+    const direct = await directTotals(rig, merged);
+    expect(totalsOf(views, 'views')).toEqual([['PAGE_VIEWS_TOTAL', direct.pageViewsTotal]]);
+    expect(totalsOf(time, 'time')).toEqual([
+      ['TOTAL_DURATION', direct.totalDuration],
+      ['UNIQUE_USERS', direct.uniqueUsers],
+    ]);
+  });
+
+  it('refuses at once with UPSTREAM_RATE_LIMITED and retryAfter an operation whose next unit comes after its deadline', async () => {
+    // The unit of (b)'s query was just spent: the next is about a minute away, beyond the 20 s deadline.
+    const answer = await ask(rig, field('views', week(rig, 50), 'PAGE_VIEWS_TOTAL'));
+
+    expect(answer.errors?.map((error) => error.extensions?.code)).toEqual(['UPSTREAM_RATE_LIMITED']);
+    expect(answer.errors?.[0].extensions?.retryAfter).toBeGreaterThan(DEFAULT_ANALYTICS_CONFIG.askDeadlineMs / 1000);
+    expect(rig.recorder.dashboards).toHaveLength(1);
+    expect(waiting).toBe(0);
+  });
+});
+
+describe('a metric outside the plan (the realistic profile answers an empty body for ad and revenue metrics)', () => {
+  let rig: Rig;
+
+  beforeAll(async () => {
+    // Every query is granted a unit at once: what is tested is which fields fail, not the wait.
+    rig = await startRig({
+      rates: { reportingPerMinute: 600 },
+      protection: { governor: { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 600 } },
+    });
+  });
+
+  afterAll(() => stopRig(rig));
+
+  it('(d) fails only the fields naming it; the others keep their numbers, and it is merged no more', async () => {
+    const window = week(rig, 15);
+    const answer = await ask(rig, field('views', window, 'PAGE_VIEWS_TOTAL, UNIQUE_USERS'), field('cpm', window, 'CPM'));
+
+    // The merged query, then each body alone (those two at once, in either order).
+    expect(rig.recorder.dashboards).toHaveLength(3);
+    expect(rig.recorder.dashboards[0]).toEqual(ungrouped(window, [Metric.CPM, 'pageViewsTotal', 'uniqueUsers']));
+    expect(rig.recorder.dashboards.slice(1)).toEqual(
+      expect.arrayContaining([ungrouped(window, ['pageViewsTotal', 'uniqueUsers']), ungrouped(window, [Metric.CPM])]),
+    );
+    expect(answer.data?.cpm).toBeNull();
+    expect(answer.errors?.map((error) => [error.path, error.extensions?.code, error.extensions?.metrics])).toEqual([
+      [['cpm'], 'UPSTREAM_METRIC_UNAVAILABLE', ['CPM']],
+    ]);
+    const direct = await directTotals(rig, ungrouped(window, ['pageViewsTotal', 'uniqueUsers']));
+    expect(totalsOf(answer, 'views')).toEqual([
+      ['PAGE_VIEWS_TOTAL', direct.pageViewsTotal],
+      ['UNIQUE_USERS', direct.uniqueUsers],
+    ]);
+
+    // CPM is now known to spoil merges: a later operation sends it apart, and the rest still merge.
+    rig.recorder.dashboards.length = 0;
+    const later = week(rig, 22);
+    const next = await ask(
+      rig,
+      field('views', later, 'PAGE_VIEWS_TOTAL'),
+      field('scroll', later, 'AVERAGE_SCROLL'),
+      field('cpm', later, 'CPM'),
+    );
+    expect(next.errors?.map((error) => error.path)).toEqual([['cpm']]);
+    expect(rig.recorder.dashboards).toHaveLength(2);
+    expect(rig.recorder.dashboards).toEqual(
+      expect.arrayContaining([ungrouped(later, ['averageScroll', 'pageViewsTotal']), ungrouped(later, [Metric.CPM])]),
+    );
+  });
+});
