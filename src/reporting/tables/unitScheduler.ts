@@ -165,29 +165,32 @@ export class UnitScheduler {
   private start(): void {
     if (this.running || this.closed) return;
     this.running = true;
-    void this.run().finally(() => {
-      this.running = false;
-    });
+    void this.run();
   }
 
   /** One unit per pass, or a sleep until the next one: bounded by the governor's rate. */
   private async run(): Promise<void> {
-    while (!this.closed && (this.waiting.size > 0 || this.refreshes.size > 0)) {
-      const waitMs = this.nextUnitAt - this.options.clock.now();
-      if (waitMs > 0 && this.options.lookup !== undefined) {
-        // Shared tables: another replica's unit may answer these asks before this replica gets one.
-        await this.options.clock.sleep(Math.min(waitMs, SHARED_POLL_MS));
-        await this.deliverShared(this.options.lookup);
-        continue;
+    try {
+      while (!this.closed && (this.waiting.size > 0 || this.refreshes.size > 0)) {
+        const waitMs = this.nextUnitAt - this.options.clock.now();
+        if (waitMs > 0 && this.options.lookup !== undefined) {
+          // Shared tables: another replica's unit may answer these asks before this replica gets one.
+          await this.options.clock.sleep(Math.min(waitMs, SHARED_POLL_MS));
+          await this.deliverShared(this.options.lookup);
+          continue;
+        }
+        if (waitMs > 0) {
+          this.refuseHopeless();
+          await this.options.clock.sleep(waitMs);
+          continue;
+        }
+        const work = this.pick();
+        if (work === undefined) return;
+        await this.send(work);
       }
-      if (waitMs > 0) {
-        this.refuseHopeless();
-        await this.options.clock.sleep(waitMs);
-        continue;
-      }
-      const work = this.pick();
-      if (work === undefined) return;
-      await this.send(work);
+    } finally {
+      // In the same turn as the last look at the lists (no await in between): an ask enqueued a moment later starts a new run.
+      this.running = false;
     }
   }
 
