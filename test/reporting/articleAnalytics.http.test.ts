@@ -122,7 +122,12 @@ describe('Article.analytics from tables', () => {
   });
 
   it('learns a metric outside the plan once: UPSTREAM_METRIC_UNAVAILABLE at its path, the other fields keep their numbers, never asked for again', async () => {
-    const url = emulator.store.articles[0].url;
+    // The week's most read article (from the week's table, no query): the demo data's oldest article may have no views this week.
+    const top = await postGraphQL<{ topArticles: { article: { url: string } }[] }>(
+      subgraph.graphqlUrl,
+      `{ topArticles(window: { last: { number: 7, unit: DAY } }, limit: 1) { article { url } } }`,
+    );
+    const url = top.data?.topArticles[0]?.article.url ?? '';
     const query = `query ($reps: [_Any!]!) { _entities(representations: $reps) { ... on Article { analytics { pageViews revenue metric(metric: REVENUE_TOTAL) } } } }`;
     const first = await postGraphQL<{ _entities: { analytics: { pageViews: number; revenue: number | null; metric: number | null } }[] }>(
       subgraph.graphqlUrl,
