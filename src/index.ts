@@ -11,6 +11,7 @@ import { createMetricsServer } from './observability/metrics/metricsServer';
 import { heldSecrets, Secret } from './redaction/secret';
 import { connectSharedState } from './upstream/stores/redis/sharedState';
 import { sharedTableStore } from './upstream/stores/redisTableStore';
+import { sharedAnalyticsBoard } from './upstream/stores/redisAnalyticsBoard';
 import { buildServer } from './web/server';
 import { installShutdown, type ShutdownStep } from './web/shutdown';
 import { allowedOrigins } from './web/cors';
@@ -57,7 +58,12 @@ async function main(): Promise<void> {
     logger,
     ...(shared === undefined
       ? {}
-      : { apolloCache: shared.apolloCache, redisMode: () => shared.redis.mode(), tableStore: sharedTableStore(shared.redis, config) }),
+      : {
+          apolloCache: shared.apolloCache,
+          redisMode: () => shared.redis.mode(),
+          tableStore: sharedTableStore(shared.redis, config),
+          analyticsBoard: sharedAnalyticsBoard(shared.redis, config),
+        }),
     // The vendor refusing our sign-in is shown, never a reason for 503: the process itself is healthy.
     readinessDetails: { signIn: () => upstreams.tokens.signInState() },
     ...(metrics === undefined ? {} : { metrics }),

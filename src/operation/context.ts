@@ -4,6 +4,7 @@ import { analyticsTableMetrics } from '../observability/metrics/analyticsTables'
 import { SYSTEM_CLOCK, type Clock } from '../reporting/tables/clock';
 import { DashboardWaitingRoom } from '../reporting/dashboard/waitingRoom';
 import { MemoryTableStore, type TableStore } from '../reporting/tables/tableStore';
+import type { AnalyticsBoard } from '../reporting/tables/analyticsBoard';
 import type { AnalyticsConfig, Config } from '../config';
 import type { RenderParams } from '../upstream/datasources/wire';
 import { createArticleMetricsLoader, type ArticleMetricsLoader } from './loaders/articleMetrics';
@@ -65,6 +66,8 @@ export interface SharedDependencies {
   analyticsTables?: AnalyticsTables;
   /** Where those tables live: shared by the replicas through Redis (REDIS_URL); default this process's memory. */
   tableStore?: TableStore;
+  /** What the replicas share besides the tables (waiting asks, demand, learned plan) through Redis; default none. */
+  analyticsBoard?: AnalyticsBoard;
   /** Where dashboard asks wait for the next unit; built once per SharedDependencies when absent (tests inject one on a fake clock). */
   dashboardWaitingRoom?: DashboardWaitingRoom;
   /** MAX_UPSTREAM_CALLS_PER_OPERATION. */
@@ -142,6 +145,7 @@ function analyticsTablesOf(shared: SharedDependencies, maxRows: number): Analyti
       reporting: shared.reporting,
       store: shared.tableStore ?? new MemoryTableStore(),
       shared: shared.tableStore !== undefined,
+      ...(shared.analyticsBoard === undefined ? {} : { board: shared.analyticsBoard }),
       clock: clockOf(shared),
       ttlSeconds: shared.cacheTtls.dashboardTtlSeconds,
       maxStalenessSeconds: shared.analytics.maxStalenessSeconds,

@@ -54,6 +54,8 @@ export interface ServerDependencies {
   now?: SharedDependencies['now'];
   /** Where the analytics tables live (Redis when replicas share them); default: this process's memory. */
   tableStore?: SharedDependencies['tableStore'];
+  /** What the replicas share besides the tables (Redis); default: nothing, each replica its own. */
+  analyticsBoard?: SharedDependencies['analyticsBoard'];
   /** Where dashboard asks wait for the next unit, when the caller builds it (tests on a fake clock); default: one per server. */
   dashboardWaitingRoom?: SharedDependencies['dashboardWaitingRoom'];
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;

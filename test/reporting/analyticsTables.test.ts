@@ -9,7 +9,7 @@ import { MemoryTableStore } from '../../src/reporting/tables/tableStore';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
 import type { MetricName } from '../../src/upstream/datasources/wire';
 import { UpstreamError } from '../../src/upstream/failures/upstreamError';
-import { FakeClock, fakeDashboard, fakeValue, settle, type FakeDashboard } from './support/tablesFakes';
+import { FakeClock, fakeBoard, fakeDashboard, fakeValue, settle, type FakeDashboard } from './support/tablesFakes';
 
 const START = Date.UTC(2026, 10, 20, 12, 0, 0);
 const UNIT_MS = 63_000;
@@ -225,6 +225,25 @@ describe('refresh by demand', () => {
     // the day's (2); then the cold ask's share is due again.
     expect(kinds).toEqual(['week', 'day', 'cold']);
   });
+  // Fixed test-first: the refresh refused a unit came back with a demand of 0, so the table asked for most went last.
+  it('a refresh refused a unit keeps its place in the order', async () => {
+    const urls = site(5);
+    const { clock, dashboard, tables } = setUp({ urls });
+    await tables.ranking(WEEK, 3, deadline(clock));
+    await clock.advance(UNIT_MS);
+    await tables.ranking(DAY, 3, deadline(clock));
+    await clock.advance(40_000); // both tables past half their TTL; the next unit is 23 s away
+    // Three asks at once: the week's refresh tries for a unit as they come, and is refused after the last.
+    await Promise.all([0, 1, 2].map(() => tables.ranking(WEEK, 3, deadline(clock))));
+    await settle();
+    await tables.ranking(DAY, 3, deadline(clock));
+    await clock.advance(2 * UNIT_MS);
+
+    const days = dashboard.sent
+      .slice(2)
+      .map((body) => ('range' in body.dates ? (Date.parse(body.dates.range.end) - Date.parse(body.dates.range.start)) / 86_400_000 : 0));
+    expect(days).toEqual([7, 1]);
+  });
 });
 
 describe('who gets the next unit', () => {
@@ -266,25 +285,40 @@ describe('metrics outside the plan', () => {
   });
 });
 
+/** Replicas of one cluster: one store, one board, one governor (the fake dashboard's units are the cluster's). */
+function setUpReplicas(options: { urls: readonly string[]; maxRows?: number; unplanned?: MetricName[]; ttlSeconds?: number }) {
+  const clock = new FakeClock(START);
+  const dashboard = fakeDashboard({
+    clock,
+    unitMs: UNIT_MS,
+    urls: options.urls,
+    ...(options.unplanned ? { unplanned: options.unplanned } : {}),
+  });
+  const store = new MemoryTableStore();
+  const board = fakeBoard();
+  const answered: number[] = [];
+  const replica = () =>
+    new AnalyticsTables({
+      reporting: dashboard,
+      store,
+      shared: true,
+      board: board.replica(),
+      clock,
+      ttlSeconds: options.ttlSeconds ?? 60,
+      maxStalenessSeconds: 900,
+      windowAlignSeconds: 60,
+      maxRows: options.maxRows ?? 500,
+      maxColdUrls: 500,
+      coldShare: 0.5,
+      onAnswered: (asks) => answered.push(asks),
+    });
+  return { clock, dashboard, board, answered, replica };
+}
+
 describe('replicas sharing one store', () => {
   it('an ask refused a unit on one replica is answered by the table another replica fetched', async () => {
     const urls = site(5);
-    const clock = new FakeClock(START);
-    const dashboard = fakeDashboard({ clock, unitMs: UNIT_MS, urls });
-    const store = new MemoryTableStore();
-    const replica = () =>
-      new AnalyticsTables({
-        reporting: dashboard,
-        store,
-        shared: true,
-        clock,
-        ttlSeconds: 60,
-        maxStalenessSeconds: 900,
-        windowAlignSeconds: 60,
-        maxRows: 500,
-        maxColdUrls: 500,
-        coldShare: 0.5,
-      });
+    const { clock, dashboard, replica } = setUpReplicas({ urls });
     const [a, b] = [replica(), replica()];
     const asks = [a.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock)), b.ranking(WEEK, 2, deadline(clock))];
     await clock.advance(1_000);
@@ -294,5 +328,83 @@ describe('replicas sharing one store', () => {
     expect(dashboard.refusals).toBe(1);
     expect(cell(panel as Map<string, Map<MetricName, Cell | Error>>, urls[0], 'pageViewsTotal').fetchedAt).toBe(START);
     expect((ranking as Awaited<ReturnType<AnalyticsTables['ranking']>>).rows.map((row) => row.url)).toEqual(urls.slice(0, 2));
+  });
+
+  it("cold asks waiting on different replicas share the next unit's one query: the union of their urls and metrics", async () => {
+    const urls = site(20);
+    const { clock, dashboard, replica, answered } = setUpReplicas({ urls, maxRows: 10, ttlSeconds: 120 });
+    const [a, b, c] = [replica(), replica(), replica()];
+    await a.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
+    await clock.advance(50_000); // the next unit is 13 s away, within every ask's deadline
+
+    const asks = [
+      a.articles(WEEK, [urls[12]], ['pageViewsTotal'], deadline(clock)),
+      b.articles(WEEK, [urls[13], urls[14]], ['uniqueUsers'], deadline(clock)),
+      c.articles(WEEK, [urls[15]], ['totalDuration'], deadline(clock)),
+    ];
+    await settle();
+    expect(dashboard.sent).toHaveLength(1);
+    await clock.advance(14_000);
+    const [fromA, fromB, fromC] = await Promise.all(asks);
+
+    const cold = bodiesOf(dashboard).slice(1);
+    expect(cold).toHaveLength(1);
+    expect([...(cold[0].urls ?? [])].sort()).toEqual([urls[12], urls[13], urls[14], urls[15]]);
+    expect(cold[0].metrics).toEqual(expect.arrayContaining(['pageViewsTotal', 'uniqueUsers', 'totalDuration']));
+    // The replica that got the unit counts every ask its query carried: its own and the two other replicas'.
+    expect(answered).toEqual([1, 3]);
+    expect(cell(fromA, urls[12], 'pageViewsTotal').value).toBe(fakeValue(urls, urls[12], 'pageViewsTotal'));
+    expect(cell(fromB, urls[14], 'uniqueUsers')).toMatchObject({ value: fakeValue(urls, urls[14], 'uniqueUsers'), outcome: 'merged' });
+    expect(cell(fromC, urls[15], 'totalDuration')).toMatchObject({ value: fakeValue(urls, urls[15], 'totalDuration'), outcome: 'merged' });
+  });
+
+  it('a refresh another replica already did is dropped, not sent again', async () => {
+    const urls = site(5);
+    const { clock, dashboard, replica } = setUpReplicas({ urls });
+    const [a, b] = [replica(), replica()];
+    await a.ranking(WEEK, 3, deadline(clock));
+    await clock.advance(40_000); // past half the 60 s TTL: an ask on each replica asks for a refresh
+    await a.ranking(WEEK, 3, deadline(clock));
+    await b.ranking(WEEK, 3, deadline(clock));
+    await clock.advance(3 * UNIT_MS);
+
+    // The table, then one refresh at the next unit: the other replica found it refreshed and sent nothing.
+    expect(dashboard.sent).toHaveLength(2);
+  });
+
+  it("orders refreshes by the cluster's demand: asks on other replicas count", async () => {
+    const urls = site(5);
+    const { clock, dashboard, board, replica } = setUpReplicas({ urls });
+    const a = replica();
+    await a.ranking(WEEK, 3, deadline(clock));
+    await clock.advance(UNIT_MS);
+    await a.ranking(DAY, 3, deadline(clock));
+    await clock.advance(40_000); // both tables past half their TTL
+    // This replica asks for the week's table twice and the day's once; the rest of the cluster asked for the day's four times.
+    for (let ask = 0; ask < 4; ask += 1) board.demand.record(DAY.key, clock.now());
+    await a.ranking(WEEK, 3, deadline(clock));
+    await a.ranking(WEEK, 3, deadline(clock));
+    await a.ranking(DAY, 3, deadline(clock));
+    await clock.advance(2 * UNIT_MS);
+
+    const days = dashboard.sent
+      .slice(2)
+      .map((body) => ('range' in body.dates ? (Date.parse(body.dates.range.end) - Date.parse(body.dates.range.start)) / 86_400_000 : 0));
+    expect(days).toEqual([1, 7]);
+  });
+
+  it('a metric one replica learns the plan lacks is never asked for by another', async () => {
+    const urls = site(5);
+    const { clock, dashboard, replica } = setUpReplicas({ urls, unplanned: ['revenueTotal'] });
+    const [a, b] = [replica(), replica()];
+    const learning = a.articles(WEEK, [urls[0]], ['pageViewsTotal', 'revenueTotal'], clock.now() + 80_000);
+    await clock.advance(80_000);
+    expect(errorOf(await learning, urls[0], 'revenueTotal').kind).toBe('metric_unavailable');
+    const sent = dashboard.sent.length;
+
+    const other = await b.articles(WEEK, [urls[1]], ['revenueTotal', 'pageViewsTotal'], deadline(clock));
+    expect(errorOf(other, urls[1], 'revenueTotal').kind).toBe('metric_unavailable');
+    expect(cell(other, urls[1], 'pageViewsTotal').value).toBe(fakeValue(urls, urls[1], 'pageViewsTotal'));
+    expect(dashboard.sent).toHaveLength(sent);
   });
 });

@@ -10,6 +10,7 @@ import { MemoryAnswerStore } from '../../src/upstream/stores/memoryAnswerStore';
 import { MemoryRateStore } from '../../src/upstream/stores/rateStore';
 import { RedisAnswerStore } from '../../src/upstream/stores/redisAnswerStore';
 import { RedisRateStore } from '../../src/upstream/stores/redisRateStore';
+import { sharedAnalyticsBoard } from '../../src/upstream/stores/redisAnalyticsBoard';
 import { MAX_TTL_MS } from '../../src/upstream/stores/redis/ttl';
 import { redisHarness } from '../support/redisHarness';
 import { describeWithRedis } from '../support/redisServer';
@@ -31,11 +32,19 @@ describeWithRedis('keys the subgraph writes', () => {
     await budget.pause('reporting:acct', 1, now + 60_000);
     await createApolloCache(redis).set('apq:abc', 'query { x }');
     await redis.roster?.beat();
+    const board = sharedAnalyticsBoard(redis, { analytics: { askDeadlineMs: 20_000 } });
+    board.post('week', [{ metrics: ['pageViewsTotal'], deadline: now + 20_000 }]);
+    board.learnUnavailable('revenueTotal');
+    await board.recordDemand('week', now);
+    await board.posted();
 
     const keys = (await admin.keys('*')).sort();
     const ttls = await Promise.all(keys.map(async (key) => [key, await admin.pttl(key)] as const));
 
     expect(keys).toEqual([
+      'test:analytics:demand:week',
+      'test:analytics:plan:unavailable',
+      'test:analytics:waiting:week',
       'test:answer:render:a',
       'test:apollo:apq:abc',
       'test:budget:render:host',

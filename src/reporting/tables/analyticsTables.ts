@@ -3,6 +3,7 @@ import type { MetricName } from '../../upstream/datasources/wire';
 import { dashboardTtlSeconds } from '../dashboard/cacheTtl';
 import { alignInstant, resolveWindow } from '../analytics/window';
 import { FIELD_METRICS } from '../analytics/selection';
+import type { AnalyticsBoard } from './analyticsBoard';
 import type { Clock } from './clock';
 import { Demand } from './demand';
 import { isUpstreamError, metricUnavailable } from './errors';
@@ -51,6 +52,8 @@ export interface AnalyticsTablesOptions {
   coldShare: number;
   /** The store is shared by replicas (Redis): waiting asks also look for tables other replicas fetched. */
   shared?: boolean;
+  /** Replicas share their waiting asks, demand and learned plan (Redis); default: this process's own. */
+  board?: AnalyticsBoard;
   /** Metrics hooks. */
   onAnswered?(asks: number): void;
   onWaiting?(count: number): void;
@@ -73,13 +76,15 @@ const ARTICLE_METRICS: readonly MetricName[] = Object.values(FIELD_METRICS);
  * same table. Process-wide: it holds the service account's analytics only.
  */
 export class AnalyticsTables {
-  private readonly plan = new MetricPlan();
+  private readonly plan: MetricPlan;
   private readonly demand = new Demand();
   /** Specs by key, for naming a fetched table (bounded like the demand). */
   private readonly specs = new Map<string, TableSpec>();
   private readonly scheduler: UnitScheduler;
 
   constructor(private readonly options: AnalyticsTablesOptions) {
+    const board = options.board;
+    this.plan = new MetricPlan(board === undefined ? undefined : (metric) => board.learnUnavailable(metric));
     this.scheduler = new UnitScheduler({
       reporting: options.reporting,
       clock: options.clock,
@@ -93,6 +98,7 @@ export class AnalyticsTables {
       ...(options.onAnswered === undefined ? {} : { onAnswered: options.onAnswered }),
       ...(options.onWaiting === undefined ? {} : { onWaiting: options.onWaiting }),
       ...(options.shared === true ? { lookup: (need: Need) => this.sharedAnswer(need) } : {}),
+      ...(board === undefined ? {} : { board }),
     });
   }
 
@@ -104,10 +110,10 @@ export class AnalyticsTables {
     deadline: number,
   ): Promise<Map<string, Map<MetricName, Cell | Error>>> {
     const cells = new Map(urls.map((url) => [url, new Map<MetricName, Cell | Error>()]));
+    const [table] = await Promise.all([this.usableTable(spec), this.adoptSharedPlan()]);
     for (const metric of metrics) {
       if (this.plan.isUnavailable(metric)) for (const byMetric of cells.values()) byMetric.set(metric, metricUnavailable(metric));
     }
-    const table = await this.usableTable(spec);
     if (table !== undefined) this.fill(cells, metrics, table, this.servedOutcome(spec, table));
     const pointUrls = missingUrls(cells, metrics);
     if (pointUrls.length > 0) {
@@ -122,8 +128,8 @@ export class AnalyticsTables {
 
   /** The first `limit` rows of the spec's table, ranked by its metric. */
   async ranking(spec: TableSpec, limit: number, deadline: number): Promise<Ranking> {
+    const [table] = await Promise.all([this.usableTable(spec), this.adoptSharedPlan()]);
     if (this.plan.isUnavailable(spec.rank)) throw metricUnavailable(spec.rank);
-    const table = await this.usableTable(spec);
     if (table !== undefined && table.metrics.includes(spec.rank)) return rankingOf(table, spec, limit, this.servedOutcome(spec, table));
     let delivery: Delivery;
     try {
@@ -174,6 +180,11 @@ export class AnalyticsTables {
       : undefined;
   }
 
+  /** What the other replicas learned of the plan (read beside the table, so it costs no wait of its own). */
+  private async adoptSharedPlan(): Promise<void> {
+    if (this.options.board !== undefined) this.plan.adoptUnavailable(await this.options.board.unavailableMetrics());
+  }
+
   /** Counts the ask and, when its table is half way to its TTL or past it, asks for a refresh. */
   private async usableTable(spec: TableSpec): Promise<Table | undefined> {
     const now = this.options.clock.now();
@@ -181,9 +192,11 @@ export class AnalyticsTables {
     this.specs.delete(spec.key);
     this.specs.set(spec.key, spec);
     if (this.specs.size > MAX_SPECS) this.specs.delete(this.specs.keys().next().value ?? '');
-    const table = await this.options.store.table(spec.key);
+    const [table, clusterDemand] = await Promise.all([this.options.store.table(spec.key), this.options.board?.recordDemand(spec.key, now)]);
     if (table === undefined || !this.isUsable(spec, table)) return undefined;
-    if (now - table.fetchedAt >= this.ttlMs(spec) / 2) this.scheduler.refresh(spec, this.demand.score(spec.key, now));
+    if (now - table.fetchedAt >= this.ttlMs(spec) / 2) {
+      this.scheduler.refresh(spec, clusterDemand ?? this.demand.score(spec.key, now), table.fetchedAt);
+    }
     return table;
   }
 
@@ -263,8 +276,9 @@ export class AnalyticsTables {
   }
 }
 
+/** `merged`: the query answered other asks too, here or on another replica. */
 function fetchedOutcome(delivery: Delivery): Cell['outcome'] {
-  return delivery.asks > 1 ? 'merged' : 'fresh';
+  return delivery.asks > 1 || delivery.byAnotherReplica === true ? 'merged' : 'fresh';
 }
 
 function rankingOf(table: Table, spec: TableSpec, limit: number, outcome: Cell['outcome']): Ranking {

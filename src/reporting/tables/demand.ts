@@ -1,5 +1,5 @@
 /** How long an ask keeps counting: its weight halves every minute, so the last few minutes decide. */
-const HALF_LIFE_MS = 60_000;
+export const DEMAND_HALF_LIFE_MS = 60_000;
 
 /** Asks per table, decayed: the refresh order (the most demanded first). Bounded by entries. */
 export class Demand {
@@ -20,6 +20,6 @@ export class Demand {
   score(key: string, now: number): number {
     const entry = this.scores.get(key);
     if (entry === undefined) return 0;
-    return entry.score * 0.5 ** (Math.max(0, now - entry.at) / HALF_LIFE_MS);
+    return entry.score * 0.5 ** (Math.max(0, now - entry.at) / DEMAND_HALF_LIFE_MS);
   }
 }

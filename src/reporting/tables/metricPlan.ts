@@ -25,6 +25,9 @@ export class MetricPlan {
   private readonly unavailable = new Set<MetricName>();
   private readonly proven = new Set<MetricName>();
 
+  /** `onUnavailable`: told of each metric this process learns the plan lacks (the replicas' board). */
+  constructor(private readonly onUnavailable?: (metric: MetricName) => void) {}
+
   isUnavailable(metric: MetricName): boolean {
     return this.unavailable.has(metric);
   }
@@ -34,7 +37,14 @@ export class MetricPlan {
   }
 
   learnUnavailable(metric: MetricName): void {
+    if (this.unavailable.has(metric)) return;
     this.unavailable.add(metric);
+    this.onUnavailable?.(metric);
+  }
+
+  /** What another replica learned: adopted without telling anyone again. */
+  adoptUnavailable(metrics: Iterable<MetricName>): void {
+    for (const metric of metrics) this.unavailable.add(metric);
   }
 
   learnAvailable(metrics: Iterable<MetricName>): void {

@@ -1,6 +1,7 @@
 import type { DashboardEndpoint } from '../../upstream/endpoints/dashboard';
 import type { DashboardQueryBody, MetricName } from '../../upstream/datasources/wire';
 import type { ResolvedWindow } from '../analytics/window';
+import type { AnalyticsBoard, PostedNeed } from './analyticsBoard';
 import type { Clock } from './clock';
 import { isUpstreamError, metricUnavailable, refused } from './errors';
 import type { MetricPlan } from './metricPlan';
@@ -21,6 +22,8 @@ export interface Need {
 export interface Delivery {
   table: Table;
   asks: number;
+  /** Fetched by another replica's unit (read from the shared store). */
+  byAnotherReplica?: boolean;
 }
 
 export interface UnitSchedulerOptions {
@@ -50,6 +53,12 @@ export interface UnitSchedulerOptions {
    * another replica fetched (checked every SHARED_POLL_MS while waiting).
    */
   lookup?(need: Need): Promise<Table | undefined>;
+  /**
+   * Set when replicas share their waiting asks (Redis): this replica posts its
+   * own, and the replica that gets a unit carries every replica's asks of the
+   * table in its one query.
+   */
+  board?: Pick<AnalyticsBoard, 'post' | 'othersWaiting'>;
 }
 
 /** How often asks waiting for a unit look for a table another replica fetched. */
@@ -67,6 +76,8 @@ interface Waiter {
 interface Refresh {
   spec: TableSpec;
   demand: number;
+  /** The fetchedAt of the table that asked for it: a newer one in the shared store means another replica refreshed it. */
+  seenFetchedAt: number;
 }
 
 /** One unit's work: the asks it answers and the body that answers them all. */
@@ -78,6 +89,11 @@ interface Work {
   urls?: string[];
   unproven?: MetricName;
   cold: boolean;
+  /** Asks of other replicas this body carries. */
+  othersAsks: number;
+  /** For a refresh: the fetchedAt of the table it replaces, and its demand. */
+  seenFetchedAt?: number;
+  demand?: number;
 }
 
 /**
@@ -126,8 +142,8 @@ export class UnitScheduler {
   }
 
   /** A table in demand is refetched at a unit of its own (never more than one pending per table). */
-  refresh(spec: TableSpec, demand: number): void {
-    this.refreshes.set(spec.key, { spec, demand });
+  refresh(spec: TableSpec, demand: number, seenFetchedAt: number): void {
+    this.refreshes.set(spec.key, { spec, demand, seenFetchedAt });
     this.start();
   }
 
@@ -144,7 +160,7 @@ export class UnitScheduler {
     const list = this.waiting.get(waiter.need.spec.key) ?? [];
     list.push(waiter);
     this.waiting.set(waiter.need.spec.key, list);
-    this.reportWaiting();
+    this.reportWaiting(waiter.need.spec.key);
   }
 
   private remove(waiter: Waiter): void {
@@ -153,13 +169,32 @@ export class UnitScheduler {
     const index = list.indexOf(waiter);
     if (index >= 0) list.splice(index, 1);
     if (list.length === 0) this.waiting.delete(waiter.need.spec.key);
-    this.reportWaiting();
+    this.reportWaiting(waiter.need.spec.key);
   }
 
-  private reportWaiting(): void {
+  /** To the metrics, and to the other replicas (what this replica waits for on the table now). */
+  private reportWaiting(key: string): void {
     let count = 0;
     for (const list of this.waiting.values()) count += list.length;
     this.options.onWaiting?.(count);
+    this.options.board?.post(key, (this.waiting.get(key) ?? []).map(postedNeed));
+  }
+
+  /** What the other replicas wait for, on the tables this replica has asks waiting for. */
+  private async othersWaiting(): Promise<Map<string, PostedNeed[]>> {
+    const board = this.options.board;
+    const others = new Map<string, PostedNeed[]>();
+    if (board === undefined) return others;
+    const now = this.options.clock.now();
+    await Promise.all([...this.waiting.keys()].map(async (key) => others.set(key, await board.othersWaiting(key, now))));
+    return others;
+  }
+
+  /** A refresh another replica (or a cold ask's whole table) already did: the shared store holds a newer table. */
+  private async alreadyRefreshed(work: Work): Promise<boolean> {
+    if (work.seenFetchedAt === undefined || this.options.lookup === undefined) return false;
+    const table = await this.options.lookup({ spec: work.spec, metrics: [] });
+    return table !== undefined && table.fetchedAt > work.seenFetchedAt;
   }
 
   private start(): void {
@@ -184,8 +219,9 @@ export class UnitScheduler {
           await this.options.clock.sleep(waitMs);
           continue;
         }
-        const work = this.pick();
+        const work = this.pick(await this.othersWaiting());
         if (work === undefined) return;
+        if (await this.alreadyRefreshed(work)) continue;
         await this.send(work);
       }
     } finally {
@@ -199,7 +235,9 @@ export class UnitScheduler {
     for (const list of [...this.waiting.values()]) {
       for (const waiter of [...list]) {
         const table = await lookup(waiter.need);
-        if (table !== undefined && table.fetchedAt >= waiter.since && covers(table, waiter.need)) waiter.settle({ table, asks: 1 });
+        if (table !== undefined && table.fetchedAt >= waiter.since && covers(table, waiter.need)) {
+          waiter.settle({ table, asks: 1, byAnotherReplica: true });
+        }
       }
     }
   }
@@ -216,48 +254,72 @@ export class UnitScheduler {
    * first; then cold asks while they are under their share (or nothing else
    * waits); otherwise the most demanded refresh.
    */
-  private pick(): Work | undefined {
-    if ([...this.waiting.values()].some((list) => list.some(needsWholeTable))) return this.askWork();
+  private pick(others: Map<string, PostedNeed[]>): Work | undefined {
+    if ([...this.waiting.values()].some((list) => list.some(needsWholeTable))) return this.askWork(others);
     const total = this.coldUnits + this.refreshUnits;
     const coldTurn = this.refreshes.size === 0 || this.coldUnits <= this.options.coldShare * total;
-    if (this.waiting.size > 0 && (coldTurn || this.refreshes.size === 0)) return this.askWork();
+    if (this.waiting.size > 0 && (coldTurn || this.refreshes.size === 0)) return this.askWork(others);
     const refresh = [...this.refreshes.values()].sort((a, b) => b.demand - a.demand)[0];
-    if (refresh === undefined) return this.askWork();
+    if (refresh === undefined) return this.askWork(others);
     this.refreshes.delete(refresh.spec.key);
     const window = this.options.windowOf(refresh.spec, this.options.clock.now());
     const { metrics } = this.options.plan.queryMetrics(this.options.tableMetrics(refresh.spec));
-    return { spec: refresh.spec, waiters: [], body: tableQuery(refresh.spec, window, metrics, this.options.maxRows), window, cold: false };
+    const body = tableQuery(refresh.spec, window, metrics, this.options.maxRows);
+    return {
+      spec: refresh.spec,
+      waiters: [],
+      body,
+      window,
+      cold: false,
+      othersAsks: 0,
+      seenFetchedAt: refresh.seenFetchedAt,
+      demand: refresh.demand,
+    };
   }
 
-  /** The table with the most asks waiting; every ask of it that one body can carry. */
-  private askWork(): Work | undefined {
+  /**
+   * The table with the most asks waiting; every ask of it that one body can
+   * carry, this replica's first, then the other replicas' (so whichever
+   * replica gets the unit answers the cluster's asks of the table).
+   */
+  private askWork(others: Map<string, PostedNeed[]>): Work | undefined {
     const [key, list] =
       [...this.waiting.entries()].sort(
         (a, b) => Number(b[1].some(needsWholeTable)) - Number(a[1].some(needsWholeTable)) || b[1].length - a[1].length,
       )[0] ?? [];
     if (key === undefined || list === undefined || list.length === 0) return undefined;
+    const remote = others.get(key) ?? [];
     const spec = list[0].need.spec;
     const window = this.options.windowOf(spec, this.options.clock.now());
     const { metrics, unproven } = this.options.plan.queryMetrics([
       ...this.options.tableMetrics(spec),
       ...list.flatMap((waiter) => waiter.need.metrics),
+      ...remote.flatMap((need) => need.metrics),
     ]);
-    if (list.some((waiter) => waiter.need.urls === undefined)) {
+    const optional = unproven === undefined ? {} : { unproven };
+    if (list.some(needsWholeTable) || remote.some((need) => need.urls === undefined)) {
       // A whole table answers every ask of it, those for single urls too (or tells them what it lacks).
       this.refreshes.delete(key);
       const body = tableQuery(spec, window, metrics, this.options.maxRows);
-      return { spec, waiters: [...list], body, window, ...(unproven === undefined ? {} : { unproven }), cold: true };
+      return { spec, waiters: [...list], body, window, ...optional, cold: true, othersAsks: remote.length };
     }
     const urls = new Set<string>();
+    const fits = (needUrls: readonly string[]) => urls.size + needUrls.filter((url) => !urls.has(url)).length <= this.options.maxColdUrls;
     const waiters: Waiter[] = [];
     for (const waiter of list) {
-      const more = (waiter.need.urls ?? []).filter((url) => !urls.has(url));
-      if (urls.size + more.length > this.options.maxColdUrls && waiters.length > 0) continue;
-      for (const url of more) urls.add(url);
+      const needUrls = waiter.need.urls ?? [];
+      if (!fits(needUrls) && waiters.length > 0) continue;
+      for (const url of needUrls) urls.add(url);
       waiters.push(waiter);
     }
+    let othersAsks = 0;
+    for (const need of remote) {
+      if (!fits(need.urls ?? [])) continue;
+      for (const url of need.urls ?? []) urls.add(url);
+      othersAsks += 1;
+    }
     const body = coldQuery(spec, window, [...urls], metrics);
-    return { spec, waiters, body, window, urls: [...urls], ...(unproven === undefined ? {} : { unproven }), cold: true };
+    return { spec, waiters, body, window, urls: [...urls], ...optional, cold: true, othersAsks };
   }
 
   private async send(work: Work): Promise<void> {
@@ -279,8 +341,9 @@ export class UnitScheduler {
       this.options.plan.learnAvailable(table.metrics);
       await this.options.onTable(table);
       const live = work.waiters.filter((waiter) => !waiter.settled);
-      this.options.onAnswered?.(live.length);
-      for (const waiter of live) waiter.settle({ table, asks: live.length });
+      const asks = live.length + work.othersAsks;
+      this.options.onAnswered?.(asks);
+      for (const waiter of live) waiter.settle({ table, asks });
     } catch (error) {
       this.fail(work, error);
     }
@@ -292,7 +355,10 @@ export class UnitScheduler {
       // Not sent, no unit spent: the work waits for the unit the refusal names.
       this.nextUnitAt = this.options.clock.now() + (error.retryAfterSeconds ?? 1) * 1000;
       for (const waiter of live) this.enqueue(waiter);
-      if (!work.cold) this.refreshes.set(work.spec.key, { spec: work.spec, demand: 0 });
+      // A refused refresh keeps its place in the order, unless an ask renewed it meanwhile.
+      if (!work.cold && !this.refreshes.has(work.spec.key)) {
+        this.refreshes.set(work.spec.key, { spec: work.spec, demand: work.demand ?? 0, seenFetchedAt: work.seenFetchedAt ?? 0 });
+      }
       return;
     }
     if (isUpstreamError(error, 'metric_unavailable') && work.unproven !== undefined) {
@@ -308,6 +374,11 @@ export class UnitScheduler {
     const failure = error instanceof Error ? error : new Error(`dashboard query failed: ${String(error)}`);
     for (const waiter of live) waiter.settle(failure);
   }
+}
+
+function postedNeed(waiter: Waiter): PostedNeed {
+  const { urls, metrics } = waiter.need;
+  return { ...(urls === undefined ? {} : { urls: [...urls] }), metrics: [...metrics], deadline: waiter.deadline };
 }
 
 /** An ask that needs the whole table has no table to be served from, fresh or stale. */

@@ -4,7 +4,9 @@
  * one unit per `unitMs` of that clock (refusing with the governor's own
  * `budget_exhausted` and `retryAfter` in between), recording every body it sent.
  */
+import type { AnalyticsBoard, PostedNeed } from '../../../src/reporting/tables/analyticsBoard';
 import type { Clock } from '../../../src/reporting/tables/clock';
+import { Demand } from '../../../src/reporting/tables/demand';
 import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../../src/upstream/datasources/wire';
 import type { Served } from '../../../src/upstream/datasources/fetched';
 import { UpstreamError } from '../../../src/upstream/failures/upstreamError';
@@ -109,4 +111,46 @@ export function fakeDashboard(options: FakeDashboardOptions): FakeDashboard {
     },
   };
   return dashboard;
+}
+
+/**
+ * The replicas' board in one process, as Redis would hold it
+ * (src/upstream/stores/redisAnalyticsBoard.ts is proven against a real
+ * redis-server in test/upstream/redisAnalyticsBoard.test.ts): `replica()`
+ * gives each replica its own view of the shared posts, demand and plan.
+ */
+export function fakeBoard() {
+  const waiting = new Map<string, Map<number, PostedNeed[]>>();
+  const demand = new Demand();
+  const unavailable = new Set<MetricName>();
+  let replicas = 0;
+  return {
+    /** The cluster's demand, as every replica's asks recorded it. */
+    demand,
+    replica(): AnalyticsBoard {
+      const id = replicas++;
+      return {
+        post(key, needs) {
+          const byReplica = waiting.get(key) ?? new Map<number, PostedNeed[]>();
+          byReplica.set(id, [...needs]);
+          waiting.set(key, byReplica);
+        },
+        async posted() {},
+        async othersWaiting(key, now) {
+          const byReplica = [...(waiting.get(key) ?? new Map<number, PostedNeed[]>())];
+          return byReplica.filter(([replica]) => replica !== id).flatMap(([, needs]) => needs.filter((need) => need.deadline > now));
+        },
+        async recordDemand(key, now) {
+          demand.record(key, now);
+          return demand.score(key, now);
+        },
+        async unavailableMetrics() {
+          return [...unavailable];
+        },
+        learnUnavailable(metric) {
+          unavailable.add(metric);
+        },
+      };
+    },
+  };
 }

@@ -1,0 +1,31 @@
+import type { MetricName } from '../../upstream/datasources/wire';
+
+/** A waiting ask as the other replicas see it: the urls it needs (absent: the whole table), its metrics, its deadline. */
+export interface PostedNeed {
+  urls?: string[];
+  metrics: MetricName[];
+  deadline: number;
+}
+
+/**
+ * What replicas share about their analytics besides the tables (Redis,
+ * `src/upstream/stores/redisAnalyticsBoard.ts`): the asks waiting for a unit,
+ * so the replica that gets the unit carries every replica's asks in its one
+ * query; the demand, so refreshes go in the cluster's order; and the metrics
+ * the account's plan lacks, learned once for the cluster. Every method
+ * degrades to this replica's own view when the board cannot answer.
+ */
+export interface AnalyticsBoard {
+  /** This replica's waiting needs of a table now (none: withdrawn). Written in the background, the latest wins. */
+  post(key: string, needs: readonly PostedNeed[]): void;
+  /** Resolves once every post and learned metric so far is written (or given up on). */
+  posted(): Promise<void>;
+  /** What the other replicas wait for on a table now (past deadlines left out). */
+  othersWaiting(key: string, now: number): Promise<PostedNeed[]>;
+  /** Counts one ask of a table; the cluster's decayed demand for it, or undefined when the board cannot say. */
+  recordDemand(key: string, now: number): Promise<number | undefined>;
+  /** The metrics the account's plan was learned to lack, by any replica. */
+  unavailableMetrics(): Promise<MetricName[]>;
+  /** Tells the cluster (in the background) that the plan lacks this metric. */
+  learnUnavailable(metric: MetricName): void;
+}

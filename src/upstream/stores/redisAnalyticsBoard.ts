@@ -1,0 +1,159 @@
+import type { MetricName } from '../datasources/wire';
+import { Metric } from '../../graphql/enums';
+import type { AnalyticsBoard, PostedNeed } from '../../reporting/tables/analyticsBoard';
+import { DEMAND_HALF_LIFE_MS } from '../../reporting/tables/demand';
+import { fieldsOf } from './redis/readValue';
+import type { SharedRedis } from './redis/sharedRedis';
+
+/**
+ * Keys under REDIS_KEY_PREFIX: a hash per table of what each replica waits
+ * for (field: the replica's id), the decayed demand per table, and the set
+ * of metrics the account's plan lacks.
+ */
+const WAITING_KEY_PREFIX = 'analytics:waiting:';
+const DEMAND_KEY_PREFIX = 'analytics:demand:';
+const PLAN_KEY = 'analytics:plan:unavailable';
+
+/** A table's demand is forgotten after ten half-lives without an ask (it is below 0.1 % of its last value by then). */
+const DEMAND_KEEP_MS = 10 * DEMAND_HALF_LIFE_MS;
+/** A learned plan is relearned daily: an upgraded account gets its metrics back without a restart of every replica. */
+const PLAN_KEEP_MS = 24 * 3_600_000;
+/** Beyond the longest ask deadline, for clock skew between replicas. */
+const WAITING_MARGIN_MS = 5_000;
+
+/**
+ * Adds one ask to a table's demand, decayed by its half-life since the last
+ * (the same score as src/reporting/tables/demand.ts, for the whole cluster),
+ * atomically. A value that does not read as `score:at` counts as no demand.
+ * ARGV: now, half-life, keep.
+ */
+const RECORD_DEMAND = `
+local now = tonumber(ARGV[1])
+local score = 0
+local stored = redis.call('GET', KEYS[1])
+if stored then
+  local s, at = string.match(stored, '^([%d%.]+):(%d+)$')
+  s = tonumber(s)
+  at = tonumber(at)
+  if s and at and s < 1e9 then score = s * 0.5 ^ (math.max(0, now - at) / tonumber(ARGV[2])) end
+end
+score = score + 1
+redis.call('SET', KEYS[1], string.format('%.6f:%.0f', score, now), 'PX', ARGV[3])
+return string.format('%.6f', score)
+`;
+
+const METRIC_NAMES: ReadonlySet<string> = new Set(Object.values(Metric));
+
+/**
+ * The replicas' analytics board on Redis. Posts are written in the
+ * background, coalesced per table (the latest list wins), one pipeline at a
+ * time; reads fall back to "nothing known" (this replica's own view) when
+ * Redis is away, slow or refuses.
+ */
+class RedisAnalyticsBoard implements AnalyticsBoard {
+  private readonly unposted = new Map<string, PostedNeed[]>();
+  private readonly unlearned = new Set<MetricName>();
+  /** The write loop while it runs. */
+  private posting: Promise<void> | undefined;
+
+  constructor(
+    private readonly redis: SharedRedis,
+    /** The longest an ask waits (ANALYTICS_ASK_DEADLINE_MS): a table's waiting hash outlives its last post by this. */
+    private readonly askDeadlineMs: number,
+  ) {}
+
+  post(key: string, needs: readonly PostedNeed[]): void {
+    this.unposted.set(key, [...needs]);
+    this.posting ??= this.writePosts();
+  }
+
+  /** Posts and learned metrics are written in the background; this resolves once all made so far are. */
+  async posted(): Promise<void> {
+    while (this.posting !== undefined) await this.posting;
+  }
+
+  async othersWaiting(key: string, now: number): Promise<PostedNeed[]> {
+    const read = await this.redis.attempt((client) => client.hgetall(WAITING_KEY_PREFIX + key));
+    if (!read.ok) return [];
+    const needs: PostedNeed[] = [];
+    for (const [replica, text] of Object.entries(read.value)) {
+      if (replica === this.redis.roster.id) continue;
+      // Past deadlines are left out, and so are deadlines no ask can have (a poisoned entry would otherwise ride every query).
+      for (const need of parseNeeds(text)) if (need.deadline > now && need.deadline <= now + this.keepMs()) needs.push(need);
+    }
+    return needs;
+  }
+
+  async recordDemand(key: string, now: number): Promise<number | undefined> {
+    const read = await this.redis.attempt((client) =>
+      client.eval(RECORD_DEMAND, 1, DEMAND_KEY_PREFIX + key, String(Math.round(now)), String(DEMAND_HALF_LIFE_MS), String(DEMAND_KEEP_MS)),
+    );
+    const score = read.ok ? Number(read.value) : Number.NaN;
+    return Number.isFinite(score) && score > 0 ? score : undefined;
+  }
+
+  async unavailableMetrics(): Promise<MetricName[]> {
+    const read = await this.redis.attempt((client) => client.smembers(PLAN_KEY));
+    return read.ok ? read.value.filter((name): name is MetricName => METRIC_NAMES.has(name)) : [];
+  }
+
+  learnUnavailable(metric: MetricName): void {
+    this.unlearned.add(metric);
+    this.posting ??= this.writePosts();
+  }
+
+  /** One pipeline at a time, each with the latest list of every table posted since the last, and the metrics learned since. */
+  private async writePosts(): Promise<void> {
+    try {
+      while (this.unposted.size > 0 || this.unlearned.size > 0) {
+        const posts = [...this.unposted];
+        const learned = [...this.unlearned];
+        this.unposted.clear();
+        this.unlearned.clear();
+        const replica = this.redis.roster.id;
+        await this.redis.attempt((client) => {
+          const pipeline = client.multi();
+          for (const [key, needs] of posts) {
+            const waitingKey = WAITING_KEY_PREFIX + key;
+            if (needs.length === 0) pipeline.hdel(waitingKey, replica);
+            else pipeline.hset(waitingKey, replica, JSON.stringify(needs)).pexpire(waitingKey, this.keepMs());
+          }
+          if (learned.length > 0) pipeline.sadd(PLAN_KEY, ...learned).pexpire(PLAN_KEY, PLAN_KEEP_MS);
+          return pipeline.exec();
+        });
+      }
+    } finally {
+      // In the same turn as the last look at the list: a post made a moment later starts a new loop.
+      this.posting = undefined;
+    }
+  }
+
+  private keepMs(): number {
+    return this.askDeadlineMs + WAITING_MARGIN_MS;
+  }
+}
+
+/** Another replica's post that does not read as a list of needs (another version, a hand edit) is ignored. */
+function parseNeeds(text: string): PostedNeed[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(parsed)) return [];
+  return parsed.flatMap((item: unknown) => {
+    const fields = fieldsOf(item);
+    if (fields === undefined || typeof fields.deadline !== 'number' || !Number.isFinite(fields.deadline)) return [];
+    const { urls, metrics } = fields;
+    if (!Array.isArray(metrics) || !metrics.every((metric) => typeof metric === 'string' && METRIC_NAMES.has(metric))) return [];
+    if (urls !== undefined && (!Array.isArray(urls) || !urls.every((url) => typeof url === 'string'))) return [];
+    const need: PostedNeed = { metrics: metrics as MetricName[], deadline: fields.deadline };
+    return [urls === undefined ? need : { ...need, urls: urls as string[] }];
+  });
+}
+
+/** The replicas' board (REDIS_URL). */
+export function sharedAnalyticsBoard(redis: SharedRedis, config: { analytics: { askDeadlineMs: number } }): AnalyticsBoard {
+  return new RedisAnalyticsBoard(redis, config.analytics.askDeadlineMs);
+}
