@@ -11,20 +11,19 @@
  * the subgraph's (tables, deadlines, governor) is injected, the emulator's is
  * advanced through its control API by the same amounts.
  */
-import { once } from 'node:events';
-import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG, EMBEDDED_GOVERNOR_CONFIG, type AnalyticsConfig } from '../../src/config';
 import { Secret } from '../../src/redaction/secret';
 import { AnalyticsTables } from '../../src/reporting/tables/analyticsTables';
 import { MemoryTableStore } from '../../src/reporting/tables/tableStore';
-import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../src/upstream/datasources/wire';
+import type { MetricName } from '../../src/upstream/datasources/wire';
 import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';
 import { buildServer, type BuiltServer } from '../../src/web/server';
-import { articleRepresentations, directArticleMetrics } from '../support/analytics';
+import { articleRepresentations, directArticleMetrics, urlsByPageViews } from '../support/analytics';
+import { startBodyRecorder, type BodyRecorder } from '../support/bodyRecorder';
 import { testConfig } from '../support/config';
-import { apiToken, call } from '../support/emulator';
+import { apiToken } from '../support/emulator';
 import { postGraphQL } from '../support/federationGateway';
 import { DEFAULT_CACHE_TTLS, silentLogger } from '../support/subgraph';
 import { advanceClock, readStats, resetStats, startSmallEmulator } from '../support/subgraphHttp';
@@ -43,48 +42,6 @@ const ANALYTICS: AnalyticsConfig = { ...DEFAULT_ANALYTICS_CONFIG, chunkSize: MAX
 const CACHE = { ...DEFAULT_CACHE_TTLS, dashboardTtlSeconds: 300 };
 /** The governor's interval at one a minute (RATE_WINDOW_MS): the next unit after a query. */
 const UNIT_MS = 63_000;
-
-interface BodyRecorder {
-  url: string;
-  /** Every dashboard body the emulator received, in arrival order. */
-  dashboards: DashboardQueryBody[];
-  close(): Promise<void>;
-}
-
-/** Forwards everything to the emulator unchanged, recording each dashboard body: what the vendor receives. */
-async function startBodyRecorder(target: string): Promise<BodyRecorder> {
-  const dashboards: DashboardQueryBody[] = [];
-  const targetUrl = new URL(target);
-  const server: Server = createServer((incoming, outgoing) => {
-    const chunks: Buffer[] = [];
-    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-    incoming.on('end', () => {
-      const body = Buffer.concat(chunks);
-      if ((incoming.url ?? '').startsWith('/api/dashboard/query')) dashboards.push(JSON.parse(body.toString('utf8')) as DashboardQueryBody);
-      const forwarded = httpRequest(
-        { host: targetUrl.hostname, port: targetUrl.port, path: incoming.url, method: incoming.method, headers: incoming.headers },
-        (answer) => {
-          outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(outgoing);
-        },
-      );
-      forwarded.on('error', () => outgoing.destroy());
-      forwarded.end(body);
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    dashboards,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 let emulator: RunningEmulator;
 let recorder: BodyRecorder;
@@ -198,22 +155,6 @@ function analyticsOf(result: EntitiesResult): Analytics {
   return analytics;
 }
 
-/** Every url of a window, most read first, straight from the emulator (one query, at the emulator's next unit). */
-async function urlsByPageViews(window: { from: string; to: string }): Promise<string[]> {
-  const body: DashboardQueryBody = {
-    dates: { range: { start: window.from, end: window.to } },
-    filters: [],
-    groupBy: ['url'],
-    metrics: ['pageViewsTotal'],
-    order: { metric: 'pageViewsTotal', sort: 'DESC' },
-    limit: 500,
-  };
-  await advanceClock(emulator, UNIT_MS / 1000);
-  const response = await call<DashboardMetricResultWire[]>(emulator, '/api/dashboard/query', { body, token });
-  if (response.status !== 200) throw new Error(`direct dashboard query answered ${response.status}`);
-  return response.body[0].actualData.values.map((row) => String(row.items[0].value));
-}
-
 /** The direct query for one url, after the emulator's unit came back (not counted: the stats are read before). */
 async function direct(url: string, window: { from: string; to: string }, metrics: MetricName[]): Promise<Record<string, number>> {
   await advanceClock(emulator, UNIT_MS / 1000);
@@ -235,7 +176,7 @@ it('merges concurrent cold asks into ONE query at the next unit (union of urls a
   const first = analyticsOf(await panel(top[0], 'pageViews'));
   expect(recorder.dashboards).toHaveLength(1);
 
-  const ranked = await urlsByPageViews(first);
+  const ranked = await urlsByPageViews(emulator, token, first);
   expect(ranked.length).toBeGreaterThan(3 * MAX_ROWS);
   const [a, b, c, late] = ranked.slice(2 * MAX_ROWS, 2 * MAX_ROWS + 4);
   await resetStats(emulator);

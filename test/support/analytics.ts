@@ -14,6 +14,10 @@ import { upstreamOptions } from './upstreamOptions';
 import { call } from './emulator';
 import { DEFAULT_CACHE_TTLS, silentLogger } from './subgraph';
 import { testConfig } from './config';
+import { advanceClock } from './subgraphHttp';
+
+/** The realistic profile's one dashboard query a minute, with the governor's margin: moving the emulator's clock this far gives it a unit again. */
+export const EMULATOR_UNIT_SECONDS = 63;
 
 export interface RecordingSubgraph {
   graphqlUrl: string;
@@ -82,4 +86,20 @@ export async function directArticleMetrics(
 /** `_entities` representations of Article urls. */
 export function articleRepresentations(urls: readonly string[]): { __typename: 'Article'; url: string }[] {
   return urls.map((url) => ({ __typename: 'Article', url }));
+}
+
+/** Every url of a window, most read first, straight from the emulator: one query, at the emulator's next unit (its clock moved a unit on). */
+export async function urlsByPageViews(emulator: RunningEmulator, token: string, window: { from: string; to: string }): Promise<string[]> {
+  const body: DashboardQueryBody = {
+    dates: { range: { start: window.from, end: window.to } },
+    filters: [],
+    groupBy: ['url'],
+    metrics: ['pageViewsTotal'],
+    order: { metric: 'pageViewsTotal', sort: 'DESC' },
+    limit: 500,
+  };
+  await advanceClock(emulator, EMULATOR_UNIT_SECONDS);
+  const response = await call<DashboardMetricResultWire[]>(emulator, '/api/dashboard/query', { body, token });
+  if (response.status !== 200) throw new Error(`direct dashboard query answered ${response.status}`);
+  return response.body[0].actualData.values.map((row) => String(row.items[0].value));
 }

@@ -1,0 +1,237 @@
+/**
+ * Three replicas on a real redis-server, over real HTTP against the
+ * emulator's realistic profile: cold asks waiting on different replicas are
+ * answered by ONE query at the cluster's next unit (the union of their urls
+ * and metrics), and a metric outside the plan is learned once for the
+ * cluster. A proxy in front of the emulator records every dashboard body it
+ * receives.
+ *
+ * The replicas run on a time-lapse clock, ten times faster than the real
+ * one (the governor, the tables' scheduler, the deadlines): the cluster's
+ * governor keeps its real-host rate of one query a minute, which passes in
+ * 6 real seconds. The emulator keeps its real budget of one query a minute
+ * of its own clock, which the test moves on a minute between units.
+ */
+import type { AddressInfo } from 'node:net';
+import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
+import { DEFAULT_ANALYTICS_CONFIG, EMBEDDED_GOVERNOR_CONFIG, type AnalyticsConfig } from '../../src/config';
+import { Secret } from '../../src/redaction/secret';
+import { AnalyticsTables } from '../../src/reporting/tables/analyticsTables';
+import type { Clock } from '../../src/reporting/tables/clock';
+import type { MetricName } from '../../src/upstream/datasources/wire';
+import { sharedAnalyticsBoard } from '../../src/upstream/stores/redisAnalyticsBoard';
+import { sharedTableStore } from '../../src/upstream/stores/redisTableStore';
+import { createUpstreams } from '../../src/upstream/upstreams';
+import { buildServer } from '../../src/web/server';
+import { articleRepresentations, directArticleMetrics, EMULATOR_UNIT_SECONDS, urlsByPageViews } from '../support/analytics';
+import { startBodyRecorder, type BodyRecorder } from '../support/bodyRecorder';
+import { testConfig } from '../support/config';
+import { apiToken } from '../support/emulator';
+import { postGraphQL } from '../support/federationGateway';
+import { contractRedis } from '../support/redisReplica';
+import { describeWithRedis } from '../support/redisServer';
+import { DEFAULT_CACHE_TTLS, silentLogger } from '../support/subgraph';
+import { advanceClock, readStats, resetStats, startSmallEmulator } from '../support/subgraphHttp';
+import { upstreamOptions } from '../support/upstreamOptions';
+
+jest.setTimeout(60_000);
+
+const MAX_ROWS = 5;
+/** The longest deadline: the asks wait for a unit up to a minute (of the time-lapse clock) away. */
+const ANALYTICS: AnalyticsConfig = { ...DEFAULT_ANALYTICS_CONFIG, chunkSize: MAX_ROWS, windowAlignSeconds: 3_600, askDeadlineMs: 120_000 };
+/** Fresh for 5 minutes: no refresh by demand competes with the cold asks. */
+const CACHE = { ...DEFAULT_CACHE_TTLS, dashboardTtlSeconds: 300 };
+const WEEK = `window: { last: { number: 7, unit: DAY } }`;
+const SPEED = 10;
+
+/** Time ten times faster than the real clock, from the moment it is made; sleeps as much shorter. */
+function timeLapseClock(): Clock {
+  const start = Date.now();
+  return {
+    now: () => start + (Date.now() - start) * SPEED,
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms) / SPEED).unref()),
+  };
+}
+
+interface Replica {
+  graphqlUrl: string;
+  close(): Promise<void>;
+}
+
+interface Analytics {
+  from: string;
+  to: string;
+  pageViews?: number;
+  uniqueUsers?: number;
+  totalDuration?: number;
+  revenue?: number | null;
+}
+
+const redisCases = contractRedis();
+
+describeWithRedis('cold asks across 3 replicas on Redis', () => {
+  let emulator: RunningEmulator;
+  let recorder: BodyRecorder;
+  let token: string;
+  let replicas: Replica[] = [];
+  let clock: Clock;
+
+  beforeAll(async () => {
+    emulator = await startSmallEmulator({ profile: 'realistic' });
+    recorder = await startBodyRecorder(emulator.url);
+    token = await apiToken(emulator);
+  });
+
+  afterEach(async () => {
+    await Promise.all(replicas.splice(0).map((replica) => replica.close()));
+  });
+
+  afterAll(async () => {
+    await recorder?.close();
+    await emulator?.close();
+  });
+
+  async function startReplica(): Promise<Replica> {
+    const { redis } = await redisCases.connect('redis', { timeoutMs: 1_000 });
+    const upstreams = createUpstreams(
+      upstreamOptions({
+        reportingBaseUrl: recorder.url,
+        recommenderUrl: emulator.url,
+        email: DEMO_API_USER.email,
+        password: new Secret(DEMO_API_USER.password),
+        timeoutMs: 10_000,
+        logger: silentLogger,
+        redis,
+        // The real-host rate, on the time-lapse clock; refused at once rather than queued, so asks wait in the tables' scheduler.
+        protection: { now: () => clock.now(), governor: { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 1, queueTimeoutMs: 0 } },
+      }),
+    );
+    const config = testConfig({
+      renderMaxConcurrency: 4,
+      cache: CACHE,
+      analytics: ANALYTICS,
+      reportingMaxRows: MAX_ROWS,
+      responseCacheEnabled: false,
+    });
+    const analyticsTables = new AnalyticsTables({
+      reporting: upstreams.reporting,
+      store: sharedTableStore(redis, config),
+      shared: true,
+      board: sharedAnalyticsBoard(redis, config),
+      clock,
+      ttlSeconds: CACHE.dashboardTtlSeconds,
+      maxStalenessSeconds: ANALYTICS.maxStalenessSeconds,
+      windowAlignSeconds: ANALYTICS.windowAlignSeconds,
+      maxRows: MAX_ROWS,
+      maxColdUrls: ANALYTICS.chunkSize,
+      coldShare: ANALYTICS.coldShare,
+    });
+    const server = buildServer(config, {
+      reporting: upstreams.reporting,
+      recommender: upstreams.recommender,
+      logger: silentLogger,
+      analyticsTables,
+      now: () => clock.now(),
+    });
+    await server.start();
+    await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));
+    const { port } = server.httpServer.address() as AddressInfo;
+    return {
+      graphqlUrl: `http://127.0.0.1:${port}/graphql`,
+      close: async () => {
+        analyticsTables.close();
+        await server.stop();
+        await upstreams.close();
+      },
+    };
+  }
+
+  async function panel(replica: Replica, url: string, selection: string): Promise<Analytics> {
+    const result = await postGraphQL<{ _entities: { analytics: Analytics }[] }>(
+      replica.graphqlUrl,
+      `query ($reps: [_Any!]!) { _entities(representations: $reps) { ... on Article { analytics { from to ${selection} } } } }`,
+      { reps: articleRepresentations([url]) },
+    );
+    expect(result.errors).toBeUndefined();
+    const analytics = result.data?._entities[0]?.analytics;
+    if (analytics === undefined) throw new Error('no analytics');
+    return analytics;
+  }
+
+  /** The week's table (MAX_ROWS rows, so full) fetched by one replica; the week's urls, most read first. */
+  async function weekTable(replica: Replica): Promise<{ top: string[]; ranked: string[] }> {
+    await advanceClock(emulator, EMULATOR_UNIT_SECONDS); // whatever the test before spent
+    const ranking = await postGraphQL<{ topArticles: { article: { url: string } }[] }>(
+      replica.graphqlUrl,
+      `{ topArticles(${WEEK}, limit: ${MAX_ROWS}) { article { url } } }`,
+    );
+    expect(ranking.errors).toBeUndefined();
+    const top = ranking.data?.topArticles.map((row) => row.article.url) ?? [];
+    const window = await panel(replica, top[0], 'pageViews');
+    const ranked = await urlsByPageViews(emulator, token, window);
+    // The emulator's unit again, for the cluster's next query.
+    await advanceClock(emulator, EMULATOR_UNIT_SECONDS);
+    return { top, ranked };
+  }
+
+  it("one query at the cluster's next unit answers the cold asks waiting on every replica: the union of their urls and metrics", async () => {
+    clock = timeLapseClock();
+    replicas = await Promise.all([startReplica(), startReplica(), startReplica()]);
+    const { ranked } = await weekTable(replicas[0]);
+    const [a, b, c] = ranked.slice(2 * MAX_ROWS, 2 * MAX_ROWS + 3);
+    await resetStats(emulator);
+    recorder.dashboards.length = 0;
+
+    const asks: [string, string, MetricName[]][] = [
+      [a, 'pageViews', ['pageViewsTotal']],
+      [b, 'uniqueUsers', ['uniqueUsers']],
+      [c, 'totalDuration: metric(metric: TOTAL_DURATION)', ['totalDuration']],
+    ];
+    const answers = await Promise.all(asks.map(([url, selection], index) => panel(replicas[index], url, selection)));
+
+    expect(recorder.dashboards).toHaveLength(1);
+    const [merged] = recorder.dashboards;
+    const urlFilters = merged.filters.filter((filter) => filter.filter === 'url');
+    expect(urlFilters).toHaveLength(1);
+    expect([...urlFilters[0].value].sort()).toEqual([a, b, c].sort());
+    expect(merged.metrics).toEqual(expect.arrayContaining(asks.flatMap(([, , metrics]) => metrics)));
+    expect(await readStats(emulator)).toMatchObject({ dashboard: { count: 1 } });
+
+    // Each replica's answer is what a direct query for its url says, over the window the merged query was over.
+    for (const [index, [url, , metrics]] of asks.entries()) {
+      await advanceClock(emulator, EMULATOR_UNIT_SECONDS);
+      const direct = await directArticleMetrics(emulator, token, url, answers[index], metrics);
+      const field = { pageViewsTotal: 'pageViews', uniqueUsers: 'uniqueUsers', totalDuration: 'totalDuration' } as const;
+      const metric = metrics[0] as keyof typeof field;
+      expect(answers[index][field[metric]]).toBe(direct[metric]);
+    }
+  });
+
+  it('a metric outside the plan is learned once for the cluster: the other replicas never ask for it', async () => {
+    clock = timeLapseClock();
+    replicas = await Promise.all([startReplica(), startReplica(), startReplica()]);
+    const { top } = await weekTable(replicas[0]);
+    recorder.dashboards.length = 0;
+
+    const learning = await postGraphQL(
+      replicas[1].graphqlUrl,
+      `query ($reps: [_Any!]!) { _entities(representations: $reps) { ... on Article { analytics { pageViews revenue } } } }`,
+      { reps: articleRepresentations([top[0]]) },
+    );
+    expect(learning.errors?.map((error) => [error.extensions?.code, error.path])).toEqual([
+      ['UPSTREAM_METRIC_UNAVAILABLE', ['_entities', 0, 'analytics', 'revenue']],
+    ]);
+    expect(recorder.dashboards.map((body) => body.metrics.includes('revenueTotal'))).toEqual([true]);
+
+    for (const replica of [replicas[0], replicas[2]]) {
+      const again = await postGraphQL<{ _entities: { analytics: Analytics }[] }>(
+        replica.graphqlUrl,
+        `query ($reps: [_Any!]!) { _entities(representations: $reps) { ... on Article { analytics { pageViews revenue } } } }`,
+        { reps: articleRepresentations([top[1]]) },
+      );
+      expect(again.errors?.map((error) => error.extensions?.code)).toEqual(['UPSTREAM_METRIC_UNAVAILABLE']);
+      expect(again.data?._entities[0].analytics.pageViews).toBeGreaterThan(0);
+    }
+    expect(recorder.dashboards).toHaveLength(1);
+  });
+});
