@@ -407,4 +407,58 @@ describe('replicas sharing one store', () => {
     expect(cell(other, urls[1], 'pageViewsTotal').value).toBe(fakeValue(urls, urls[1], 'pageViewsTotal'));
     expect(dashboard.sent).toHaveLength(sent);
   });
+
+  it('an ask waiting on another replica for a metric the plan lacks gets its error when the cluster learns it, not at its deadline', async () => {
+    const urls = site(5);
+    const { clock, dashboard, replica } = setUpReplicas({ urls, unplanned: ['revenueTotal'] });
+    const [a, b] = [replica(), replica()];
+    await a.ranking(WEEK, 3, deadline(clock));
+    await clock.advance(50_000); // the next unit is 13 s away
+    const asks = [
+      a.articles(WEEK, [urls[0]], ['pageViewsTotal', 'revenueTotal'], deadline(clock)),
+      b.articles(WEEK, [urls[1]], ['revenueTotal'], deadline(clock)),
+    ];
+    await clock.advance(14_000);
+    const [fromA, fromB] = await Promise.all(asks);
+
+    expect(errorOf(fromA, urls[0], 'revenueTotal').kind).toBe('metric_unavailable');
+    expect(errorOf(fromB, urls[1], 'revenueTotal').kind).toBe('metric_unavailable');
+    expect(dashboard.sent.filter((body) => body.metrics.includes('revenueTotal'))).toHaveLength(1);
+  });
+
+  it("another replica's unproven metric does not ride on this replica's query", async () => {
+    const urls = site(20);
+    const { clock, dashboard, replica } = setUpReplicas({ urls, maxRows: 10, unplanned: ['revenueTotal'], ttlSeconds: 120 });
+    const [a, b] = [replica(), replica()];
+    await a.ranking(WEEK, 3, deadline(clock));
+    await clock.advance(50_000);
+    const asks = [
+      a.articles(WEEK, [urls[12]], ['pageViewsTotal'], deadline(clock)),
+      b.articles(WEEK, [urls[13]], ['revenueTotal'], deadline(clock)),
+    ];
+    await clock.advance(14_000);
+    const fromA = await asks[0];
+
+    expect(cell(fromA, urls[12], 'pageViewsTotal').value).toBe(fakeValue(urls, urls[12], 'pageViewsTotal'));
+    expect(dashboard.sent[1].metrics).not.toContain('revenueTotal');
+    await clock.advance(DEADLINE_MS); // the other replica's ask needs a unit of its own, past its deadline
+    await asks[1];
+  });
+
+  it('believes the board only about plan-dependent metrics, and only while it says so', async () => {
+    const urls = site(5);
+    const { clock, dashboard, board, replica } = setUpReplicas({ urls });
+    const a = replica();
+    board.unavailable.add('pageViewsTotal'); // a hand edit: every plan has page views
+    board.unavailable.add('revenueTotal');
+    const first = await a.articles(WEEK, [urls[0]], ['pageViewsTotal', 'revenueTotal'], deadline(clock));
+    expect(cell(first, urls[0], 'pageViewsTotal').value).toBe(fakeValue(urls, urls[0], 'pageViewsTotal'));
+    expect(errorOf(first, urls[0], 'revenueTotal').kind).toBe('metric_unavailable');
+
+    board.unavailable.clear(); // the board forgot (its key expired): revenue is asked for again
+    await clock.advance(UNIT_MS);
+    const again = await a.articles(WEEK, [urls[0]], ['revenueTotal'], deadline(clock));
+    expect(cell(again, urls[0], 'revenueTotal').value).toBe(fakeValue(urls, urls[0], 'revenueTotal'));
+    expect(dashboard.sent.map((body) => body.metrics.includes('revenueTotal'))).toEqual([false, true]);
+  });
 });

@@ -107,6 +107,42 @@ describeWithRedis('analytics board on Redis', () => {
     expect(ttl).toBeLessThanOrEqual(Math.min(MAX_TTL_MS, 86_400_000));
   });
 
+  it('drops the fields of replicas with nothing live left (stopped, or not the subgraph), so the hash stays small', async () => {
+    const [a] = await boards(1);
+    const admin = await harness.admin();
+    await admin.hset(
+      'test:analytics:waiting:week',
+      'stopped-replica',
+      JSON.stringify([{ metrics: ['pageViewsTotal'], deadline: NOW - 1 }]),
+      'junk',
+      'not json',
+      'live',
+      JSON.stringify([{ metrics: ['pageViewsTotal'], deadline: NOW + 1_000 }]),
+    );
+    await a.othersWaiting('week', NOW);
+    await a.othersWaiting('week', NOW); // after the first call's clean-up, on the same connection
+
+    expect((await admin.hkeys('test:analytics:waiting:week')).sort()).toEqual(['live']);
+  });
+
+  it('a key of another type is deleted, and the board works again', async () => {
+    const [a, b] = await boards(2);
+    const admin = await harness.admin();
+    await admin.set('test:analytics:waiting:week', 'a string');
+    await admin.set('test:analytics:plan:unavailable', 'a string');
+    await admin.rpush('test:analytics:demand:week', 'a list');
+
+    expect(await a.othersWaiting('week', NOW)).toEqual([]);
+    expect(await a.unavailableMetrics()).toEqual([]);
+    await expect(a.recordDemand('week', NOW)).resolves.toBeCloseTo(1, 5);
+    a.post('week', [{ metrics: ['pageViewsTotal'], deadline: NOW + 1_000 }]);
+    a.learnUnavailable('CPM');
+    await a.posted();
+
+    expect(await b.othersWaiting('week', NOW)).toEqual([{ metrics: ['pageViewsTotal'], deadline: NOW + 1_000 }]);
+    expect(await b.unavailableMetrics()).toEqual(['CPM']);
+  });
+
   it('knows nothing, and throws nothing, while Redis is away', async () => {
     const { redis } = await harness.replica({ timeoutMs: 100 });
     const board = sharedAnalyticsBoard(redis, CONFIG);

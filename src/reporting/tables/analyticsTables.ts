@@ -98,7 +98,7 @@ export class AnalyticsTables {
       ...(options.onAnswered === undefined ? {} : { onAnswered: options.onAnswered }),
       ...(options.onWaiting === undefined ? {} : { onWaiting: options.onWaiting }),
       ...(options.shared === true ? { lookup: (need: Need) => this.sharedAnswer(need) } : {}),
-      ...(board === undefined ? {} : { board }),
+      ...(board === undefined ? {} : { board, adoptSharedPlan: () => this.adoptSharedPlan() }),
     });
   }
 
@@ -182,7 +182,7 @@ export class AnalyticsTables {
 
   /** What the other replicas learned of the plan (read beside the table, so it costs no wait of its own). */
   private async adoptSharedPlan(): Promise<void> {
-    if (this.options.board !== undefined) this.plan.adoptUnavailable(await this.options.board.unavailableMetrics());
+    if (this.options.board !== undefined) this.plan.adoptShared(await this.options.board.unavailableMetrics());
   }
 
   /** Counts the ask and, when its table is half way to its TTL or past it, asks for a refresh. */

@@ -22,18 +22,21 @@ const PLAN_DEPENDENT: ReadonlySet<MetricName> = new Set([
  * process-wide tables of one service account hold one plan.
  */
 export class MetricPlan {
+  /** Learned by this process: kept for its lifetime. */
   private readonly unavailable = new Set<MetricName>();
+  /** Learned by the cluster, as the board last said (replaced at each reading, so it ends when the board forgets). */
+  private shared = new Set<MetricName>();
   private readonly proven = new Set<MetricName>();
 
   /** `onUnavailable`: told of each metric this process learns the plan lacks (the replicas' board). */
   constructor(private readonly onUnavailable?: (metric: MetricName) => void) {}
 
   isUnavailable(metric: MetricName): boolean {
-    return this.unavailable.has(metric);
+    return this.unavailable.has(metric) || this.shared.has(metric);
   }
 
   isUnproven(metric: MetricName): boolean {
-    return PLAN_DEPENDENT.has(metric) && !this.proven.has(metric) && !this.unavailable.has(metric);
+    return PLAN_DEPENDENT.has(metric) && !this.proven.has(metric) && !this.isUnavailable(metric);
   }
 
   learnUnavailable(metric: MetricName): void {
@@ -42,9 +45,13 @@ export class MetricPlan {
     this.onUnavailable?.(metric);
   }
 
-  /** What another replica learned: adopted without telling anyone again. */
-  adoptUnavailable(metrics: Iterable<MetricName>): void {
-    for (const metric of metrics) this.unavailable.add(metric);
+  /**
+   * What the replicas learned, as the board says now: replaces the last
+   * reading. Only plan-dependent metrics this process has not seen in an
+   * answer: an entry naming any other metric is not believed.
+   */
+  adoptShared(metrics: Iterable<MetricName>): void {
+    this.shared = new Set([...metrics].filter((metric) => PLAN_DEPENDENT.has(metric) && !this.proven.has(metric)));
   }
 
   learnAvailable(metrics: Iterable<MetricName>): void {
@@ -60,7 +67,7 @@ export class MetricPlan {
     const metrics: MetricName[] = [];
     let unproven: MetricName | undefined;
     for (const metric of new Set(wanted)) {
-      if (this.unavailable.has(metric)) continue;
+      if (this.isUnavailable(metric)) continue;
       if (this.isUnproven(metric)) {
         if (unproven !== undefined) continue;
         unproven = metric;

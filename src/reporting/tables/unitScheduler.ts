@@ -59,6 +59,8 @@ export interface UnitSchedulerOptions {
    * table in its one query.
    */
   board?: Pick<AnalyticsBoard, 'post' | 'othersWaiting'>;
+  /** With the board: reads what the replicas learned of the plan into `plan` (before each pick, and while asks wait). */
+  adoptSharedPlan?(): Promise<void>;
 }
 
 /** How often asks waiting for a unit look for a table another replica fetched. */
@@ -185,6 +187,7 @@ export class UnitScheduler {
     const board = this.options.board;
     const others = new Map<string, PostedNeed[]>();
     if (board === undefined) return others;
+    await this.options.adoptSharedPlan?.();
     const now = this.options.clock.now();
     await Promise.all([...this.waiting.keys()].map(async (key) => others.set(key, await board.othersWaiting(key, now))));
     return others;
@@ -224,6 +227,11 @@ export class UnitScheduler {
         if (await this.alreadyRefreshed(work)) continue;
         await this.send(work);
       }
+    } catch (error) {
+      // Nothing awaited here should throw (the store and the board fall back on their own); if something does, no ask hangs.
+      const failure = error instanceof Error ? error : new Error(`analytics scheduler: ${String(error)}`);
+      for (const list of [...this.waiting.values()]) for (const waiter of [...list]) waiter.settle(failure);
+      this.refreshes.clear();
     } finally {
       // In the same turn as the last look at the lists (no await in between): an ask enqueued a moment later starts a new run.
       this.running = false;
@@ -232,10 +240,17 @@ export class UnitScheduler {
 
   /** Answers every waiting ask that a table in the shared store, fetched since it began to wait, covers. */
   private async deliverShared(lookup: (need: Need) => Promise<Table | undefined>): Promise<void> {
+    // A metric another replica learned is outside the plan no longer holds an ask back: its field gets the error.
+    await this.options.adoptSharedPlan?.();
     for (const list of [...this.waiting.values()]) {
       for (const waiter of [...list]) {
+        const unavailable = waiter.need.metrics.find((metric) => this.options.plan.isUnavailable(metric));
+        if (unavailable !== undefined && waiter.need.metrics.every((metric) => this.options.plan.isUnavailable(metric))) {
+          waiter.settle(metricUnavailable(unavailable));
+          continue;
+        }
         const table = await lookup(waiter.need);
-        if (table !== undefined && table.fetchedAt >= waiter.since && covers(table, waiter.need)) {
+        if (table !== undefined && table.fetchedAt >= waiter.since && covers(table, waiter.need, this.options.plan)) {
           waiter.settle({ table, asks: 1, byAnotherReplica: true });
         }
       }
@@ -288,20 +303,29 @@ export class UnitScheduler {
         (a, b) => Number(b[1].some(needsWholeTable)) - Number(a[1].some(needsWholeTable)) || b[1].length - a[1].length,
       )[0] ?? [];
     if (key === undefined || list === undefined || list.length === 0) return undefined;
-    const remote = others.get(key) ?? [];
     const spec = list[0].need.spec;
     const window = this.options.windowOf(spec, this.options.clock.now());
-    const { metrics, unproven } = this.options.plan.queryMetrics([
+    const plan = this.options.plan;
+    const ownMetrics = new Set(list.flatMap((waiter) => waiter.need.metrics));
+    // Another replica's unproven metric rides only with an ask of this replica that wants it too:
+    // an empty answer would otherwise cost this replica's asks their unit.
+    const remote = (others.get(key) ?? []).filter((need) =>
+      need.metrics.every((metric) => !plan.isUnproven(metric) || ownMetrics.has(metric)),
+    );
+    const { metrics, unproven } = plan.queryMetrics([
       ...this.options.tableMetrics(spec),
-      ...list.flatMap((waiter) => waiter.need.metrics),
+      ...ownMetrics,
       ...remote.flatMap((need) => need.metrics),
     ]);
     const optional = unproven === undefined ? {} : { unproven };
+    const carried = (need: PostedNeed) => need.metrics.every((metric) => metrics.includes(metric) || plan.isUnavailable(metric));
     if (list.some(needsWholeTable) || remote.some((need) => need.urls === undefined)) {
       // A whole table answers every ask of it, those for single urls too (or tells them what it lacks).
       this.refreshes.delete(key);
       const body = tableQuery(spec, window, metrics, this.options.maxRows);
-      return { spec, waiters: [...list], body, window, ...optional, cold: true, othersAsks: remote.length };
+      // Of the other replicas' asks, only those for the whole table are surely answered by it.
+      const othersAsks = remote.filter((need) => need.urls === undefined && carried(need)).length;
+      return { spec, waiters: [...list], body, window, ...optional, cold: true, othersAsks };
     }
     const urls = new Set<string>();
     const fits = (needUrls: readonly string[]) => urls.size + needUrls.filter((url) => !urls.has(url)).length <= this.options.maxColdUrls;
@@ -314,7 +338,7 @@ export class UnitScheduler {
     }
     let othersAsks = 0;
     for (const need of remote) {
-      if (!fits(need.urls ?? [])) continue;
+      if (!carried(need) || !fits(need.urls ?? [])) continue;
       for (const url of need.urls ?? []) urls.add(url);
       othersAsks += 1;
     }
@@ -386,9 +410,10 @@ function needsWholeTable(waiter: Waiter): boolean {
   return waiter.need.urls === undefined;
 }
 
-/** Whether a table says every number the need asks for. */
-function covers(table: Table, need: Need): boolean {
-  if (!need.metrics.every((metric) => table.metrics.includes(metric))) return false;
+/** Whether a table says every number the need asks for (a metric outside the plan has its answer: the error). */
+function covers(table: Table, need: Need, plan: MetricPlan): boolean {
+  const metrics = need.metrics.filter((metric) => !plan.isUnavailable(metric));
+  if (!metrics.every((metric) => table.metrics.includes(metric))) return false;
   if (need.articles === undefined) return table.urls === 'all';
-  return need.articles.every((url) => need.metrics.every((metric) => readCell(table, url, metric) !== undefined));
+  return need.articles.every((url) => metrics.every((metric) => readCell(table, url, metric) !== undefined));
 }

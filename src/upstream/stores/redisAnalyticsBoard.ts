@@ -3,6 +3,7 @@ import { Metric } from '../../graphql/enums';
 import type { AnalyticsBoard, PostedNeed } from '../../reporting/tables/analyticsBoard';
 import { DEMAND_HALF_LIFE_MS } from '../../reporting/tables/demand';
 import { fieldsOf } from './redis/readValue';
+import { ttlMs } from './redis/ttl';
 import type { SharedRedis } from './redis/sharedRedis';
 
 /**
@@ -24,12 +25,15 @@ const WAITING_MARGIN_MS = 5_000;
 /**
  * Adds one ask to a table's demand, decayed by its half-life since the last
  * (the same score as src/reporting/tables/demand.ts, for the whole cluster),
- * atomically. A value that does not read as `score:at` counts as no demand.
+ * atomically. A value that does not read as `score:at`, or a key of another
+ * type, counts as no demand and is overwritten.
  * ARGV: now, half-life, keep.
  */
 const RECORD_DEMAND = `
 local now = tonumber(ARGV[1])
 local score = 0
+local kind = redis.call('TYPE', KEYS[1]).ok
+if kind ~= 'string' and kind ~= 'none' then redis.call('DEL', KEYS[1]) end
 local stored = redis.call('GET', KEYS[1])
 if stored then
   local s, at = string.match(stored, '^([%d%.]+):(%d+)$')
@@ -73,20 +77,36 @@ class RedisAnalyticsBoard implements AnalyticsBoard {
   }
 
   async othersWaiting(key: string, now: number): Promise<PostedNeed[]> {
-    const read = await this.redis.attempt((client) => client.hgetall(WAITING_KEY_PREFIX + key));
-    if (!read.ok) return [];
+    const waitingKey = WAITING_KEY_PREFIX + key;
+    const read = await this.redis.attempt((client) => client.hgetall(waitingKey));
+    if (!read.ok) {
+      if (read.failure === 'refused' && read.reason === 'WRONGTYPE') this.redis.discardBadValue(waitingKey);
+      return [];
+    }
     const needs: PostedNeed[] = [];
+    const done: string[] = [];
     for (const [replica, text] of Object.entries(read.value)) {
       if (replica === this.redis.roster.id) continue;
       // Past deadlines are left out, and so are deadlines no ask can have (a poisoned entry would otherwise ride every query).
-      for (const need of parseNeeds(text)) if (need.deadline > now && need.deadline <= now + this.keepMs()) needs.push(need);
+      const live = parseNeeds(text).filter((need) => need.deadline > now && need.deadline <= now + this.keepMs());
+      needs.push(...live);
+      // A replica that stopped (or an entry it did not write) leaves nothing live: its field goes, so the hash stays small.
+      if (live.length === 0) done.push(replica);
     }
+    if (done.length > 0) void this.redis.attempt((client) => client.hdel(waitingKey, ...done));
     return needs;
   }
 
   async recordDemand(key: string, now: number): Promise<number | undefined> {
     const read = await this.redis.attempt((client) =>
-      client.eval(RECORD_DEMAND, 1, DEMAND_KEY_PREFIX + key, String(Math.round(now)), String(DEMAND_HALF_LIFE_MS), String(DEMAND_KEEP_MS)),
+      client.eval(
+        RECORD_DEMAND,
+        1,
+        DEMAND_KEY_PREFIX + key,
+        String(Math.round(now)),
+        String(DEMAND_HALF_LIFE_MS),
+        String(clampedTtl(DEMAND_KEEP_MS)),
+      ),
     );
     const score = read.ok ? Number(read.value) : Number.NaN;
     return Number.isFinite(score) && score > 0 ? score : undefined;
@@ -94,6 +114,7 @@ class RedisAnalyticsBoard implements AnalyticsBoard {
 
   async unavailableMetrics(): Promise<MetricName[]> {
     const read = await this.redis.attempt((client) => client.smembers(PLAN_KEY));
+    if (!read.ok && read.failure === 'refused' && read.reason === 'WRONGTYPE') this.redis.discardBadValue(PLAN_KEY);
     return read.ok ? read.value.filter((name): name is MetricName => METRIC_NAMES.has(name)) : [];
   }
 
@@ -112,13 +133,14 @@ class RedisAnalyticsBoard implements AnalyticsBoard {
         this.unlearned.clear();
         const replica = this.redis.roster.id;
         await this.redis.attempt((client) => {
-          const pipeline = client.multi();
+          // A pipeline, not MULTI: a write Redis refuses (OOM, a key of another type) must not take the withdrawals with it.
+          const pipeline = client.pipeline();
           for (const [key, needs] of posts) {
             const waitingKey = WAITING_KEY_PREFIX + key;
             if (needs.length === 0) pipeline.hdel(waitingKey, replica);
-            else pipeline.hset(waitingKey, replica, JSON.stringify(needs)).pexpire(waitingKey, this.keepMs());
+            else pipeline.hset(waitingKey, replica, JSON.stringify(needs)).pexpire(waitingKey, clampedTtl(this.keepMs()));
           }
-          if (learned.length > 0) pipeline.sadd(PLAN_KEY, ...learned).pexpire(PLAN_KEY, PLAN_KEEP_MS);
+          if (learned.length > 0) pipeline.sadd(PLAN_KEY, ...learned).pexpire(PLAN_KEY, clampedTtl(PLAN_KEEP_MS));
           return pipeline.exec();
         });
       }
@@ -131,6 +153,11 @@ class RedisAnalyticsBoard implements AnalyticsBoard {
   private keepMs(): number {
     return this.askDeadlineMs + WAITING_MARGIN_MS;
   }
+}
+
+/** Every TTL written goes through the one clamp (src/upstream/stores/redis/ttl.ts). */
+function clampedTtl(durationMs: number): number {
+  return ttlMs(durationMs) ?? 1;
 }
 
 /** Another replica's post that does not read as a list of needs (another version, a hand edit) is ignored. */

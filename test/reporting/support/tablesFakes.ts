@@ -127,6 +127,8 @@ export function fakeBoard() {
   return {
     /** The cluster's demand, as every replica's asks recorded it. */
     demand,
+    /** The metrics the cluster learned the plan lacks (a test may forget or poison them). */
+    unavailable,
     replica(): AnalyticsBoard {
       const id = replicas++;
       return {
