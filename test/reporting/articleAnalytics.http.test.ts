@@ -167,11 +167,9 @@ describe('Article.analytics from tables', () => {
 
 describe('topArticles from tables', () => {
   it('reads the first rows of the table of its window and metric: one query for a ranking and every article panel of that window', async () => {
-    const query = `{ topArticles(window: { last: { number: 2, unit: DAY } }, limit: 3) { rank value article { url } } }`;
-    const ranking = await postGraphQL<{ topArticles: { rank: number; value: number; article: { url: string } }[] }>(
-      subgraph.graphqlUrl,
-      query,
-    );
+    const query = `{ topArticles(window: { last: { number: 2, unit: DAY } }, limit: 3) { rank value article { url } from to fetchedAt } }`;
+    type Row = { rank: number; value: number; article: { url: string }; from: string; to: string; fetchedAt: string };
+    const ranking = await postGraphQL<{ topArticles: Row[] }>(subgraph.graphqlUrl, query);
     expect(ranking.errors).toBeUndefined();
     expect(subgraph.bodies).toHaveLength(1);
     expect(subgraph.bodies[0]).toMatchObject({ groupBy: ['url'], metrics: TABLE_METRICS, limit: 500, filters: [] });
@@ -181,12 +179,17 @@ describe('topArticles from tables', () => {
 
     const panels = await postGraphQL<EntitiesData>(
       subgraph.graphqlUrl,
-      `query ($reps: [_Any!]!) { _entities(representations: $reps) { ... on Article { url analytics(window: { last: { number: 2, unit: DAY } }) { from to pageViews } } } }`,
+      `query ($reps: [_Any!]!) { _entities(representations: $reps) { ... on Article { url analytics(window: { last: { number: 2, unit: DAY } }) { from to pageViews fetchedAt } } } }`,
       { reps: articleRepresentations(rows.map((row) => row.article.url)) },
     );
     expect(panels.errors).toBeUndefined();
     expect(panels.data?._entities.map((entity) => analyticsOf(entity, 'analytics').pageViews)).toEqual(rows.map((row) => row.value));
     expect(subgraph.bodies).toHaveLength(1);
+    // Honest windows: every row of the ranking and every panel report the one table's window and fetch instant.
+    const range = 'range' in subgraph.bodies[0].dates ? subgraph.bodies[0].dates.range : undefined;
+    const table = { from: range?.start, to: range?.end, fetchedAt: analyticsOf(panels.data?._entities[0] ?? null, 'analytics').fetchedAt };
+    for (const row of rows) expect({ from: row.from, to: row.to, fetchedAt: row.fetchedAt }).toEqual(table);
+    for (const entity of panels.data?._entities ?? []) expect(analyticsOf(entity, 'analytics')).toMatchObject(table);
   });
 
   it('filters its table by domain and section', async () => {

@@ -105,8 +105,14 @@ export type ArticleRanking = {
   __typename?: 'ArticleRanking';
   /** The ranked article as a federated entity, for joining other subgraphs' data about it (e.g. its CMS headline). */
   article: Article;
+  /** When the ranking was fetched from the reporting API (older than its TTL when served stale). */
+  fetchedAt: Scalars['DateTime']['output'];
+  /** First instant of the window the ranking is really over (UTC): the table it was read from, the same on every row. */
+  from: Scalars['DateTime']['output'];
   /** 1-based place. */
   rank: Scalars['Int']['output'];
+  /** Last instant of the window the ranking is really over (UTC). */
+  to: Scalars['DateTime']['output'];
   /** The value of the ranking metric. */
   value: Scalars['Float']['output'];
 };
@@ -523,7 +529,10 @@ export type ArticleAnalyticsResolvers<ContextType = Context, ParentType extends 
 
 export type ArticleRankingResolvers<ContextType = Context, ParentType extends ResolversParentTypes['ArticleRanking'] = ResolversParentTypes['ArticleRanking']> = ResolversObject<{
   article?: Resolver<ResolversTypes['Article'], ParentType, ContextType>;
+  fetchedAt?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
+  from?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   rank?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  to?: Resolver<ResolversTypes['DateTime'], ParentType, ContextType>;
   value?: Resolver<ResolversTypes['Float'], ParentType, ContextType>;
 }>;
 

@@ -1,17 +1,16 @@
 import type { ArticleAnalyticsResolvers } from '../__generated__/resolvers-types';
 import { analyticsValue } from '../../reporting/analytics/articleAnalytics';
 import { FIELD_METRICS } from '../../reporting/analytics/selection';
-
-const iso = (millis: number): string => new Date(millis).toISOString();
+import { dateTimeOf } from '../scalars/dateTime';
 
 export const ArticleAnalytics: ArticleAnalyticsResolvers = {
-  from: (parent) => iso(parent.window.from),
-  to: (parent) => iso(parent.window.to),
+  from: (parent) => dateTimeOf(parent.window.from),
+  to: (parent) => dateTimeOf(parent.window.to),
   pageViews: (parent, _args, context) => analyticsValue(parent, FIELD_METRICS.pageViews, context.articleMetrics),
   uniqueUsers: (parent, _args, context) => analyticsValue(parent, FIELD_METRICS.uniqueUsers, context.articleMetrics),
   averageDurationPerPage: (parent, _args, context) => analyticsValue(parent, FIELD_METRICS.averageDurationPerPage, context.articleMetrics),
   averageScroll: (parent, _args, context) => analyticsValue(parent, FIELD_METRICS.averageScroll, context.articleMetrics),
   revenue: (parent, _args, context) => analyticsValue(parent, FIELD_METRICS.revenue, context.articleMetrics),
   metric: (parent, { metric }, context) => analyticsValue(parent, metric, context.articleMetrics),
-  fetchedAt: (parent) => iso(parent.fetchedAt),
+  fetchedAt: (parent) => dateTimeOf(parent.fetchedAt),
 };

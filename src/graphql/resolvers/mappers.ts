@@ -27,11 +27,14 @@ export interface ArticleAnalyticsParent {
   values: ReadonlyMap<MetricName, Cell | Error>;
 }
 
-/** One row of a `topArticles` ranking. */
+/** One row of a `topArticles` ranking, with the window and age of the table it was read from. */
 export interface ArticleRankingParent {
   rank: number;
   value: number;
   url: string;
+  from: number;
+  to: number;
+  fetchedAt: number;
 }
 
 /** An Article reference: all this subgraph knows of an article is its key. */

@@ -1,11 +1,12 @@
 import type { RecommendationResolvers } from '../__generated__/resolvers-types';
 import { upstreamTimeToIso } from '../scalars/instants';
+import { dateTimeOf } from '../scalars/dateTime';
 
 export const Recommendation: RecommendationResolvers = {
   position: (item) => item.position,
   // An unreadable publishTime is the upstream's formatting quirk, not a reason to fail the item.
   publishedAt: (item) => upstreamTimeToIso(item.publishTime) ?? null,
   img: (item) => item.img ?? null,
-  fetchedAt: (item) => new Date(item.fetchedAt).toISOString(),
+  fetchedAt: (item) => dateTimeOf(item.fetchedAt),
   article: (item) => ({ url: item.url }),
 };

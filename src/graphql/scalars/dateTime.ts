@@ -38,3 +38,8 @@ function describe(value: unknown): string {
   if (value instanceof Date) return 'an invalid Date';
   return typeof value;
 }
+
+/** The DateTime value of an instant in epoch milliseconds: what resolvers return for the subgraph's own times. */
+export function dateTimeOf(millis: number): string {
+  return new Date(millis).toISOString();
+}

@@ -80,5 +80,6 @@ export async function resolveTopArticles(
   context.recordAsk(ranking.outcome);
   // The caller's window: "the last day" keeps moving, so it gets the short TTL; a stale table gets 0.
   hintDashboardAnswer(info, context.cacheTtls, request.window, ranking.fetchedAt, context.now);
-  return ranking.rows.map((row, index) => ({ ...row, rank: index + 1 }));
+  const { from, to, fetchedAt } = ranking;
+  return ranking.rows.map((row, index) => ({ ...row, rank: index + 1, from, to, fetchedAt }));
 }
