@@ -11,24 +11,15 @@
  * the subgraph's (tables, deadlines, governor) is injected, the emulator's is
  * advanced through its control API by the same amounts.
  */
-import type { AddressInfo } from 'node:net';
-import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
-import { DEFAULT_ANALYTICS_CONFIG, EMBEDDED_GOVERNOR_CONFIG, type AnalyticsConfig } from '../../src/config';
-import { Secret } from '../../src/redaction/secret';
-import { AnalyticsTables } from '../../src/reporting/tables/analyticsTables';
-import { MemoryTableStore } from '../../src/reporting/tables/tableStore';
+import type { RunningEmulator } from '../../emulator';
+import { DEFAULT_ANALYTICS_CONFIG, type AnalyticsConfig } from '../../src/config';
 import type { MetricName } from '../../src/upstream/datasources/wire';
-import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';
-import { buildServer, type BuiltServer } from '../../src/web/server';
 import { articleRepresentations, directArticleMetrics, urlsByPageViews } from '../support/analytics';
-import { startBodyRecorder, type BodyRecorder } from '../support/bodyRecorder';
-import { testConfig } from '../support/config';
-import { apiToken } from '../support/emulator';
+import type { BodyRecorder } from '../support/bodyRecorder';
 import { postGraphQL } from '../support/federationGateway';
-import { DEFAULT_CACHE_TTLS, silentLogger } from '../support/subgraph';
-import { advanceClock, readStats, resetStats, startSmallEmulator } from '../support/subgraphHttp';
-import { upstreamOptions } from '../support/upstreamOptions';
-import { FakeClock } from './support/tablesFakes';
+import { DEFAULT_CACHE_TTLS } from '../support/subgraph';
+import { advanceClock, readStats, resetStats } from '../support/subgraphHttp';
+import { startTablesOverHttp, type TablesOverHttp } from './support/tablesOverHttp';
 
 jest.setTimeout(30_000);
 
@@ -43,87 +34,19 @@ const CACHE = { ...DEFAULT_CACHE_TTLS, dashboardTtlSeconds: 300 };
 /** The governor's interval at one a minute (RATE_WINDOW_MS): the next unit after a query. */
 const UNIT_MS = 63_000;
 
+let tables: TablesOverHttp;
 let emulator: RunningEmulator;
 let recorder: BodyRecorder;
-let upstreams: Upstreams;
-let server: BuiltServer;
 let graphqlUrl: string;
 let token: string;
-const clock = new FakeClock(Date.now());
-let waiting = 0;
-const waitingWatchers: { count: number; reached: () => void }[] = [];
-
-function onWaiting(count: number): void {
-  waiting = count;
-  for (const watcher of [...waitingWatchers]) {
-    if (count === watcher.count) {
-      waitingWatchers.splice(waitingWatchers.indexOf(watcher), 1);
-      watcher.reached();
-    }
-  }
-}
-
-/** Resolves once exactly `count` asks wait for a unit (an event of the tables, not a sleep). */
-function asksWaiting(count: number): Promise<void> {
-  if (waiting === count) return Promise.resolve();
-  return new Promise((reached) => waitingWatchers.push({ count, reached }));
-}
-
-/** Moves the subgraph's clock and the emulator's by the same amount. */
-async function advanceBoth(ms: number): Promise<void> {
-  await advanceClock(emulator, ms / 1000);
-  await clock.advance(ms);
-}
 
 beforeAll(async () => {
-  // The realistic profile with its real budget: one dashboard query a minute, a 429 beyond.
-  emulator = await startSmallEmulator({ profile: 'realistic' });
-  recorder = await startBodyRecorder(emulator.url);
-  upstreams = createUpstreams(
-    upstreamOptions({
-      reportingBaseUrl: recorder.url,
-      recommenderUrl: emulator.url,
-      email: DEMO_API_USER.email,
-      password: new Secret(DEMO_API_USER.password),
-      timeoutMs: 5_000,
-      logger: silentLogger,
-      // One a minute, as on a real host; refused at once rather than queued, so the tables wait on the injected clock.
-      protection: { now: () => clock.now(), governor: { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 1, queueTimeoutMs: 0 } },
-    }),
-  );
-  const analyticsTables = new AnalyticsTables({
-    reporting: upstreams.reporting,
-    store: new MemoryTableStore(),
-    clock,
-    ttlSeconds: CACHE.dashboardTtlSeconds,
-    maxStalenessSeconds: ANALYTICS.maxStalenessSeconds,
-    windowAlignSeconds: ANALYTICS.windowAlignSeconds,
-    maxRows: MAX_ROWS,
-    maxColdUrls: ANALYTICS.chunkSize,
-    coldShare: ANALYTICS.coldShare,
-    onWaiting,
-  });
-  server = buildServer(
-    testConfig({
-      renderMaxConcurrency: 4,
-      cache: CACHE,
-      analytics: ANALYTICS,
-      reportingMaxRows: MAX_ROWS,
-      responseCacheEnabled: false,
-    }),
-    { reporting: upstreams.reporting, recommender: upstreams.recommender, logger: silentLogger, analyticsTables, now: () => clock.now() },
-  );
-  await server.start();
-  await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));
-  graphqlUrl = `http://127.0.0.1:${(server.httpServer.address() as AddressInfo).port}/graphql`;
-  token = await apiToken(emulator);
+  tables = await startTablesOverHttp({ maxRows: MAX_ROWS, cache: CACHE, analytics: ANALYTICS });
+  ({ emulator, recorder, graphqlUrl, token } = tables);
 });
 
 afterAll(async () => {
-  await server?.stop();
-  await upstreams?.close();
-  await recorder?.close();
-  await emulator?.close();
+  await tables?.close();
 });
 
 interface Analytics {
@@ -183,18 +106,18 @@ it('merges concurrent cold asks into ONE query at the next unit (union of urls a
   recorder.dashboards.length = 0;
 
   // (2) The unit is spent: 50 s later the next one is 13 s away, within the asks' 20 s deadline.
-  await advanceBoth(50_000);
+  await tables.advanceBoth(50_000);
   const selections: [string, string, MetricName[]][] = [
     [a, 'pageViews', ['pageViewsTotal']],
     [b, 'uniqueUsers totalDuration: metric(metric: TOTAL_DURATION)', ['uniqueUsers', 'totalDuration']],
     [c, 'averageScroll pageViewsPerUser: metric(metric: PAGE_VIEWS_PER_USER)', ['averageScroll', 'pageViewsPerUser']],
   ];
   const answers = Promise.all(selections.map(([url, selection]) => panel(url, selection)));
-  await asksWaiting(selections.length);
+  await tables.asksWaiting(selections.length);
   expect(recorder.dashboards).toEqual([]);
 
   // The next unit: one query answers the three operations.
-  await advanceBoth(UNIT_MS - 50_000 + 2_000);
+  await tables.advanceBoth(UNIT_MS - 50_000 + 2_000);
   const results = await answers;
   expect(recorder.dashboards).toHaveLength(1);
   const merged = recorder.dashboards[0];

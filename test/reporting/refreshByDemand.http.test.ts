@@ -1,0 +1,104 @@
+/**
+ * Refresh by demand over real HTTP: the subgraph against the emulator's
+ * realistic profile with its real budget (one dashboard query a minute, 429
+ * beyond) and the subgraph's governor at the real-host rate, on an injected
+ * clock moved together with the emulator's (test/reporting/support/tablesOverHttp.ts).
+ * Two tables past half their TTL wait for the next unit together: the more
+ * demanded one is refreshed first, before it expires, although the other
+ * was asked for first and is older; the other is served stale (with its
+ * fetchedAt) until its own unit. One query per unit, no 429.
+ */
+import { DEFAULT_ANALYTICS_CONFIG } from '../../src/config';
+import type { DashboardQueryBody } from '../../src/upstream/datasources/wire';
+import { articleRepresentations } from '../support/analytics';
+import { postGraphQL } from '../support/federationGateway';
+import { DEFAULT_CACHE_TTLS } from '../support/subgraph';
+import { readStats } from '../support/subgraphHttp';
+import { startTablesOverHttp, type TablesOverHttp } from './support/tablesOverHttp';
+
+jest.setTimeout(30_000);
+
+/** Tables fresh for 100 s: refreshed by demand from 50 s on, stale from 100 s. */
+const CACHE = { ...DEFAULT_CACHE_TTLS, dashboardTtlSeconds: 100 };
+/** The governor's interval at one a minute: the next unit after a query. */
+const UNIT_MS = 63_000;
+const DAY_MS = 86_400_000;
+
+let tables: TablesOverHttp;
+
+beforeAll(async () => {
+  tables = await startTablesOverHttp({ maxRows: 5, cache: CACHE, analytics: DEFAULT_ANALYTICS_CONFIG });
+});
+
+afterAll(async () => {
+  await tables?.close();
+});
+
+/** A body's window in days: 7 for the panels' table, 1 for the day's ranking. */
+function days(body: DashboardQueryBody): number {
+  return 'range' in body.dates ? Math.round((Date.parse(body.dates.range.end) - Date.parse(body.dates.range.start)) / DAY_MS) : 0;
+}
+
+async function dayRanking(): Promise<{ fetchedAt: string }> {
+  const result = await postGraphQL<{ topArticles: { fetchedAt: string }[] }>(
+    tables.graphqlUrl,
+    `{ topArticles(window: { last: { number: 1, unit: DAY } }, limit: 3) { fetchedAt } }`,
+  );
+  expect(result.errors).toBeUndefined();
+  const first = result.data?.topArticles[0];
+  if (first === undefined) throw new Error('an empty ranking');
+  return first;
+}
+
+async function weekPanel(url: string): Promise<{ fetchedAt: string }> {
+  const result = await postGraphQL<{ _entities: { analytics: { fetchedAt: string } }[] }>(
+    tables.graphqlUrl,
+    `query ($reps: [_Any!]!) { _entities(representations: $reps) { ... on Article { analytics { pageViews fetchedAt } } } }`,
+    { reps: articleRepresentations([url]) },
+  );
+  expect(result.errors).toBeUndefined();
+  const analytics = result.data?._entities[0]?.analytics;
+  if (analytics === undefined) throw new Error('no analytics');
+  return analytics;
+}
+
+it('refreshes the most demanded table first, before it expires, serving the other stale until its unit: one query a unit, no 429', async () => {
+  const { recorder, clock } = tables;
+  const start = clock.now();
+  // Unit 1: the week's table (the panels' default window), through a ranking of it.
+  const top = await postGraphQL<{ topArticles: { article: { url: string } }[] }>(
+    tables.graphqlUrl,
+    `{ topArticles(window: { last: { number: 7, unit: DAY } }, limit: 3) { article { url } } }`,
+  );
+  const url = top.data?.topArticles[0]?.article.url ?? '';
+  // Unit 2: the day's table.
+  await tables.advanceBoth(UNIT_MS);
+  const dayFetchedAt = (await dayRanking()).fetchedAt;
+  expect(recorder.dashboards.map(days)).toEqual([7, 1]);
+
+  // 115 s in: the week's table is past its TTL (stale), the day's past half of it; the next unit is 11 s away.
+  await tables.advanceBoth(115_000 - UNIT_MS);
+  const stale = await weekPanel(url); // asked for first
+  expect(Date.parse(stale.fetchedAt)).toBe(start);
+  for (let ask = 0; ask < 3; ask += 1) expect((await dayRanking()).fetchedAt).toBe(dayFetchedAt); // asked for more
+  expect(recorder.dashboards).toHaveLength(2);
+
+  // Unit 3 (126 s): the day's table, at 63 s old, before it expires.
+  await tables.advanceBoth(12_000);
+  await tables.tablesStored(3);
+  expect(recorder.dashboards.map(days)).toEqual([7, 1, 1]);
+  // Meanwhile the week's panel is still answered, stale, with its fetchedAt.
+  expect(Date.parse((await weekPanel(url)).fetchedAt)).toBe(start);
+
+  // Unit 4 (189 s): the week's table.
+  await tables.advanceBoth(UNIT_MS);
+  await tables.tablesStored(4);
+  expect(recorder.dashboards.map(days)).toEqual([7, 1, 1, 7]);
+  // Fetched at the fourth unit (the governor's retryAfter is whole seconds, so up to a second after it).
+  const refreshed = Date.parse((await weekPanel(url)).fetchedAt);
+  expect(refreshed).toBeGreaterThanOrEqual(start + 3 * UNIT_MS);
+  expect(refreshed).toBeLessThanOrEqual(clock.now());
+
+  expect(recorder.dashboardStatuses).toEqual([200, 200, 200, 200]);
+  expect((await readStats(tables.emulator)).dashboard.count).toBe(4);
+});

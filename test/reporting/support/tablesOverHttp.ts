@@ -1,0 +1,128 @@
+/**
+ * The analytics tables over real HTTP against the emulator's realistic
+ * profile with its real budget (one dashboard query a minute, 429 beyond),
+ * on an injected clock: the subgraph's governor at the real-host rate (one a
+ * minute, refused at once rather than queued), its tables, deadlines and
+ * cache hints all on one FakeClock, which the test moves together with the
+ * emulator's clock. A proxy in front of the emulator records every
+ * dashboard body it receives and the status it answered.
+ */
+import type { AddressInfo } from 'node:net';
+import { DEMO_API_USER, type RunningEmulator } from '../../../emulator';
+import { EMBEDDED_GOVERNOR_CONFIG, type AnalyticsConfig } from '../../../src/config';
+import { Secret } from '../../../src/redaction/secret';
+import { AnalyticsTables } from '../../../src/reporting/tables/analyticsTables';
+import { MemoryTableStore } from '../../../src/reporting/tables/tableStore';
+import { createUpstreams } from '../../../src/upstream/upstreams';
+import { buildServer } from '../../../src/web/server';
+import { startBodyRecorder, type BodyRecorder } from '../../support/bodyRecorder';
+import { testConfig } from '../../support/config';
+import { apiToken } from '../../support/emulator';
+import { silentLogger, type DEFAULT_CACHE_TTLS } from '../../support/subgraph';
+import { advanceClock, startSmallEmulator } from '../../support/subgraphHttp';
+import { upstreamOptions } from '../../support/upstreamOptions';
+import { FakeClock } from './tablesFakes';
+
+export interface TablesOverHttp {
+  emulator: RunningEmulator;
+  recorder: BodyRecorder;
+  graphqlUrl: string;
+  /** A token of the demo API user, for the test's own direct queries. */
+  token: string;
+  clock: FakeClock;
+  /** Moves the subgraph's clock and the emulator's by the same amount. */
+  advanceBoth(ms: number): Promise<void>;
+  /** Resolves once exactly `count` asks wait for a unit (an event of the tables, not a sleep). */
+  asksWaiting(count: number): Promise<void>;
+  /** Resolves once `count` whole tables have been fetched and stored since the start (an event of the tables). */
+  tablesStored(count: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startTablesOverHttp(options: {
+  maxRows: number;
+  cache: typeof DEFAULT_CACHE_TTLS;
+  analytics: AnalyticsConfig;
+}): Promise<TablesOverHttp> {
+  const clock = new FakeClock(Date.now());
+  let waiting = 0;
+  const watchers: { count: number; reached: () => void }[] = [];
+  const onWaiting = (count: number) => {
+    waiting = count;
+    for (const watcher of [...watchers]) {
+      if (count !== watcher.count) continue;
+      watchers.splice(watchers.indexOf(watcher), 1);
+      watcher.reached();
+    }
+  };
+  let stored = 0;
+  const storedWatchers: { count: number; reached: () => void }[] = [];
+  const onTable = () => {
+    stored += 1;
+    for (const watcher of [...storedWatchers]) {
+      if (stored < watcher.count) continue;
+      storedWatchers.splice(storedWatchers.indexOf(watcher), 1);
+      watcher.reached();
+    }
+  };
+  const emulator = await startSmallEmulator({ profile: 'realistic' });
+  const recorder = await startBodyRecorder(emulator.url);
+  const upstreams = createUpstreams(
+    upstreamOptions({
+      reportingBaseUrl: recorder.url,
+      recommenderUrl: emulator.url,
+      email: DEMO_API_USER.email,
+      password: new Secret(DEMO_API_USER.password),
+      timeoutMs: 5_000,
+      logger: silentLogger,
+      protection: { now: () => clock.now(), governor: { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 1, queueTimeoutMs: 0 } },
+    }),
+  );
+  const { analytics, cache, maxRows } = options;
+  const analyticsTables = new AnalyticsTables({
+    reporting: upstreams.reporting,
+    store: new MemoryTableStore(),
+    clock,
+    ttlSeconds: cache.dashboardTtlSeconds,
+    maxStalenessSeconds: analytics.maxStalenessSeconds,
+    windowAlignSeconds: analytics.windowAlignSeconds,
+    maxRows,
+    maxColdUrls: analytics.chunkSize,
+    coldShare: analytics.coldShare,
+    onWaiting,
+    onTable,
+  });
+  const server = buildServer(
+    // The response cache runs on the real clock: off, so every ask reaches the tables on the fake one.
+    testConfig({ renderMaxConcurrency: 4, cache, analytics, reportingMaxRows: maxRows, responseCacheEnabled: false }),
+    { reporting: upstreams.reporting, recommender: upstreams.recommender, logger: silentLogger, analyticsTables, now: () => clock.now() },
+  );
+  await server.start();
+  await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));
+  return {
+    emulator,
+    recorder,
+    graphqlUrl: `http://127.0.0.1:${(server.httpServer.address() as AddressInfo).port}/graphql`,
+    token: await apiToken(emulator),
+    clock,
+    async advanceBoth(ms) {
+      await advanceClock(emulator, ms / 1000);
+      await clock.advance(ms);
+    },
+    asksWaiting(count) {
+      if (waiting === count) return Promise.resolve();
+      return new Promise((reached) => watchers.push({ count, reached }));
+    },
+    tablesStored(count) {
+      if (stored >= count) return Promise.resolve();
+      return new Promise((reached) => storedWatchers.push({ count, reached }));
+    },
+    async close() {
+      analyticsTables.close();
+      await server.stop();
+      await upstreams.close();
+      await recorder.close();
+      await emulator.close();
+    },
+  };
+}
