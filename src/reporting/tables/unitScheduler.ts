@@ -114,8 +114,9 @@ export class UnitScheduler {
   private nextUnitAt = 0;
   private running = false;
   private closed = false;
+  /** Units spent on cold queries (articles no table holds) and on whole tables (first fetches and refreshes): the cold share's count. */
   private coldUnits = 0;
-  private refreshUnits = 0;
+  private tableUnits = 0;
 
   constructor(private readonly options: UnitSchedulerOptions) {}
 
@@ -271,7 +272,7 @@ export class UnitScheduler {
    */
   private pick(others: Map<string, PostedNeed[]>): Work | undefined {
     if ([...this.waiting.values()].some((list) => list.some(needsWholeTable))) return this.askWork(others);
-    const total = this.coldUnits + this.refreshUnits;
+    const total = this.coldUnits + this.tableUnits;
     const coldTurn = this.refreshes.size === 0 || this.coldUnits <= this.options.coldShare * total;
     if (this.waiting.size > 0 && (coldTurn || this.refreshes.size === 0)) return this.askWork(others);
     const refresh = [...this.refreshes.values()].sort((a, b) => b.demand - a.demand)[0];
@@ -352,8 +353,9 @@ export class UnitScheduler {
     try {
       const served = await this.options.reporting.query(work.body);
       this.nextUnitAt = 0;
-      if (work.cold) this.coldUnits += 1;
-      else this.refreshUnits += 1;
+      // A whole table fetched for asks counts with the refreshes: it is what a refresh would have brought.
+      if (work.urls !== undefined) this.coldUnits += 1;
+      else this.tableUnits += 1;
       const table = tabulate(served.value, {
         key: work.spec.key,
         from: work.window.from,
