@@ -7,7 +7,7 @@
 # always wins. The root file system is kept as a tarball in the cache directory: a second
 # run imports it again instead of running debootstrap.
 #
-# Usage: scripts/docker/stand-in-base.sh  (root; needs debootstrap, npm and a docker engine)
+# Usage: scripts/docker/stand-in-base.sh  (root; needs npm and a docker engine; installs debootstrap when missing)
 # Environment: STAND_IN_CACHE_DIR (default ~/.cache/news-analytics-subgraph),
 #              DEBIAN_MIRROR (default: the first bookworm mirror in /etc/apt/sources.list*),
 #              PULL_TIMEOUT_SECONDS (default 60: how long the attempt to pull the real image may take).
@@ -56,6 +56,12 @@ make_rootfs() {
   root="$work/rootfs"
   local mirror
   mirror=$(debian_mirror)
+  if ! command -v debootstrap >/dev/null 2>&1; then
+    echo "stand-in: installing debootstrap"
+    # Another install may hold apt's lock for a while: wait for it rather than fail (as engine.sh does).
+    apt-get -o DPkg::Lock::Timeout=300 update -qq >&2
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=300 install -y -qq debootstrap >&2
+  fi
   echo "stand-in: debootstrap bookworm (minbase) from $mirror"
   debootstrap --variant=minbase bookworm "$root" "$mirror" >"$work/debootstrap.log" 2>&1 ||
     { tail -n 30 "$work/debootstrap.log"; return 1; }
