@@ -4,7 +4,7 @@
  * table answers many asks, cold asks wait for the next unit and share one
  * query, deadlines, staleness, refresh by demand, metric learning.
  */
-import { AnalyticsTables, type Cell } from '../../src/reporting/tables/analyticsTables';
+import { AnalyticsTables, type AnalyticsTablesOptions, type Cell } from '../../src/reporting/tables/analyticsTables';
 import { MemoryTableStore } from '../../src/reporting/tables/tableStore';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
 import type { MetricName } from '../../src/upstream/datasources/wire';
@@ -18,7 +18,20 @@ const WEEK = tableSpec({ last: { number: 7, unit: 'day' } }, {}, 'pageViewsTotal
 const DAY = tableSpec({ last: { number: 1, unit: 'day' } }, {}, 'pageViewsTotal');
 const site = (count: number) => Array.from({ length: count }, (_, index) => `https://news.example/${String(index).padStart(4, '0')}`);
 
-function setUp(options: { urls: readonly string[]; maxRows?: number; unplanned?: MetricName[]; ttlSeconds?: number; coldShare?: number }) {
+interface SetUpOptions {
+  urls: readonly string[];
+  maxRows?: number;
+  unplanned?: MetricName[];
+  ttlSeconds?: number;
+  coldShare?: number;
+}
+
+/**
+ * A cluster on one fake clock: one fake dashboard (its units are the
+ * cluster's), one store, one board. `replica()` adds a replica sharing them
+ * (the store and the board, as on Redis); `setUp` is a single process.
+ */
+function setUpReplicas(options: SetUpOptions) {
   const clock = new FakeClock(START);
   const dashboard = fakeDashboard({
     clock,
@@ -26,20 +39,30 @@ function setUp(options: { urls: readonly string[]; maxRows?: number; unplanned?:
     urls: options.urls,
     ...(options.unplanned ? { unplanned: options.unplanned } : {}),
   });
+  const store = new MemoryTableStore();
+  const board = fakeBoard();
   const answered: number[] = [];
-  const tables = new AnalyticsTables({
-    reporting: dashboard,
-    store: new MemoryTableStore(),
-    clock,
-    ttlSeconds: options.ttlSeconds ?? 60,
-    maxStalenessSeconds: 900,
-    windowAlignSeconds: 60,
-    maxRows: options.maxRows ?? 500,
-    maxColdUrls: 500,
-    coldShare: options.coldShare ?? 0.5,
-    onAnswered: (asks) => answered.push(asks),
-  });
-  return { clock, dashboard, tables, answered };
+  const tables = (sharing: Pick<AnalyticsTablesOptions, 'shared' | 'board'>) =>
+    new AnalyticsTables({
+      reporting: dashboard,
+      store,
+      ...sharing,
+      clock,
+      ttlSeconds: options.ttlSeconds ?? 60,
+      maxStalenessSeconds: 900,
+      windowAlignSeconds: 60,
+      maxRows: options.maxRows ?? 500,
+      maxColdUrls: 500,
+      coldShare: options.coldShare ?? 0.5,
+      onAnswered: (asks) => answered.push(asks),
+    });
+  const replica = () => tables({ shared: true, board: board.replica() });
+  return { clock, dashboard, board, answered, replica, single: () => tables({}) };
+}
+
+function setUp(options: SetUpOptions) {
+  const { clock, dashboard, answered, single } = setUpReplicas(options);
+  return { clock, dashboard, answered, tables: single() };
 }
 
 const deadline = (clock: FakeClock) => clock.now() + DEADLINE_MS;
@@ -286,35 +309,6 @@ describe('metrics outside the plan', () => {
 });
 
 /** Replicas of one cluster: one store, one board, one governor (the fake dashboard's units are the cluster's). */
-function setUpReplicas(options: { urls: readonly string[]; maxRows?: number; unplanned?: MetricName[]; ttlSeconds?: number }) {
-  const clock = new FakeClock(START);
-  const dashboard = fakeDashboard({
-    clock,
-    unitMs: UNIT_MS,
-    urls: options.urls,
-    ...(options.unplanned ? { unplanned: options.unplanned } : {}),
-  });
-  const store = new MemoryTableStore();
-  const board = fakeBoard();
-  const answered: number[] = [];
-  const replica = () =>
-    new AnalyticsTables({
-      reporting: dashboard,
-      store,
-      shared: true,
-      board: board.replica(),
-      clock,
-      ttlSeconds: options.ttlSeconds ?? 60,
-      maxStalenessSeconds: 900,
-      windowAlignSeconds: 60,
-      maxRows: options.maxRows ?? 500,
-      maxColdUrls: 500,
-      coldShare: 0.5,
-      onAnswered: (asks) => answered.push(asks),
-    });
-  return { clock, dashboard, board, answered, replica };
-}
-
 describe('replicas sharing one store', () => {
   it('an ask refused a unit on one replica is answered by the table another replica fetched', async () => {
     const urls = site(5);

@@ -13,15 +13,13 @@
  * of its own clock, which the test moves on a minute between units.
  */
 import type { AddressInfo } from 'node:net';
-import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
+import type { RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG, EMBEDDED_GOVERNOR_CONFIG, type AnalyticsConfig } from '../../src/config';
-import { Secret } from '../../src/redaction/secret';
 import { AnalyticsTables } from '../../src/reporting/tables/analyticsTables';
 import type { Clock } from '../../src/reporting/tables/clock';
 import type { MetricName } from '../../src/upstream/datasources/wire';
 import { sharedAnalyticsBoard } from '../../src/upstream/stores/redisAnalyticsBoard';
 import { sharedTableStore } from '../../src/upstream/stores/redisTableStore';
-import { createUpstreams } from '../../src/upstream/upstreams';
 import { buildServer } from '../../src/web/server';
 import { articleRepresentations, directArticleMetrics, EMULATOR_UNIT_SECONDS, urlsByPageViews } from '../support/analytics';
 import { startBodyRecorder, type BodyRecorder } from '../support/bodyRecorder';
@@ -32,7 +30,7 @@ import { contractRedis } from '../support/redisReplica';
 import { describeWithRedis } from '../support/redisServer';
 import { DEFAULT_CACHE_TTLS, silentLogger } from '../support/subgraph';
 import { advanceClock, readStats, resetStats, startSmallEmulator } from '../support/subgraphHttp';
-import { upstreamOptions } from '../support/upstreamOptions';
+import { demoUpstreams } from '../support/demoUpstreams';
 
 jest.setTimeout(60_000);
 
@@ -93,19 +91,13 @@ describeWithRedis('cold asks across 3 replicas on Redis', () => {
 
   async function startReplica(): Promise<Replica> {
     const { redis } = await redisCases.connect('redis', { timeoutMs: 1_000 });
-    const upstreams = createUpstreams(
-      upstreamOptions({
-        reportingBaseUrl: recorder.url,
-        recommenderUrl: emulator.url,
-        email: DEMO_API_USER.email,
-        password: new Secret(DEMO_API_USER.password),
-        timeoutMs: 10_000,
-        logger: silentLogger,
-        redis,
-        // The real-host rate, on the time-lapse clock; refused at once rather than queued, so asks wait in the tables' scheduler.
-        protection: { now: () => clock.now(), governor: { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 1, queueTimeoutMs: 0 } },
-      }),
-    );
+    const upstreams = demoUpstreams({
+      reportingBaseUrl: recorder.url,
+      recommenderUrl: emulator.url,
+      redis,
+      // The real-host rate, on the time-lapse clock; refused at once rather than queued, so asks wait in the tables' scheduler.
+      protection: { now: () => clock.now(), governor: { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 1, queueTimeoutMs: 0 } },
+    });
     const config = testConfig({
       renderMaxConcurrency: 4,
       cache: CACHE,

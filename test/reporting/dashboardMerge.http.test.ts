@@ -14,23 +14,22 @@
  * With a budget that grants every query (metric outside the plan): the merged
  * query's empty body fails only the fields naming the unplanned metric.
  */
-import { once } from 'node:events';
-import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
+import type { RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG, EMBEDDED_GOVERNOR_CONFIG } from '../../src/config';
 import { Metric } from '../../src/graphql/enums';
-import { Secret } from '../../src/redaction/secret';
 import { DashboardWaitingRoom } from '../../src/reporting/dashboard/waitingRoom';
 import type { DashboardMetricResultWire, DashboardQueryBody } from '../../src/upstream/datasources/wire';
-import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';
+import type { Upstreams } from '../../src/upstream/upstreams';
 import { buildServer, type BuiltServer } from '../../src/web/server';
+import { startBodyRecorder, type BodyRecorder } from '../support/bodyRecorder';
 import { testConfig } from '../support/config';
+import { demoUpstreams } from '../support/demoUpstreams';
 import { apiToken, call } from '../support/emulator';
 import { postGraphQL } from '../support/federationGateway';
 import { DEFAULT_CACHE_TTLS, silentLogger } from '../support/subgraph';
 import { advanceClock, emulatorNow, readStats, resetStats, startSmallEmulator } from '../support/subgraphHttp';
-import { upstreamOptions, type ProtectionOverrides } from '../support/upstreamOptions';
+import type { ProtectionOverrides } from '../support/upstreamOptions';
 import { FakeClock } from './support/tablesFakes';
 
 jest.setTimeout(30_000);
@@ -45,48 +44,6 @@ interface Result {
 }
 
 type Answer = Awaited<ReturnType<typeof postGraphQL<Record<string, Result[] | null>>>>;
-
-interface BodyRecorder {
-  url: string;
-  /** Every dashboard body the emulator received, in arrival order. */
-  dashboards: DashboardQueryBody[];
-  close(): Promise<void>;
-}
-
-/** Forwards everything to the emulator unchanged, recording each dashboard body: what the vendor receives. */
-async function startBodyRecorder(target: string): Promise<BodyRecorder> {
-  const dashboards: DashboardQueryBody[] = [];
-  const targetUrl = new URL(target);
-  const server: Server = createServer((incoming, outgoing) => {
-    const chunks: Buffer[] = [];
-    incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
-    incoming.on('end', () => {
-      const body = Buffer.concat(chunks);
-      if ((incoming.url ?? '').startsWith('/api/dashboard/query')) dashboards.push(JSON.parse(body.toString('utf8')) as DashboardQueryBody);
-      const forwarded = httpRequest(
-        { host: targetUrl.hostname, port: targetUrl.port, path: incoming.url, method: incoming.method, headers: incoming.headers },
-        (answer) => {
-          outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(outgoing);
-        },
-      );
-      forwarded.on('error', () => outgoing.destroy());
-      forwarded.end(body);
-    });
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    dashboards,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 interface Rig {
   emulator: RunningEmulator;
@@ -107,17 +64,12 @@ async function startRig(options: {
 }): Promise<Rig> {
   const emulator = await startSmallEmulator({ profile: 'realistic', ...(options.rates === undefined ? {} : { rates: options.rates }) });
   const recorder = await startBodyRecorder(emulator.url);
-  const upstreams = createUpstreams(
-    upstreamOptions({
-      reportingBaseUrl: recorder.url,
-      recommenderUrl: emulator.url,
-      email: DEMO_API_USER.email,
-      password: new Secret(DEMO_API_USER.password),
-      timeoutMs: 5_000,
-      logger: silentLogger,
-      protection: options.protection,
-    }),
-  );
+  const upstreams = demoUpstreams({
+    reportingBaseUrl: recorder.url,
+    recommenderUrl: emulator.url,
+    timeoutMs: 5_000,
+    protection: options.protection,
+  });
   const server = buildServer(
     testConfig({ renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, analytics: DEFAULT_ANALYTICS_CONFIG, responseCacheEnabled: false }),
     {

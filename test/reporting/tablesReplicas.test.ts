@@ -5,12 +5,9 @@
  * serves, and the cluster sends one query.
  */
 import { testConfig } from '../support/config';
-import { upstreamOptions } from '../support/upstreamOptions';
 import type { AddressInfo } from 'node:net';
-import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
+import type { RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG, EMBEDDED_GOVERNOR_CONFIG } from '../../src/config';
-import { Secret } from '../../src/redaction/secret';
-import { createUpstreams } from '../../src/upstream/upstreams';
 import { sharedTableStore } from '../../src/upstream/stores/redisTableStore';
 import { buildServer } from '../../src/web/server';
 import { articleRepresentations } from '../support/analytics';
@@ -19,6 +16,7 @@ import { contractRedis } from '../support/redisReplica';
 import { describeWithRedis } from '../support/redisServer';
 import { DEFAULT_CACHE_TTLS, silentLogger } from '../support/subgraph';
 import { readStats, startSmallEmulator } from '../support/subgraphHttp';
+import { demoUpstreams } from '../support/demoUpstreams';
 
 // An hour's alignment: the replicas' tables are one body even when the test crosses a minute.
 const ANALYTICS = { ...DEFAULT_ANALYTICS_CONFIG, windowAlignSeconds: 3_600 };
@@ -45,18 +43,12 @@ describeWithRedis('analytics tables across 3 replicas on Redis', () => {
 
   async function startReplica(): Promise<Started> {
     const { redis } = await redisCases.connect('redis', { timeoutMs: 1_000 });
-    const upstreams = createUpstreams(
-      upstreamOptions({
-        reportingBaseUrl: emulator.url,
-        recommenderUrl: emulator.url,
-        email: DEMO_API_USER.email,
-        password: new Secret(DEMO_API_USER.password),
-        timeoutMs: 10_000,
-        logger: silentLogger,
-        redis,
-        protection: { governor: { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 1 } },
-      }),
-    );
+    const upstreams = demoUpstreams({
+      reportingBaseUrl: emulator.url,
+      recommenderUrl: emulator.url,
+      redis,
+      protection: { governor: { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 1 } },
+    });
     const server = buildServer(testConfig({ renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, analytics: ANALYTICS }), {
       reporting: upstreams.reporting,
       recommender: upstreams.recommender,

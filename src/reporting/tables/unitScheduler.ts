@@ -245,9 +245,9 @@ export class UnitScheduler {
     await this.options.adoptSharedPlan?.();
     for (const list of [...this.waiting.values()]) {
       for (const waiter of [...list]) {
-        const unavailable = waiter.need.metrics.find((metric) => this.options.plan.isUnavailable(metric));
-        if (unavailable !== undefined && waiter.need.metrics.every((metric) => this.options.plan.isUnavailable(metric))) {
-          waiter.settle(metricUnavailable(unavailable));
+        const [first] = waiter.need.metrics;
+        if (first !== undefined && waiter.need.metrics.every((metric) => this.options.plan.isUnavailable(metric))) {
+          waiter.settle(metricUnavailable(first));
           continue;
         }
         const table = await lookup(waiter.need);

@@ -8,20 +8,18 @@
  * dashboard body it receives and the status it answered.
  */
 import type { AddressInfo } from 'node:net';
-import { DEMO_API_USER, type RunningEmulator } from '../../../emulator';
+import type { RunningEmulator } from '../../../emulator';
 import { EMBEDDED_GOVERNOR_CONFIG, type AnalyticsConfig } from '../../../src/config';
-import { Secret } from '../../../src/redaction/secret';
 import { AnalyticsTables } from '../../../src/reporting/tables/analyticsTables';
 import { MemoryTableStore } from '../../../src/reporting/tables/tableStore';
-import { createUpstreams } from '../../../src/upstream/upstreams';
 import { buildServer } from '../../../src/web/server';
 import { startBodyRecorder, type BodyRecorder } from '../../support/bodyRecorder';
 import { testConfig } from '../../support/config';
 import { apiToken } from '../../support/emulator';
 import { silentLogger, type DEFAULT_CACHE_TTLS } from '../../support/subgraph';
 import { advanceClock, startSmallEmulator } from '../../support/subgraphHttp';
-import { upstreamOptions } from '../../support/upstreamOptions';
 import { FakeClock } from './tablesFakes';
+import { demoUpstreams } from '../../support/demoUpstreams';
 
 export interface TablesOverHttp {
   emulator: RunningEmulator;
@@ -67,17 +65,12 @@ export async function startTablesOverHttp(options: {
   };
   const emulator = await startSmallEmulator({ profile: 'realistic' });
   const recorder = await startBodyRecorder(emulator.url);
-  const upstreams = createUpstreams(
-    upstreamOptions({
-      reportingBaseUrl: recorder.url,
-      recommenderUrl: emulator.url,
-      email: DEMO_API_USER.email,
-      password: new Secret(DEMO_API_USER.password),
-      timeoutMs: 5_000,
-      logger: silentLogger,
-      protection: { now: () => clock.now(), governor: { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 1, queueTimeoutMs: 0 } },
-    }),
-  );
+  const upstreams = demoUpstreams({
+    reportingBaseUrl: recorder.url,
+    recommenderUrl: emulator.url,
+    timeoutMs: 5_000,
+    protection: { now: () => clock.now(), governor: { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 1, queueTimeoutMs: 0 } },
+  });
   const { analytics, cache, maxRows } = options;
   const analyticsTables = new AnalyticsTables({
     reporting: upstreams.reporting,
