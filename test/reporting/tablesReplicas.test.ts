@@ -8,7 +8,7 @@ import { testConfig } from '../support/config';
 import type { AddressInfo } from 'node:net';
 import type { RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG, EMBEDDED_GOVERNOR_CONFIG } from '../../src/config';
-import { sharedTableStore } from '../../src/upstream/stores/redisTableStore';
+import { sharedTableStore } from '../../src/reporting/tables/redis/redisTableStore';
 import { buildServer } from '../../src/web/server';
 import { articleRepresentations } from '../support/analytics';
 import { postGraphQL } from '../support/federationGateway';

@@ -1,7 +1,7 @@
-import type { MetricName } from '../datasources/wire';
-import type { Table } from '../../reporting/tables/table';
-import { MemoryTableStore, type TableStore } from '../../reporting/tables/tableStore';
-import type { SharedRedis } from './redis/sharedRedis';
+import type { MetricName } from '../../../upstream/datasources/wire';
+import type { Table } from '../table';
+import { MemoryTableStore, type TableStore } from '../tableStore';
+import type { SharedRedis } from '../../../upstream/stores/redis/sharedRedis';
 
 /** Keys under the configured REDIS_KEY_PREFIX: a whole table, and a hash of cold answers (url → answer) per table. */
 const TABLE_KEY_PREFIX = 'analytics:table:';

@@ -5,7 +5,7 @@
  * away.
  */
 import { DEMAND_HALF_LIFE_MS } from '../../src/reporting/tables/demand';
-import { sharedAnalyticsBoard } from '../../src/upstream/stores/redisAnalyticsBoard';
+import { sharedAnalyticsBoard } from '../../src/reporting/tables/redis/redisAnalyticsBoard';
 import { MAX_TTL_MS } from '../../src/upstream/stores/redis/ttl';
 import { redisHarness } from '../support/redisHarness';
 import { describeWithRedis } from '../support/redisServer';

@@ -1,10 +1,10 @@
-import type { MetricName } from '../datasources/wire';
-import { Metric } from '../../graphql/enums';
-import type { AnalyticsBoard, PostedNeed } from '../../reporting/tables/analyticsBoard';
-import { DEMAND_HALF_LIFE_MS } from '../../reporting/tables/demand';
-import { fieldsOf } from './redis/readValue';
-import { ttlMs } from './redis/ttl';
-import type { SharedRedis } from './redis/sharedRedis';
+import type { MetricName } from '../../../upstream/datasources/wire';
+import { METRIC_NAMES as WIRE_METRIC_NAMES } from '../../../../contract/names';
+import type { AnalyticsBoard, PostedNeed } from '../analyticsBoard';
+import { DEMAND_HALF_LIFE_MS } from '../demand';
+import { fieldsOf } from '../../../upstream/stores/redis/readValue';
+import { ttlMs } from '../../../upstream/stores/redis/ttl';
+import type { SharedRedis } from '../../../upstream/stores/redis/sharedRedis';
 
 /**
  * Keys under REDIS_KEY_PREFIX: a hash per table of what each replica waits
@@ -46,7 +46,7 @@ redis.call('SET', KEYS[1], string.format('%.6f:%.0f', score, now), 'PX', ARGV[3]
 return string.format('%.6f', score)
 `;
 
-const METRIC_NAMES: ReadonlySet<string> = new Set(Object.values(Metric));
+const METRIC_NAMES: ReadonlySet<string> = new Set(WIRE_METRIC_NAMES);
 
 /**
  * The replicas' analytics board on Redis. Posts are written in the
