@@ -61,7 +61,7 @@ async function main(): Promise<void> {
       : {
           apolloCache: shared.apolloCache,
           redisMode: () => shared.redis.mode(),
-          tableStore: sharedTableStore(shared.redis, config),
+          tableStore: sharedTableStore(shared.redis, config, Date.now),
           analyticsBoard: sharedAnalyticsBoard(shared.redis, config),
         }),
     // The vendor refusing our sign-in is shown, never a reason for 503: the process itself is healthy.

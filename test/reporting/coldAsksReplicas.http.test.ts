@@ -107,7 +107,7 @@ describeWithRedis('cold asks across 3 replicas on Redis', () => {
     });
     const analyticsTables = new AnalyticsTables({
       reporting: upstreams.reporting,
-      store: sharedTableStore(redis, config),
+      store: sharedTableStore(redis, config, () => clock.now()),
       shared: true,
       board: sharedAnalyticsBoard(redis, config),
       clock,

@@ -53,7 +53,7 @@ describeWithRedis('analytics tables across 3 replicas on Redis', () => {
       reporting: upstreams.reporting,
       recommender: upstreams.recommender,
       logger: silentLogger,
-      tableStore: sharedTableStore(redis, { analytics: ANALYTICS }),
+      tableStore: sharedTableStore(redis, { analytics: ANALYTICS }, Date.now),
     });
     await server.start();
     await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));

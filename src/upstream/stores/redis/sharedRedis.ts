@@ -34,6 +34,9 @@ export interface SharedRedisOptions {
   onRefused?: (reason: string) => void;
 }
 
+/** The one bad entry of a hash or a set, when the rest of the key is good. */
+export type BadPart = { field: string } | { member: string };
+
 /** Commands that must reach Redis eventually (releases of claims), kept while it is away; bounded so an endless outage cannot grow it. */
 const MAX_PENDING = 10_000;
 /** A pending command is tried at most this many times (each a reconnection apart); the key's own TTL bounds what a lost one costs. */
@@ -138,16 +141,21 @@ export class SharedRedis {
   /**
    * A value under `key` that is not what the subgraph writes (readValue.ts):
    * logged once per key (never its content: it may be anything), counted as
-   * refused with reason `BADVALUE`, and deleted so that it is not read again.
+   * refused with reason `BADVALUE`, and deleted so that it is not read again:
+   * the whole key, or only the bad `part` (one field of a hash, one member of
+   * a set), so the good entries beside it stay.
    */
-  discardBadValue(key: string): void {
+  discardBadValue(key: string, part?: BadPart): void {
     this.onRefused('BADVALUE');
     if (!this.badKeysLogged.has(key)) {
       if (this.badKeysLogged.size >= MAX_PENDING) this.badKeysLogged.clear();
       this.badKeysLogged.add(key);
       this.logger.warn({ redis: 'bad-value', key }, 'Redis held a value the subgraph did not write: treated as a miss and deleted');
     }
-    void this.attempt((client) => client.del(key));
+    void this.attempt((client) => {
+      if (part === undefined) return client.del(key);
+      return 'field' in part ? client.hdel(key, part.field) : client.srem(key, part.member);
+    });
   }
 
   private async send(id: string, entry: Pending): Promise<void> {
