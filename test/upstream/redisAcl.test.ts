@@ -10,7 +10,8 @@
  * refuse none of their commands: its ACL LOG stays empty, and no replica
  * counts a NOPERM or EXECABORT. On the old ACL (no hset, hgetall, hdel,
  * hmget, sadd, smembers, srem, client|setinfo), the log filled and the cold
- * answers and the plan never reached Redis.
+ * answers and the plan never reached Redis, while readiness said "shared":
+ * a command refused for lack of permission now makes it say "partial".
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -18,6 +19,7 @@ import type { Redis } from 'ioredis';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import { Secret } from '../../src/redaction/secret';
 import { createRedisClient, waitUntilReady } from '../../src/upstream/stores/redis/client';
+import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
 import type { DashboardMetricResultWire, DashboardQueryBody } from '../../src/upstream/datasources/wire';
 import { articleRepresentations } from '../support/analytics';
 import { apiToken, call, startTestEmulator } from '../support/emulator';
@@ -125,6 +127,8 @@ describeWithRedis('the documented Redis ACL', () => {
     );
     for (const replica of replicas) {
       expect([await refusals(replica, 'NOPERM'), await refusals(replica, 'EXECABORT')]).toEqual([0, 0]);
+      const ready = (await (await fetch(new URL('/health/ready', replica.url))).json()) as { redis?: string };
+      expect(ready.redis).toBe('shared');
     }
   });
 });
@@ -154,3 +158,56 @@ async function urlsOf(emulator: RunningEmulator, range: { from: string; to: stri
   if (response.status !== 200) throw new Error(`direct dashboard query answered ${response.status}`);
   return response.body[0].actualData.values.map((row) => String(row.items[0].value));
 }
+
+describeWithRedis('a command refused for lack of permission', () => {
+  let server: RedisServer;
+  let clients: Redis[] = [];
+
+  beforeAll(async () => {
+    server = await startRedisServer();
+    const admin = createRedisClient({ url: new Secret(server.url), keyPrefix: '', timeoutMs: 2_000 });
+    await waitUntilReady(admin, 5_000);
+    // The old documented ACL's gap: no hash commands.
+    await admin.call('ACL', 'SETUSER', 'limited', 'on', `>${PASSWORD}`, '~*', '+get', '+set', '+multi', '+exec', '+info', '+ping');
+    await admin.quit();
+  });
+
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.quit().catch(() => client.disconnect())));
+  });
+
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  async function limitedReplica(now: () => number): Promise<SharedRedis> {
+    const client = createRedisClient({
+      url: new Secret(`redis://limited:${PASSWORD}@127.0.0.1:${server.port}`),
+      keyPrefix: 'acl:',
+      timeoutMs: 1_000,
+    });
+    clients.push(client);
+    await waitUntilReady(client, 5_000);
+    return new SharedRedis({ client, logger: { info: () => {}, warn: () => {} }, timeoutMs: 1_000, retryAfterMs: 0, now });
+  }
+
+  test.each([
+    ['alone', (redis: SharedRedis) => redis.attempt((client) => client.hset('k', 'f', 'v'))],
+    [
+      'in a transaction (EXECABORT)',
+      (redis: SharedRedis) => redis.attempt((client) => client.multi().set('a', '1').hset('k', 'f', 'v').exec()),
+    ],
+  ])('%s makes readiness say "partial" instead of "shared" for a minute', async (_name, refused) => {
+    let now = Date.UTC(2026, 10, 27, 12);
+    const redis = await limitedReplica(() => now);
+    await expect(redis.attempt((client) => client.set('k', 'v'))).resolves.toEqual({ ok: true, value: 'OK' });
+    expect(redis.mode()).toBe('shared');
+
+    await expect(refused(redis)).resolves.toEqual(expect.objectContaining({ ok: false, failure: 'refused' }));
+
+    expect(redis.mode()).toBe('partial');
+    now += 61_000;
+    await redis.attempt((client) => client.get('k'));
+    expect(redis.mode()).toBe('shared');
+  });
+});

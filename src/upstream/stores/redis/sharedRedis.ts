@@ -3,8 +3,16 @@ import type { RedisClient } from './client';
 import { setImmediate as afterPendingIo } from 'node:timers/promises';
 import { ReplicaRoster } from './replicaRoster';
 
-/** `shared`: state lives in Redis. `degraded`: Redis is away or slow and each replica uses its own in-process state. */
-export type SharingMode = 'shared' | 'degraded';
+/**
+ * `shared`: state lives in Redis. `partial`: Redis answers, but refused a
+ * command for lack of permission (its ACL) within the last minute, so what
+ * that command shares stays in each replica. `degraded`: Redis is away or
+ * slow and each replica uses its own in-process state.
+ */
+export type SharingMode = 'shared' | 'partial' | 'degraded';
+
+/** How long a command refused for lack of permission keeps the mode `partial` after the last one. */
+const PERMISSION_REFUSAL_MEMORY_MS = 60_000;
 
 /** What SharedRedis logs through (a pino logger fits). */
 export interface RedisLogger {
@@ -66,7 +74,8 @@ export class SharedRedis {
   private readonly retryAfterMs: number;
   private readonly timeoutMs: number;
   private readonly onRefused: (reason: string) => void;
-  private current: SharingMode = 'shared';
+  private current: Exclude<SharingMode, 'partial'> = 'shared';
+  private lastPermissionRefusalMs = Number.NEGATIVE_INFINITY;
   private skipUntilMs = 0;
   private failedAtMs = Number.NEGATIVE_INFINITY;
   private lastWarnMs = Number.NEGATIVE_INFINITY;
@@ -94,6 +103,7 @@ export class SharedRedis {
   }
 
   mode(): SharingMode {
+    if (this.current === 'shared' && this.now() - this.lastPermissionRefusalMs < PERMISSION_REFUSAL_MEMORY_MS) return 'partial';
     return this.current;
   }
 
@@ -205,6 +215,7 @@ export class SharedRedis {
     if (startedAtMs >= this.failedAtMs) this.recordSuccess();
     const reason = refusalReason(error);
     this.onRefused(reason);
+    if (lacksPermission(error)) this.lastPermissionRefusalMs = this.now();
     const now = this.now();
     if (now - (this.lastRefusalLogMs.get(reason) ?? Number.NEGATIVE_INFINITY) >= this.warnIntervalMs) {
       this.lastRefusalLogMs.set(reason, now);
@@ -248,6 +259,13 @@ function errorCode(error: Error): string {
 
 function meansAway(error: Error): boolean {
   return AWAY_CODES.has(errorCode(error));
+}
+
+/** NOPERM, alone or as the reason a transaction was discarded (EXECABORT, with the queued command's NOPERM among its previous errors). */
+function lacksPermission(error: Error): boolean {
+  if (errorCode(error) === 'NOPERM') return true;
+  const previous = (error as { previousErrors?: unknown }).previousErrors;
+  return Array.isArray(previous) && previous.some((cause) => cause instanceof Error && errorCode(cause) === 'NOPERM');
 }
 
 /** The error's code as Redis sends it (`OOM command not allowed…` → `OOM`); a bounded label, never the message (it may quote a value). */
