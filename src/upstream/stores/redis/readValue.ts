@@ -15,8 +15,9 @@ import type { Attempt, SharedRedis } from './sharedRedis';
  *   `PEXPIRE` after a refused `HSET` would keep the wrong key alive), so the
  *   results of each are looked at too.
  *
- * Every key family of the subgraph goes through here, except the ones whose
- * scripts check the type themselves (budget buckets, the replica roster, demand).
+ * The scripts check the type themselves (budget buckets, the replica roster,
+ * demand); the token and Apollo's cache read with MGET (another type reads as
+ * a miss) and write with a plain SET, which replaces a key of any type.
  */
 export function readValue<T>(
   redis: SharedRedis,
