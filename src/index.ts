@@ -10,8 +10,8 @@ import { Metrics } from './observability/metrics/metrics';
 import { createMetricsServer } from './observability/metrics/metricsServer';
 import { heldSecrets, Secret } from './redaction/secret';
 import { connectSharedState } from './upstream/stores/redis/sharedState';
-import { sharedTableStore } from './upstream/stores/redisTableStore';
-import { sharedAnalyticsBoard } from './upstream/stores/redisAnalyticsBoard';
+import { sharedTableStore } from './reporting/tables/redis/redisTableStore';
+import { sharedAnalyticsBoard } from './reporting/tables/redis/redisAnalyticsBoard';
 import { buildServer } from './web/server';
 import { installShutdown, type ShutdownStep } from './web/shutdown';
 import { allowedOrigins } from './web/cors';
@@ -61,7 +61,7 @@ async function main(): Promise<void> {
       : {
           apolloCache: shared.apolloCache,
           redisMode: () => shared.redis.mode(),
-          tableStore: sharedTableStore(shared.redis, config),
+          tableStore: sharedTableStore(shared.redis, config, Date.now),
           analyticsBoard: sharedAnalyticsBoard(shared.redis, config),
         }),
     // The vendor refusing our sign-in is shown, never a reason for 503: the process itself is healthy.

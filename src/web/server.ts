@@ -61,7 +61,7 @@ export interface ServerDependencies {
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
   /** Apollo's cache (persisted queries, the response cache) shared through Redis; default: an in-process LRU. */
   apolloCache?: KeyValueCache<string>;
-  /** Where shared state lives now (`shared` or `degraded`), shown by /health/ready; unset when Redis is not configured. */
+  /** Where shared state lives now (`shared`, `partial` or `degraded`), shown by /health/ready; unset when Redis is not configured. */
   redisMode?: () => string;
   /** More named facts for /health/ready's JSON (e.g. a sign-in backoff state); they never make it 503. */
   readinessDetails?: ReadinessDetails;

@@ -18,8 +18,8 @@ import { DEFAULT_ANALYTICS_CONFIG, EMBEDDED_GOVERNOR_CONFIG, type AnalyticsConfi
 import { AnalyticsTables } from '../../src/reporting/tables/analyticsTables';
 import type { Clock } from '../../src/reporting/tables/clock';
 import type { MetricName } from '../../src/upstream/datasources/wire';
-import { sharedAnalyticsBoard } from '../../src/upstream/stores/redisAnalyticsBoard';
-import { sharedTableStore } from '../../src/upstream/stores/redisTableStore';
+import { sharedAnalyticsBoard } from '../../src/reporting/tables/redis/redisAnalyticsBoard';
+import { sharedTableStore } from '../../src/reporting/tables/redis/redisTableStore';
 import { buildServer } from '../../src/web/server';
 import { articleRepresentations, directArticleMetrics, EMULATOR_UNIT_SECONDS, urlsByPageViews } from '../support/analytics';
 import { startBodyRecorder, type BodyRecorder } from '../support/bodyRecorder';
@@ -107,7 +107,7 @@ describeWithRedis('cold asks across 3 replicas on Redis', () => {
     });
     const analyticsTables = new AnalyticsTables({
       reporting: upstreams.reporting,
-      store: sharedTableStore(redis, config),
+      store: sharedTableStore(redis, config, () => clock.now()),
       shared: true,
       board: sharedAnalyticsBoard(redis, config),
       clock,

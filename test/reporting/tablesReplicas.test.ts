@@ -8,7 +8,7 @@ import { testConfig } from '../support/config';
 import type { AddressInfo } from 'node:net';
 import type { RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG, EMBEDDED_GOVERNOR_CONFIG } from '../../src/config';
-import { sharedTableStore } from '../../src/upstream/stores/redisTableStore';
+import { sharedTableStore } from '../../src/reporting/tables/redis/redisTableStore';
 import { buildServer } from '../../src/web/server';
 import { articleRepresentations } from '../support/analytics';
 import { postGraphQL } from '../support/federationGateway';
@@ -53,7 +53,7 @@ describeWithRedis('analytics tables across 3 replicas on Redis', () => {
       reporting: upstreams.reporting,
       recommender: upstreams.recommender,
       logger: silentLogger,
-      tableStore: sharedTableStore(redis, { analytics: ANALYTICS }),
+      tableStore: sharedTableStore(redis, { analytics: ANALYTICS }, Date.now),
     });
     await server.start();
     await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));

@@ -10,7 +10,7 @@ import { MemoryAnswerStore } from '../../src/upstream/stores/memoryAnswerStore';
 import { MemoryRateStore } from '../../src/upstream/stores/rateStore';
 import { RedisAnswerStore } from '../../src/upstream/stores/redisAnswerStore';
 import { RedisRateStore } from '../../src/upstream/stores/redisRateStore';
-import { sharedAnalyticsBoard } from '../../src/upstream/stores/redisAnalyticsBoard';
+import { sharedAnalyticsBoard } from '../../src/reporting/tables/redis/redisAnalyticsBoard';
 import { MAX_TTL_MS } from '../../src/upstream/stores/redis/ttl';
 import { redisHarness } from '../support/redisHarness';
 import { describeWithRedis } from '../support/redisServer';

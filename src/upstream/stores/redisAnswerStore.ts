@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Fetched } from '../datasources/fetched';
 import type { AnswerStore, Claim } from './answerStore';
 import { takeLease, type Lease } from './redis/lease';
-import { fieldsOf, readValue } from './redis/readValue';
+import { fieldsOf, readValue, repairWrongType } from './redis/readValue';
 import type { SharedRedis } from './redis/sharedRedis';
 import { clampTime, ttlMs } from './redis/ttl';
 
@@ -103,7 +103,11 @@ export class RedisAnswerStore implements AnswerStore {
   }
 
   private async read(key: string): Promise<Fetched<unknown> | undefined | 'unavailable'> {
-    const read = await this.redis.attempt((client) => client.get(ANSWER_KEY_PREFIX + key));
+    const read = repairWrongType(
+      this.redis,
+      ANSWER_KEY_PREFIX + key,
+      await this.redis.attempt((client) => client.get(ANSWER_KEY_PREFIX + key)),
+    );
     if (!read.ok) return read.failure === 'away' ? 'unavailable' : undefined;
     const nowMs = this.now();
     return readValue(this.redis, ANSWER_KEY_PREFIX + key, read.value, (parsed) => validateEntry(parsed, nowMs));

@@ -8,11 +8,24 @@ const HEARTBEAT_MS = 5_000;
 /** A replica not seen for this long is gone (three missed heartbeats). */
 const GONE_AFTER_MS = 3 * HEARTBEAT_MS;
 
-/** Announces this replica and counts the live ones in one step; a roster key of the wrong type (poisoned) is replaced. */
+/**
+ * Another replica's clock may run ahead of ours by this much (one heartbeat).
+ * A member further ahead was not written by a live replica's clock (a hand
+ * edit, a poisoned roster, a clock far off): kept, it would never age out and
+ * would shrink every replica's share of the budget for good.
+ */
+const MAX_AHEAD_MS = HEARTBEAT_MS;
+
+/**
+ * Announces this replica and counts the live ones in one step: members not
+ * seen for GONE_AFTER_MS and members from the future are dropped; a roster key
+ * of the wrong type (poisoned) is replaced. ARGV: now, id, oldest live, latest live.
+ */
 const BEAT = `
 if redis.call('TYPE', KEYS[1])['ok'] ~= 'zset' then redis.call('DEL', KEYS[1]) end
 redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '(' .. ARGV[4], '+inf')
 return redis.call('ZCARD', KEYS[1])
 `;
 
@@ -41,7 +54,9 @@ export class ReplicaRoster {
 
   async beat(): Promise<void> {
     const nowMs = this.now();
-    const counted = await this.send((client) => client.eval(BEAT, 1, ROSTER_KEY, String(nowMs), this.id, String(nowMs - GONE_AFTER_MS)));
+    const counted = await this.send((client) =>
+      client.eval(BEAT, 1, ROSTER_KEY, String(nowMs), this.id, String(nowMs - GONE_AFTER_MS), String(nowMs + MAX_AHEAD_MS)),
+    );
     if (counted.ok && typeof counted.value === 'number' && counted.value >= 1) this.seen = counted.value;
   }
 

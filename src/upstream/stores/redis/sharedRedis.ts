@@ -3,8 +3,16 @@ import type { RedisClient } from './client';
 import { setImmediate as afterPendingIo } from 'node:timers/promises';
 import { ReplicaRoster } from './replicaRoster';
 
-/** `shared`: state lives in Redis. `degraded`: Redis is away or slow and each replica uses its own in-process state. */
-export type SharingMode = 'shared' | 'degraded';
+/**
+ * `shared`: state lives in Redis. `partial`: Redis answers, but refused a
+ * command for lack of permission (its ACL) within the last minute, so what
+ * that command shares stays in each replica. `degraded`: Redis is away or
+ * slow and each replica uses its own in-process state.
+ */
+export type SharingMode = 'shared' | 'partial' | 'degraded';
+
+/** How long a command refused for lack of permission keeps the mode `partial` after the last one. */
+const PERMISSION_REFUSAL_MEMORY_MS = 60_000;
 
 /** What SharedRedis logs through (a pino logger fits). */
 export interface RedisLogger {
@@ -33,6 +41,9 @@ export interface SharedRedisOptions {
   /** Told of each command Redis refused, with the error's code (`OOM`, `WRONGTYPE`, `ERR`…): the `subgraph_redis_refused_total` counter. */
   onRefused?: (reason: string) => void;
 }
+
+/** The one bad entry of a hash or a set, when the rest of the key is good. */
+export type BadPart = { field: string } | { member: string };
 
 /** Commands that must reach Redis eventually (releases of claims), kept while it is away; bounded so an endless outage cannot grow it. */
 const MAX_PENDING = 10_000;
@@ -63,7 +74,8 @@ export class SharedRedis {
   private readonly retryAfterMs: number;
   private readonly timeoutMs: number;
   private readonly onRefused: (reason: string) => void;
-  private current: SharingMode = 'shared';
+  private current: Exclude<SharingMode, 'partial'> = 'shared';
+  private lastPermissionRefusalMs = Number.NEGATIVE_INFINITY;
   private skipUntilMs = 0;
   private failedAtMs = Number.NEGATIVE_INFINITY;
   private lastWarnMs = Number.NEGATIVE_INFINITY;
@@ -91,6 +103,7 @@ export class SharedRedis {
   }
 
   mode(): SharingMode {
+    if (this.current === 'shared' && this.now() - this.lastPermissionRefusalMs < PERMISSION_REFUSAL_MEMORY_MS) return 'partial';
     return this.current;
   }
 
@@ -138,16 +151,21 @@ export class SharedRedis {
   /**
    * A value under `key` that is not what the subgraph writes (readValue.ts):
    * logged once per key (never its content: it may be anything), counted as
-   * refused with reason `BADVALUE`, and deleted so that it is not read again.
+   * refused with reason `BADVALUE`, and deleted so that it is not read again:
+   * the whole key, or only the bad `part` (one field of a hash, one member of
+   * a set), so the good entries beside it stay.
    */
-  discardBadValue(key: string): void {
+  discardBadValue(key: string, part?: BadPart): void {
     this.onRefused('BADVALUE');
     if (!this.badKeysLogged.has(key)) {
       if (this.badKeysLogged.size >= MAX_PENDING) this.badKeysLogged.clear();
       this.badKeysLogged.add(key);
       this.logger.warn({ redis: 'bad-value', key }, 'Redis held a value the subgraph did not write: treated as a miss and deleted');
     }
-    void this.attempt((client) => client.del(key));
+    void this.attempt((client) => {
+      if (part === undefined) return client.del(key);
+      return 'field' in part ? client.hdel(key, part.field) : client.srem(key, part.member);
+    });
   }
 
   private async send(id: string, entry: Pending): Promise<void> {
@@ -197,6 +215,7 @@ export class SharedRedis {
     if (startedAtMs >= this.failedAtMs) this.recordSuccess();
     const reason = refusalReason(error);
     this.onRefused(reason);
+    if (lacksPermission(error)) this.lastPermissionRefusalMs = this.now();
     const now = this.now();
     if (now - (this.lastRefusalLogMs.get(reason) ?? Number.NEGATIVE_INFINITY) >= this.warnIntervalMs) {
       this.lastRefusalLogMs.set(reason, now);
@@ -240,6 +259,13 @@ function errorCode(error: Error): string {
 
 function meansAway(error: Error): boolean {
   return AWAY_CODES.has(errorCode(error));
+}
+
+/** NOPERM, alone or as the reason a transaction was discarded (EXECABORT, with the queued command's NOPERM among its previous errors). */
+function lacksPermission(error: Error): boolean {
+  if (errorCode(error) === 'NOPERM') return true;
+  const previous = (error as { previousErrors?: unknown }).previousErrors;
+  return Array.isArray(previous) && previous.some((cause) => cause instanceof Error && errorCode(cause) === 'NOPERM');
 }
 
 /** The error's code as Redis sends it (`OOM command not allowed…` → `OOM`); a bounded label, never the message (it may quote a value). */

@@ -1,10 +1,11 @@
-import type { MetricName } from '../datasources/wire';
-import { Metric } from '../../graphql/enums';
-import type { AnalyticsBoard, PostedNeed } from '../../reporting/tables/analyticsBoard';
-import { DEMAND_HALF_LIFE_MS } from '../../reporting/tables/demand';
-import { fieldsOf } from './redis/readValue';
-import { ttlMs } from './redis/ttl';
-import type { SharedRedis } from './redis/sharedRedis';
+import type { MetricName } from '../../../upstream/datasources/wire';
+import { METRIC_NAMES as WIRE_METRIC_NAMES } from '../../../../contract/names';
+import type { AnalyticsBoard, PostedNeed } from '../analyticsBoard';
+import { DEMAND_HALF_LIFE_MS } from '../demand';
+import { fieldsOf, readField, readMembers, repairWrongType, repairWrongTypes } from '../../../upstream/stores/redis/readValue';
+import { ttlMs } from '../../../upstream/stores/redis/ttl';
+import type { SharedRedis } from '../../../upstream/stores/redis/sharedRedis';
+import { MAX_CLOCK_SKEW_MS } from './storedTable';
 
 /**
  * Keys under REDIS_KEY_PREFIX: a hash per table of what each replica waits
@@ -25,9 +26,10 @@ const WAITING_MARGIN_MS = 5_000;
 /**
  * Adds one ask to a table's demand, decayed by its half-life since the last
  * (the same score as src/reporting/tables/demand.ts, for the whole cluster),
- * atomically. A value that does not read as `score:at`, or a key of another
- * type, counts as no demand and is overwritten.
- * ARGV: now, half-life, keep.
+ * atomically. A value that does not read as `score:at` (or an `at` further
+ * ahead than clock skew explains), or a key of another type, counts as no
+ * demand and is overwritten.
+ * ARGV: now, half-life, keep, most clock skew.
  */
 const RECORD_DEMAND = `
 local now = tonumber(ARGV[1])
@@ -39,14 +41,14 @@ if stored then
   local s, at = string.match(stored, '^([%d%.]+):(%d+)$')
   s = tonumber(s)
   at = tonumber(at)
-  if s and at and s < 1e9 then score = s * 0.5 ^ (math.max(0, now - at) / tonumber(ARGV[2])) end
+  if s and at and s < 1e9 and at <= now + tonumber(ARGV[4]) then score = s * 0.5 ^ (math.max(0, now - at) / tonumber(ARGV[2])) end
 end
 score = score + 1
 redis.call('SET', KEYS[1], string.format('%.6f:%.0f', score, now), 'PX', ARGV[3])
 return string.format('%.6f', score)
 `;
 
-const METRIC_NAMES: ReadonlySet<string> = new Set(Object.values(Metric));
+const METRIC_NAMES: ReadonlySet<string> = new Set(WIRE_METRIC_NAMES);
 
 /**
  * The replicas' analytics board on Redis. Posts are written in the
@@ -78,19 +80,19 @@ class RedisAnalyticsBoard implements AnalyticsBoard {
 
   async othersWaiting(key: string, now: number): Promise<PostedNeed[]> {
     const waitingKey = WAITING_KEY_PREFIX + key;
-    const read = await this.redis.attempt((client) => client.hgetall(waitingKey));
-    if (!read.ok) {
-      if (read.failure === 'refused' && read.reason === 'WRONGTYPE') this.redis.discardBadValue(waitingKey);
-      return [];
-    }
+    const read = repairWrongType(this.redis, waitingKey, await this.redis.attempt((client) => client.hgetall(waitingKey)));
+    if (!read.ok) return [];
     const needs: PostedNeed[] = [];
     const done: string[] = [];
     for (const [replica, text] of Object.entries(read.value)) {
       if (replica === this.redis.roster.id) continue;
+      // A field that does not read as asks is deleted and counted there.
+      const posted = readField(this.redis, waitingKey, replica, text, needsOf);
+      if (posted === undefined) continue;
       // Past deadlines are left out, and so are deadlines no ask can have (a poisoned entry would otherwise ride every query).
-      const live = parseNeeds(text).filter((need) => need.deadline > now && need.deadline <= now + this.keepMs());
+      const live = posted.filter((need) => need.deadline > now && need.deadline <= now + this.keepMs());
       needs.push(...live);
-      // A replica that stopped (or an entry it did not write) leaves nothing live: its field goes, so the hash stays small.
+      // A replica that stopped leaves nothing live: its field goes, so the hash stays small.
       if (live.length === 0) done.push(replica);
     }
     if (done.length > 0) void this.redis.attempt((client) => client.hdel(waitingKey, ...done));
@@ -106,6 +108,7 @@ class RedisAnalyticsBoard implements AnalyticsBoard {
         String(Math.round(now)),
         String(DEMAND_HALF_LIFE_MS),
         String(clampedTtl(DEMAND_KEEP_MS)),
+        String(MAX_CLOCK_SKEW_MS),
       ),
     );
     const score = read.ok ? Number(read.value) : Number.NaN;
@@ -113,9 +116,8 @@ class RedisAnalyticsBoard implements AnalyticsBoard {
   }
 
   async unavailableMetrics(): Promise<MetricName[]> {
-    const read = await this.redis.attempt((client) => client.smembers(PLAN_KEY));
-    if (!read.ok && read.failure === 'refused' && read.reason === 'WRONGTYPE') this.redis.discardBadValue(PLAN_KEY);
-    return read.ok ? read.value.filter((name): name is MetricName => METRIC_NAMES.has(name)) : [];
+    const read = repairWrongType(this.redis, PLAN_KEY, await this.redis.attempt((client) => client.smembers(PLAN_KEY)));
+    return read.ok ? readMembers(this.redis, PLAN_KEY, read.value, isMetricName) : [];
   }
 
   learnUnavailable(metric: MetricName): void {
@@ -132,17 +134,28 @@ class RedisAnalyticsBoard implements AnalyticsBoard {
         this.unposted.clear();
         this.unlearned.clear();
         const replica = this.redis.roster.id;
-        await this.redis.attempt((client) => {
+        // The key of each command in order, so a key of another type that refused its write is repaired.
+        const keys: string[] = [];
+        const written = await this.redis.attempt((client) => {
           // A pipeline, not MULTI: a write Redis refuses (OOM, a key of another type) must not take the withdrawals with it.
           const pipeline = client.pipeline();
           for (const [key, needs] of posts) {
             const waitingKey = WAITING_KEY_PREFIX + key;
-            if (needs.length === 0) pipeline.hdel(waitingKey, replica);
-            else pipeline.hset(waitingKey, replica, JSON.stringify(needs)).pexpire(waitingKey, clampedTtl(this.keepMs()));
+            if (needs.length === 0) {
+              pipeline.hdel(waitingKey, replica);
+              keys.push(waitingKey);
+            } else {
+              pipeline.hset(waitingKey, replica, JSON.stringify(needs)).pexpire(waitingKey, clampedTtl(this.keepMs()));
+              keys.push(waitingKey, waitingKey);
+            }
           }
-          if (learned.length > 0) pipeline.sadd(PLAN_KEY, ...learned).pexpire(PLAN_KEY, clampedTtl(PLAN_KEEP_MS));
+          if (learned.length > 0) {
+            pipeline.sadd(PLAN_KEY, ...learned).pexpire(PLAN_KEY, clampedTtl(PLAN_KEEP_MS));
+            keys.push(PLAN_KEY, PLAN_KEY);
+          }
           return pipeline.exec();
         });
+        repairWrongTypes(this.redis, keys, written);
       }
     } finally {
       // In the same turn as the last look at the list: a post made a moment later starts a new loop.
@@ -160,24 +173,24 @@ function clampedTtl(durationMs: number): number {
   return ttlMs(durationMs) ?? 1;
 }
 
-/** Another replica's post that does not read as a list of needs (another version, a hand edit) is ignored. */
-function parseNeeds(text: string): PostedNeed[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    return [];
-  }
-  if (!Array.isArray(parsed)) return [];
-  return parsed.flatMap((item: unknown) => {
+function isMetricName(name: string): name is MetricName {
+  return METRIC_NAMES.has(name);
+}
+
+/** A replica's post as it writes it: a list of needs, each with known metrics, string urls (or none) and a finite deadline; anything else is a bad entry. */
+function needsOf(parsed: unknown): PostedNeed[] | undefined {
+  if (!Array.isArray(parsed)) return undefined;
+  const needs: PostedNeed[] = [];
+  for (const item of parsed as unknown[]) {
     const fields = fieldsOf(item);
-    if (fields === undefined || typeof fields.deadline !== 'number' || !Number.isFinite(fields.deadline)) return [];
+    if (fields === undefined || typeof fields.deadline !== 'number' || !Number.isFinite(fields.deadline)) return undefined;
     const { urls, metrics } = fields;
-    if (!Array.isArray(metrics) || !metrics.every((metric) => typeof metric === 'string' && METRIC_NAMES.has(metric))) return [];
-    if (urls !== undefined && (!Array.isArray(urls) || !urls.every((url) => typeof url === 'string'))) return [];
+    if (!Array.isArray(metrics) || !metrics.every((metric) => typeof metric === 'string' && isMetricName(metric))) return undefined;
+    if (urls !== undefined && (!Array.isArray(urls) || !urls.every((url) => typeof url === 'string'))) return undefined;
     const need: PostedNeed = { metrics: metrics as MetricName[], deadline: fields.deadline };
-    return [urls === undefined ? need : { ...need, urls: urls as string[] }];
-  });
+    needs.push(urls === undefined ? need : { ...need, urls: urls as string[] });
+  }
+  return needs;
 }
 
 /** The replicas' board (REDIS_URL). */

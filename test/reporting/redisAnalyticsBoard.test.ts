@@ -5,9 +5,9 @@
  * away.
  */
 import { DEMAND_HALF_LIFE_MS } from '../../src/reporting/tables/demand';
-import { sharedAnalyticsBoard } from '../../src/upstream/stores/redisAnalyticsBoard';
+import { sharedAnalyticsBoard } from '../../src/reporting/tables/redis/redisAnalyticsBoard';
 import { MAX_TTL_MS } from '../../src/upstream/stores/redis/ttl';
-import { redisHarness } from '../support/redisHarness';
+import { eventually, redisHarness } from '../support/redisHarness';
 import { describeWithRedis } from '../support/redisServer';
 
 const CONFIG = { analytics: { askDeadlineMs: 20_000 } };
@@ -105,6 +105,40 @@ describeWithRedis('analytics board on Redis', () => {
     const ttl = await admin.pttl('test:analytics:plan:unavailable');
     expect(ttl).toBeGreaterThan(0);
     expect(ttl).toBeLessThanOrEqual(Math.min(MAX_TTL_MS, 86_400_000));
+  });
+
+  it('deletes and counts each entry that does not read as asks, and each member of the plan that is no metric; the good ones stay', async () => {
+    const { redis, refusals } = await harness.replica();
+    const board = sharedAnalyticsBoard(redis, CONFIG);
+    const admin = await harness.admin();
+    await admin.hset(
+      'test:analytics:waiting:week',
+      'junk',
+      'not json',
+      'half-good',
+      JSON.stringify([
+        { metrics: ['pageViewsTotal'], deadline: NOW + 1_000 },
+        { metrics: ['everything'], deadline: NOW + 1_000 },
+      ]),
+      'good',
+      JSON.stringify([{ metrics: ['uniqueUsers'], deadline: NOW + 1_000 }]),
+    );
+    await admin.sadd('test:analytics:plan:unavailable', 'CPM', 'notAMetric');
+
+    expect(await board.othersWaiting('week', NOW)).toEqual([{ metrics: ['uniqueUsers'], deadline: NOW + 1_000 }]);
+    expect(await board.unavailableMetrics()).toEqual(['CPM']);
+
+    await eventually(async () => (await admin.hkeys('test:analytics:waiting:week')).length === 1);
+    expect(await admin.hkeys('test:analytics:waiting:week')).toEqual(['good']);
+    expect(await admin.smembers('test:analytics:plan:unavailable')).toEqual(['CPM']);
+    expect(refusals).toEqual(['BADVALUE', 'BADVALUE', 'BADVALUE']);
+  });
+
+  it('a demand stamped further ahead than clock skew counts as none', async () => {
+    const [a] = await boards(1);
+    await (await harness.admin()).set('test:analytics:demand:week', `500000000.000000:${NOW + 10 * 365 * 86_400_000}`);
+
+    await expect(a.recordDemand('week', NOW)).resolves.toBeCloseTo(1, 5);
   });
 
   it('drops the fields of replicas with nothing live left (stopped, or not the subgraph), so the hash stays small', async () => {
