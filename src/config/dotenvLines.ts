@@ -51,13 +51,18 @@ export function scanDotEnvLines(content: string): DotEnvLines {
 
     const assignment = ASSIGNMENT.exec(line);
     if (!assignment) {
-      const firstWord = /^[A-Za-z_][A-Za-z0-9_]*/.exec(trimmed)?.[0] ?? 'NAME';
+      // Named only when it looks like a variable: a stray line may be a pasted secret.
+      const firstWord = /^[A-Z][A-Z0-9_]*(?=\s|$)/.exec(trimmed)?.[0] ?? 'NAME';
       problems.push({ line: lineNumber, text: `no "=" (write ${firstWord}=value; a line without "=" is not read)` });
       continue;
     }
     const [, name, rawValue] = assignment;
     if (!NAME.test(name)) {
-      problems.push({ line: lineNumber, text: `"${name}" is not a variable name (letters, digits and _, not starting with a digit)` });
+      // Not echoed: the text of a broken line may be a secret.
+      problems.push({
+        line: lineNumber,
+        text: 'the text before "=" is not a variable name (letters, digits and _, not starting with a digit)',
+      });
       continue;
     }
     const value = rawValue.trimStart();

@@ -164,9 +164,15 @@ describe('loadDotEnv', () => {
 
   it('refuses the whole file, every malformed line named, and sets nothing', () => {
     const file = write(
-      ['DOTENV_T_PLAIN=ok', 'PORT 4555', 'DOTENV_T_HASH=abc#def', 'DOTENV_T_EMPTY=#', 'MY VAR=1', 'DOTENV_T_MULTI="never closed', ''].join(
-        '\n',
-      ),
+      [
+        'DOTENV_T_PLAIN=ok',
+        'PORT 4555',
+        'DOTENV_T_HASH=abc#def',
+        'DOTENV_T_EMPTY=#',
+        'MY VAR=1',
+        'DOTENV_T_MULTI="never closed',
+        'hunter2',
+      ].join('\n'),
     );
 
     expect(() => loadDotEnv(file)).toThrow(
@@ -176,8 +182,10 @@ describe('loadDotEnv', () => {
           `  - ${file} line 2: no "=" (write PORT=value; a line without "=" is not read)`,
           `  - ${file} line 3: DOTENV_T_HASH: an unquoted value is cut at "#" (the rest would be read as a comment); quote the value (DOTENV_T_HASH="…") or put a space before the "#" of a comment`,
           `  - ${file} line 4: DOTENV_T_EMPTY: an unquoted value is cut at "#" (the rest would be read as a comment); quote the value (DOTENV_T_EMPTY="…") or put a space before the "#" of a comment`,
-          `  - ${file} line 5: "MY VAR" is not a variable name (letters, digits and _, not starting with a digit)`,
+          `  - ${file} line 5: the text before "=" is not a variable name (letters, digits and _, not starting with a digit)`,
           `  - ${file} line 6: DOTENV_T_MULTI: the value opens a " quote that is never closed`,
+          // A stray word may be a pasted password: never echoed.
+          `  - ${file} line 7: no "=" (write NAME=value; a line without "=" is not read)`,
         ].join('\n'),
       ),
     );
