@@ -10,6 +10,8 @@ export interface GraphQLHandlerOptions<TContext extends BaseContext> {
   context: () => Promise<TContext>;
   cors: CorsPolicy;
   bodyLimitBytes: number;
+  /** Added to the landing page (an HTML answer): Apollo's landing-page hook sets no headers of its own. */
+  landingPageHeaders?: Readonly<Record<string, string>>;
   /** For failures outside GraphQL execution (bugs): they are logged, the client gets a generic 500. */
   onError(error: unknown): void;
 }
@@ -31,11 +33,17 @@ export function createGraphQLHandler<TContext extends BaseContext>(options: Grap
         httpGraphQLRequest: { method: request.method ?? 'GET', headers: headerMap(request), search: searchOf(request.url), body },
         context: options.context,
       });
+      if (options.landingPageHeaders && isHtml(result))
+        for (const [name, value] of Object.entries(options.landingPageHeaders)) result.headers.set(name, value);
       await send(response, result);
     } catch (error) {
       fail(response, error, options.onError);
     }
   };
+}
+
+function isHtml(result: HTTPGraphQLResponse): boolean {
+  return result.headers.get('content-type')?.startsWith('text/html') ?? false;
 }
 
 function headerMap(request: IncomingMessage): HeaderMap {

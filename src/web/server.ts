@@ -21,7 +21,7 @@ import { responseCachePlugin } from '../graphql/responseCache/responseCachePlugi
 import { buildSchema } from '../graphql/subgraphSchema';
 import { allowedOrigins, createCorsPolicy } from './cors';
 import { explorerAssetRoutes } from './explorer/assets';
-import { landingPagePlugin } from './explorer/landingPage';
+import { landingPageHeaders, landingPagePlugin } from './explorer/landingPage';
 import { createGraphQLHandler } from './graphqlHandler';
 import { createHttpServer } from './httpServer';
 import type { RouteHandler } from './respond';
@@ -131,6 +131,7 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
     context,
     cors: createCorsPolicy(allowedOrigins(config.production, config.corsOrigins)),
     bodyLimitBytes: BODY_LIMIT_BYTES,
+    landingPageHeaders: landingPageHeaders(config.landingPage),
     onError,
   });
   const metricsRoute: Record<string, RouteHandler> =

@@ -35,16 +35,16 @@ describe('cache hints in the composed supergraph', () => {
     expect(composed.hints.map((h) => h.definition.code)).not.toContain('UNUSED_ENUM_TYPE');
   });
 
-  it('marks every field that may be personalized, and the Reader, PRIVATE', () => {
-    expect(cacheControl(supergraph.getType('Reader')?.astNode?.directives)).toBe('@cacheControl(maxAge: 86400, scope: PRIVATE)');
+  it('marks every field that may be personalized PRIVATE, and not the shared Reader type (sharedEntityCacheHints.test.ts)', () => {
+    expect(cacheControl(supergraph.getType('Reader')?.astNode?.directives)).toBeUndefined();
     expect(fieldHint('Reader', 'recommendations')).toBe('@cacheControl(maxAge: 0, scope: PRIVATE)');
     // Personalized only with a clientId; a gateway reading the schema cannot tell, the subgraph's cache-control header can.
     expect(fieldHint('Query', 'recommendations')).toBe('@cacheControl(maxAge: 0, scope: PRIVATE)');
     expect(fieldHint('Article', 'related')).toBe('@cacheControl(maxAge: 0, scope: PRIVATE)');
   });
 
-  it('leaves the public hints public: the dashboard (scope by default PUBLIC), an Article for a day', () => {
+  it('leaves the public hints public: the dashboard (scope by default PUBLIC); none on the shared Article type', () => {
     expect(fieldHint('Query', 'dashboard')).toBe('@cacheControl(maxAge: 0)');
-    expect(cacheControl(supergraph.getType('Article')?.astNode?.directives)).toBe('@cacheControl(maxAge: 86400)');
+    expect(cacheControl(supergraph.getType('Article')?.astNode?.directives)).toBeUndefined();
   });
 });

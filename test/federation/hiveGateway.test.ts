@@ -206,23 +206,27 @@ async function askHive(query: string, session?: string): Promise<{ response: Gra
 }
 
 describe('response caching: the cache scope our @cacheControl gives the supergraph', () => {
-  it('caches a public answer for the TTL of its type (Article: a day) and serves it again', async () => {
+  it("caches the CMS's front page for the gateway's own TTL, never a day our hint would give the shared Article type", async () => {
+    // The CMS has no hint and answers `no-store` (which Hive ignores): the example's `ttl` governs its answer.
     const query = `{ frontPage { url headline } }`;
     const first = await askHive(query);
-    expect(first.cache).toEqual({ hit: false, didCache: true, ttl: 86_400_000 });
+    expect(first.cache).toEqual({ hit: false, didCache: true, ttl: gatewayConfig.responseCaching.ttl });
     const second = await askHive(query);
     expect(second.cache).toEqual({ hit: true });
     expect(second.response.data).toEqual(first.response.data);
   });
 
-  it('keeps a PRIVATE type (Reader) to its session: never cached without one, never served to another', async () => {
+  it("leaves the CMS's readers to the CMS: the shared Reader type carries no hint of ours", async () => {
     const query = `{ users { id reader { clientId } } }`;
-    expect((await askHive(query)).cache).toEqual({ hit: false, didCache: false });
-    expect((await askHive(query)).cache).toEqual({ hit: false, didCache: false });
-    expect((await askHive(query, 'reader-a')).cache).toMatchObject({ hit: false, didCache: true });
-    expect((await askHive(query, 'reader-a')).cache).toEqual({ hit: true });
-    expect((await askHive(query, 'reader-b')).cache).toMatchObject({ hit: false });
-    expect((await askHive(query)).cache).toMatchObject({ hit: false });
+    expect((await askHive(query)).cache).toEqual({ hit: false, didCache: true, ttl: gatewayConfig.responseCaching.ttl });
+    expect((await askHive(query)).cache).toEqual({ hit: true });
+  });
+
+  it('never caches our PRIVATE Reader.recommendations, with or without a session', async () => {
+    const query = `{ users { id reader { clientId recommendations(experienceId: "${experience.id}", domain: "${DOMAIN}") { url } } } }`;
+    for (const session of [undefined, undefined, 'reader-a', 'reader-a', 'reader-b']) {
+      expect((await askHive(query, session)).cache).toEqual({ hit: false, didCache: false });
+    }
   });
 
   it('never serves personalized recommendations (clientId) from the cache, to any session', async () => {

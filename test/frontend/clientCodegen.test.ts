@@ -12,39 +12,13 @@
  * subgraph's `/graphql` introspection works too: the extra `_entities` and
  * `_service` fields are valid GraphQL that a frontend simply never uses.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import ts from 'typescript';
-import { ANALYTICS_SUBGRAPH_NAME, composeSupergraph, loadAnalyticsTypeDefs, printApiSchema } from '../support/federationSupergraph';
+import { generateFrontendClient } from '../support/frontendCodegen';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
-
-/**
- * graphql-codegen's programmatic `generate`, run in a child Node process: the
- * client preset pulls in ES-module-only dependencies (auto-bind) that jest's
- * CommonJS module registry cannot load on Node 20, and `generate` swallows a
- * preset that fails to load (it resolves to no files instead of throwing).
- */
-const CODEGEN_RUNNER = `
-const { generate } = require('@graphql-codegen/cli');
-generate(JSON.parse(process.argv[1]), true).then(
-  (outputs) => process.stdout.write(JSON.stringify(outputs.map((o) => o.filename))),
-  (error) => { process.stderr.write(String(error && error.message || error)); process.exitCode = 1; },
-);
-`;
-
-async function runClientCodegen(config: object): Promise<string[]> {
-  const { stdout } = await promisify(execFile)(process.execPath, ['-e', CODEGEN_RUNNER, JSON.stringify(config)], {
-    cwd: REPO_ROOT,
-    timeout: 20000,
-  });
-  return JSON.parse(stdout) as string[];
-}
-
-const OPERATIONS = path.join(__dirname, 'operations', '*.graphql');
 
 /** A frontend module that uses the generated result and variable types. */
 const CONSUMER = `
@@ -138,18 +112,7 @@ describe('frontend code generation from the API schema', () => {
 
   beforeAll(async () => {
     workDir = mkdtempSync(path.join(os.tmpdir(), 'frontend-codegen-'));
-    const supergraph = composeSupergraph([{ name: ANALYTICS_SUBGRAPH_NAME, typeDefs: loadAnalyticsTypeDefs() }]);
-    writeFileSync(path.join(workDir, 'schema.graphql'), printApiSchema(supergraph));
-    const outputs = await runClientCodegen({
-      // Presets resolve by package name from cwd; every path below is absolute.
-      cwd: REPO_ROOT,
-      silent: true,
-      schema: path.join(workDir, 'schema.graphql'),
-      documents: [OPERATIONS],
-      generates: {
-        [path.join(workDir, 'gql') + path.sep]: { preset: 'client', config: { scalars: { DateTime: 'string' } } },
-      },
-    });
+    const outputs = await generateFrontendClient(workDir);
     generatedFiles = outputs.map((filename) => path.relative(workDir, filename));
     writeFileSync(path.join(workDir, 'consumer.ts'), CONSUMER);
     writeFileSync(path.join(workDir, 'misuse.ts'), MISUSE);

@@ -103,6 +103,31 @@ describe('the cache-control header of each field', () => {
     expect(response.cacheControl).toBe('max-age=86400, public');
   });
 
+  it('a Reader reference alone: a day, private (the hint set at run time, not on the shared type)', async () => {
+    const response = await post(
+      subgraph,
+      `{ _entities(representations: [{ __typename: "Reader", clientId: "reader-a" }]) { ... on Reader { clientId } } }`,
+    );
+    expect(response.errors).toBeUndefined();
+    expect(response.cacheControl).toBe('max-age=86400, private');
+  });
+
+  it('a batch of Articles and a Reader: private, as the Reader makes it', async () => {
+    const response = await post(
+      subgraph,
+      `query ($reps: [_Any!]!) { _entities(representations: $reps) { ... on Article { url } ... on Reader { clientId } } }`,
+      {
+        reps: [
+          { __typename: 'Article', url: articleUrl() },
+          { __typename: 'Reader', clientId: 'reader-a' },
+          { __typename: 'Article', url: articleUrl() },
+        ],
+      },
+    );
+    expect(response.errors).toBeUndefined();
+    expect(response.cacheControl).toBe('max-age=86400, private');
+  });
+
   it('Reader.recommendations: always private', async () => {
     const { id, domain } = experience('personalized');
     const response = await post(subgraph, READER, { experienceId: id, domain });

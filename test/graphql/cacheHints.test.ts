@@ -77,12 +77,18 @@ describe('static cache hints in the schema', () => {
     expect(isObjectType(reader) && cacheControlOf(reader.getFields().recommendations.astNode)).toEqual({ maxAge: 0, scope: 'PRIVATE' });
   });
 
-  it('hint the entity types, so _entities answers are cacheable (Apollo reads the type of each representation)', () => {
+  it("never hint the shared entity types: the supergraph would apply the hint to every subgraph's fields of them", () => {
     const hints = ['Article', 'Reader'].map((name) => {
       const type = schema.getType(name);
       return type && typeHint(type);
     });
-    expect(hints).toEqual([{ maxAge: 86400 }, { maxAge: 86400, scope: 'PRIVATE' }]);
+    expect(hints).toEqual([undefined, undefined]);
+    // Our fields that lead to a shared entity inherit the freshness of the answer that holds it.
+    const leads = ['Recommendation', 'DashboardRow', 'ArticleRanking'].map((name) => {
+      const type = schema.getType(name);
+      return isObjectType(type) ? cacheControlOf(type.getFields().article.astNode) : undefined;
+    });
+    expect(leads).toEqual(Array(3).fill({ inheritMaxAge: true }));
   });
 
   it('let the parts of an answer inherit the freshness of the field that fetched it', () => {

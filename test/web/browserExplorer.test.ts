@@ -99,3 +99,51 @@ describeWithChromium('the offline explorer in chromium', () => {
     expect(refused).toEqual(['https://studio.apollographql.com/sandbox']);
   });
 });
+
+/**
+ * The default development page (Apollo Sandbox, from Apollo's CDN) on a
+ * machine without internet: the page the subgraph serves says, by itself,
+ * how to get the bundled explorer instead.
+ */
+describeWithChromium('the Sandbox landing page in chromium, offline', () => {
+  let emulator: RunningEmulator;
+  let subgraph: RunningSubgraph;
+  let chromium: RunningBrowser;
+
+  beforeAll(async () => {
+    emulator = await startSmallEmulator();
+    subgraph = await startSubgraph(emulator, { config: { landingPage: 'sandbox' } });
+    chromium = await launchChromium();
+  }, 60_000);
+
+  afterAll(async () => {
+    await chromium?.close();
+    await subgraph?.close();
+    await emulator?.close();
+  });
+
+  it('shows how to get the bundled explorer (LANDING_PAGE=offline), with every other host unreachable', async () => {
+    const page = await chromium.browser.newPage();
+    const refused = await cutOffNetwork(page, [new URL(subgraph.baseUrl).origin]);
+    await page.setViewport({ width: 1200, height: 800 });
+
+    const loaded = await page.goto(subgraph.graphqlUrl, { waitUntil: 'load', timeout: PAGE_TIMEOUT_MS });
+    expect(loaded?.status()).toBe(200);
+    // Shown once the page's own fade-in is over, and not covered: the Sandbox's container (over the whole page) holds no frame.
+    const notice = `(() => {
+      const fallback = document.querySelector('.fallback');
+      if (!fallback || getComputedStyle(fallback).opacity !== '1') return '';
+      const code = [...fallback.querySelectorAll('code')].find((element) => element.textContent === 'LANDING_PAGE=offline');
+      if (!code) return '';
+      return document.querySelector('#embeddableSandbox iframe') === null ? fallback.innerText : '';
+    })()`;
+    await page.waitForFunction(`${notice} !== ''`, { timeout: PAGE_TIMEOUT_MS }).finally(() => saveScreenshot(page, 'sandbox-offline.png'));
+
+    expect(await page.evaluate(notice)).toMatch(/LANDING_PAGE=offline/);
+    // The Sandbox really could not load: what was refused is Apollo's and Google's hosts, nothing of the notice.
+    expect(refused.length).toBeGreaterThan(0);
+    expect(
+      refused.map((url) => new URL(url).hostname).every((host) => /(apollographql\.com|googleapis\.com|gstatic\.com)$/.test(host)),
+    ).toBe(true);
+  });
+});

@@ -55,7 +55,7 @@ describe('LANDING_PAGE=offline', () => {
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
     expect(html).toContain('<script src="/explorer/explorer.js"></script>');
     expect(html).toContain('<link rel="stylesheet" href="/explorer/explorer.css" />');
-    const policy = /<meta http-equiv="Content-Security-Policy" content="([^"]+)"/.exec(html)?.[1];
+    const policy = response.headers.get('content-security-policy');
     expect(policy).toContain("default-src 'self'");
     expect(policy).toContain("script-src 'self';");
     expect(policy).toContain("connect-src 'self';");
@@ -63,6 +63,13 @@ describe('LANDING_PAGE=offline', () => {
     // Nothing in the page names another host: no CDN, no web fonts.
     expect(html).not.toMatch(/https?:\/\//);
     expect(html).not.toMatch(/sandbox/i);
+  });
+
+  it('cannot be framed by another page: the policy is a header with frame-ancestors, and X-Frame-Options says DENY', async () => {
+    const response = await browserGet(`${offline.baseUrl}/graphql`);
+
+    expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(response.headers.get('x-frame-options')).toBe('DENY');
   });
 
   it.each([
@@ -124,6 +131,24 @@ describe.each([
     else expect(text).toMatch(page);
     expect((await fetch(`${server.baseUrl}/explorer/explorer.js`)).status).toBe(404);
   });
+
+  if (page !== null) {
+    it("tells, in the Sandbox's own offline notice, how to get the bundled explorer (nothing from another host)", async () => {
+      const html = await (await browserGet(`${server.baseUrl}/graphql`)).text();
+      const fallback = /<div class="fallback">([\s\S]*?)<\/div>/.exec(html)?.[1] ?? '';
+
+      expect(fallback).toContain('Apollo Sandbox cannot be loaded');
+      expect(fallback).toMatch(/<code>LANDING_PAGE=offline<\/code>/);
+      expect(fallback).not.toMatch(/https?:\/\/|<img|<link|<script/);
+    });
+
+    it('cannot be framed by another page either', async () => {
+      const response = await browserGet(`${server.baseUrl}/graphql`);
+
+      expect(response.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
+      expect(response.headers.get('x-frame-options')).toBe('DENY');
+    });
+  }
 });
 
 describe('LANDING_PAGE=none in development', () => {

@@ -3,7 +3,7 @@ import { resolveArticleAnalytics } from '../../reporting/analytics/articleAnalyt
 import { rejectInvalid } from '../errors';
 import { rankRecommendations } from './mappers';
 import { representationKey } from './representationKey';
-import { hintRenderAnswer, recommendationScope } from './cacheHints';
+import { hintEntityReference, hintRenderAnswer, recommendationScope } from './cacheHints';
 import { toRenderParams, validateRenderParams } from './renderParams';
 
 /** The article's url is its canonical URL: an invalid one is reported against `url`, where it came from. */
@@ -13,7 +13,10 @@ export const Article: ArticleResolvers = {
   // All this subgraph knows of an article is its url; the fields below need nothing more.
   // async: @apollo/subgraph calls this inside a map, so a synchronous throw would fail the whole batch,
   // while a rejection fails only this entity.
-  __resolveReference: async (reference) => ({ url: representationKey('Article', 'url', reference.url) }),
+  __resolveReference: async (reference, _context, info) => {
+    hintEntityReference(info, 'PUBLIC');
+    return { url: representationKey('Article', 'url', reference.url) };
+  },
 
   related: async (article, { experienceId, clientId }, context, info) => {
     const params = toRenderParams({ experienceId, canonicalUrl: article.url, clientId });

@@ -34,6 +34,22 @@ function hintFreshness(info: GraphQLResolveInfo, hint: FreshnessHint): void {
   cacheControlFromInfo(info).setCacheHint({ maxAge: remainingSeconds(hint), scope: hint.scope });
 }
 
+/** A reference is only its key (an article's url, a reader's client id), which never changes. */
+const ENTITY_REFERENCE_MAX_AGE_SECONDS = 86_400;
+
+/**
+ * The hint of one entity of an `_entities` fetch. Apollo's plugin gives that
+ * root field maxAge 0 unless the entity's type is hinted, and a type hint would
+ * reach the supergraph and govern the other subgraphs' fields of the shared
+ * entity, so the hint is given here, at run time, only to our own answer.
+ * `restrict`, not `setCacheHint`: every entity of the batch shares the one
+ * `_entities` hint, and a PRIVATE Reader must stay private beside a PUBLIC
+ * Article. The fields asked of the entity then lower it.
+ */
+export function hintEntityReference(info: GraphQLResolveInfo, scope: CacheScope): void {
+  cacheControlFromInfo(info).cacheHint.restrict({ maxAge: ENTITY_REFERENCE_MAX_AGE_SECONDS, scope });
+}
+
 /** Personalized recommendations (a clientId) are one reader's: only that caller may cache them. */
 export function recommendationScope(clientId: string | undefined): CacheScope {
   return clientId === undefined ? 'PUBLIC' : 'PRIVATE';

@@ -18,11 +18,13 @@ export const CONTENT_SECURITY_POLICY = [
   "object-src 'none'",
   "base-uri 'none'",
   "form-action 'none'",
+  "frame-ancestors 'none'",
 ].join('; ');
 
 /**
- * The page Apollo serves for a browser's GET /graphql. Apollo's landing-page
- * hook returns HTML only (no headers), so the policy travels in a meta tag.
+ * The page Apollo serves for a browser's GET /graphql. Its policy is a header
+ * (landingPageHeaders in ./landingPage.ts), not a meta tag: a meta tag cannot
+ * carry frame-ancestors.
  */
 export function explorerPage(): string {
   return `<!doctype html>
@@ -30,7 +32,6 @@ export function explorerPage(): string {
   <head>
     <meta charset="utf-8" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <meta http-equiv="Content-Security-Policy" content="${CONTENT_SECURITY_POLICY}" />
     <title>GraphiQL · news-analytics-subgraph</title>
     <link rel="icon" href="data:," />
     <link rel="stylesheet" href="${EXPLORER_ASSETS_PATH}/explorer.css" />
