@@ -4,7 +4,7 @@
  * outage; a poisoned bucket is repaired; and a budget the replicas cannot
  * share is split by the replicas last seen, never spent whole by each.
  */
-import { MemoryRateStore, RATE_WINDOW_MS } from '../../src/upstream/stores/rateStore';
+import { RATE_WINDOW_MS } from '../../src/upstream/stores/rateStore';
 import { RedisRateStore } from '../../src/upstream/stores/redisRateStore';
 import { redisHarness, type HarnessReplica } from '../support/redisHarness';
 import { describeWithRedis } from '../support/redisServer';
@@ -20,7 +20,7 @@ describeWithRedis('the budget in a Redis that refuses or is away', () => {
     // Each announces itself; the last to beat has seen all three, the others learn it at their next beat.
     for (const replica of replicas) await replica.redis.roster?.beat();
     for (const replica of replicas) await replica.redis.roster?.beat();
-    return { replicas, stores: replicas.map(({ redis }) => new RedisRateStore(redis, new MemoryRateStore(), () => T0)) };
+    return { replicas, stores: replicas.map(({ redis }) => new RedisRateStore(redis, () => T0)) };
   }
 
   async function grantsOfThirtyAsks(stores: RedisRateStore[]): Promise<number> {
@@ -65,7 +65,7 @@ describeWithRedis('the budget in a Redis that refuses or is away', () => {
     const admin = await harness.admin();
     await poison(admin);
     const replica = await harness.replica();
-    const store = new RedisRateStore(replica.redis, new MemoryRateStore(), () => T0);
+    const store = new RedisRateStore(replica.redis, () => T0);
     const interval = RATE_WINDOW_MS / PER_MINUTE;
 
     await expect(store.reserve('reporting:acct', PER_MINUTE, T0, 0)).resolves.toEqual({ granted: false, retryAfterMs: interval });
