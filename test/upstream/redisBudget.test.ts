@@ -6,7 +6,7 @@
  */
 import { RATE_WINDOW_MS } from '../../src/upstream/stores/rateStore';
 import { RedisRateStore } from '../../src/upstream/stores/redisRateStore';
-import { redisHarness, type HarnessReplica } from '../support/redisHarness';
+import { eventually, redisHarness, type HarnessReplica } from '../support/redisHarness';
 import { describeWithRedis } from '../support/redisServer';
 
 const T0 = Date.UTC(2026, 10, 25, 9);
@@ -74,5 +74,99 @@ describeWithRedis('the budget in a Redis that refuses or is away', () => {
     expect(replica.redis.mode()).toBe('shared');
     expect(Number(await admin.get('test:budget:reporting:acct'))).toBe(T0 + RATE_WINDOW_MS + interval);
     expect(await admin.pttl('test:budget:reporting:acct')).toBeGreaterThan(0);
+  });
+});
+
+/**
+ * Redis away after the replicas saw the shared bucket (issue 29, defect 9):
+ * each replica spends its share from the bucket as it last saw it, never
+ * from a full bucket of its own; below one a minute the replicas take turns
+ * (one request a turn for the whole cluster); and when the bucket is shared
+ * again the governor's users are told.
+ */
+describeWithRedis('the budget after Redis went away', () => {
+  const harness = redisHarness();
+  const KEY = 'reporting:acct';
+
+  async function threeReplicas(now: () => number) {
+    const replicas = await Promise.all([harness.replica(), harness.replica(), harness.replica()]);
+    for (const replica of replicas) await replica.redis.roster.beat();
+    for (const replica of replicas) await replica.redis.roster.beat();
+    const stores = replicas.map(({ redis }) => new RedisRateStore(redis, now));
+    return { replicas, stores };
+  }
+
+  /** Every store asks once a second (refused at once when it has no unit) for `seconds`; the grants, in order. */
+  async function askEverySecond(stores: RedisRateStore[], perMinute: number, from: number, seconds: number, clock: { at: number }) {
+    const grants: { at: number; replica: number }[] = [];
+    for (let second = 0; second < seconds; second += 1) {
+      clock.at = from + second * 1000;
+      for (const [replica, store] of stores.entries()) {
+        const reservation = await store.reserve(KEY, perMinute, clock.at, 0);
+        if (reservation.granted) grants.push({ at: clock.at, replica });
+      }
+    }
+    return grants;
+  }
+
+  test('one a minute, a unit spent just before: no replica sends before the next unit; then one turn a minute for the cluster, each replica its own', async () => {
+    const clock = { at: T0 };
+    const { stores } = await threeReplicas(() => clock.at);
+    await expect(stores[0].reserve(KEY, 1, T0, 0)).resolves.toEqual({ granted: true, waitMs: 0 });
+    for (const store of stores) {
+      store.watch(KEY, 1);
+      await store.look();
+    }
+    await harness.server().stop();
+    try {
+      const grants = await askEverySecond(stores, 1, T0 + 6_000, 600, clock);
+
+      expect(grants[0].at).toBeGreaterThanOrEqual(T0 + RATE_WINDOW_MS);
+      const gaps = grants.slice(1).map((grant, index) => grant.at - grants[index].at);
+      expect(Math.min(...gaps)).toBeGreaterThanOrEqual(RATE_WINDOW_MS);
+      expect(grants.length).toBeGreaterThanOrEqual(8);
+      expect(new Set(grants.map((grant) => grant.replica)).size).toBe(3);
+    } finally {
+      await harness.server().start();
+    }
+  });
+
+  test('ten a minute over three replicas: each spends its share of what the shared bucket had left, not a full share', async () => {
+    const clock = { at: T0 };
+    const { stores } = await threeReplicas(() => clock.at);
+    // Nine of ten spent through Redis: one unit is left for the three.
+    for (let spent = 0; spent < 9; spent += 1)
+      await expect(stores[spent % 3].reserve(KEY, PER_MINUTE, T0, 0)).resolves.toMatchObject({ granted: true });
+    for (const store of stores) await store.look();
+    await harness.server().stop();
+    try {
+      const asks = stores.flatMap((store) => Array.from({ length: 10 }, () => store.reserve(KEY, PER_MINUTE, T0, 0)));
+      const granted = (await Promise.all(asks)).filter((reservation) => reservation.granted).length;
+
+      // Each holds a third of the one unit left: none is a whole request yet.
+      expect(granted).toBe(0);
+    } finally {
+      await harness.server().start();
+    }
+  });
+
+  test('the store tells its listeners once when it spends from Redis again after a local spend, and not after a shared one', async () => {
+    const clock = { at: T0 };
+    const replica = await harness.replica();
+    const store = new RedisRateStore(replica.redis, () => clock.at);
+    let told = 0;
+    store.onSharedAgain(() => (told += 1));
+    await store.reserve(KEY, PER_MINUTE, T0, 0);
+    expect(told).toBe(0);
+
+    await harness.server().stop();
+    await store.reserve(KEY, PER_MINUTE, T0, 0);
+    await harness.server().start();
+    await eventually(async () => replica.client.status === 'ready', 10_000);
+    await replica.redis.roster.beat();
+    await store.reserve(KEY, PER_MINUTE, T0, 0);
+
+    expect(replica.redis.mode()).toBe('shared');
+    expect(told).toBe(1);
   });
 });

@@ -157,8 +157,8 @@ export class RedisRateStore implements RateStore {
     this.looking = undefined;
   }
 
-  /** The watched buckets as they are now: a bucket with no key is full. */
-  private async look(): Promise<void> {
+  /** Reads the watched buckets now (every LOOK_MS; tests call it): a bucket with no key is full. */
+  async look(): Promise<void> {
     for (const key of this.watched.keys()) {
       const read = await this.redis.attempt((client) => client.get(BUDGET_KEY_PREFIX + key));
       if (!read.ok) return;
