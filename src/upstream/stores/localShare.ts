@@ -63,7 +63,7 @@ export class LocalShare {
 }
 
 /** The start of the first turn of `seat` at or after `fromMs`: turns are `turnMs` long from the epoch, dealt round the ranks. */
-export function nextTurnStart(fromMs: number, turnMs: number, seat: Seat): number {
+function nextTurnStart(fromMs: number, turnMs: number, seat: Seat): number {
   const replicas = Math.max(1, seat.replicas);
   const first = Math.ceil(fromMs / turnMs);
   const ahead = (((seat.rank - first) % replicas) + replicas) % replicas;
