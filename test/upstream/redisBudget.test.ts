@@ -150,6 +150,33 @@ describeWithRedis('the budget after Redis went away', () => {
     }
   });
 
+  test('a request a replica sent in its turn while Redis was away is charged to the shared bucket when Redis answers: the next shared one waits its interval', async () => {
+    const admin = await harness.admin();
+    const clock = { at: T0 };
+    const { replicas, stores } = await threeReplicas(() => clock.at);
+    for (const store of stores) {
+      store.watch(KEY, 1);
+      await store.look();
+    }
+    await harness.server().stop();
+    let grants: { at: number; replica: number }[];
+    try {
+      grants = await askEverySecond(stores, 1, T0, 3 * 63, clock);
+    } finally {
+      await harness.server().start();
+    }
+    const [sent] = grants;
+    expect(sent).toBeDefined();
+    const sender = replicas[sent.replica];
+    await eventually(async () => sender.client.status === 'ready', 10_000);
+    clock.at = sent.at + 5_000;
+    await sender.redis.roster.beat();
+    await eventually(async () => Number(await admin.get(`test:budget:${KEY}`)) >= sent.at + RATE_WINDOW_MS);
+
+    const other = stores[(sent.replica + 1) % 3];
+    await expect(other.reserve(KEY, 1, clock.at, 0)).resolves.toEqual({ granted: false, retryAfterMs: RATE_WINDOW_MS - 5_000 });
+  });
+
   test('the store tells its listeners once when it spends from Redis again after a local spend, and not after a shared one', async () => {
     const clock = { at: T0 };
     const replica = await harness.replica();

@@ -25,10 +25,27 @@ import type { Seat } from './redis/replicaRoster';
 export class LocalShare {
   /** Budget key → the instant its bucket is full again, in the shared bucket's terms (every replica's bucket fills in one window). */
   private readonly fullAt = new Map<string, number>();
+  /** Budgets this replica spent from here since it last saw their shared bucket: the shared bucket has not seen these requests. */
+  private readonly unseen = new Set<string>();
 
   /** The shared bucket as it is now (its "full at"; 0 when it is full or gone): what this replica spends from if it is cut off next. */
   saw(key: string, sharedFullAtMs: number): void {
     this.fullAt.set(key, sharedFullAtMs);
+    this.unseen.delete(key);
+  }
+
+  /**
+   * The budgets spent from here that the shared bucket has not seen, each
+   * with the "full at" the shared bucket should be at least: exact for turns
+   * (the whole budget's bucket after this replica's requests); for a share of
+   * a minute or more, its own bucket's, which is what the shared one would be
+   * had every replica spent alike (more than this replica's alone: the safe side).
+   */
+  spentUnseen(): [key: string, fullAtMs: number][] {
+    return [...this.unseen].flatMap((key) => {
+      const fullAtMs = this.fullAt.get(key);
+      return fullAtMs === undefined ? [] : [[key, fullAtMs] as [string, number]];
+    });
   }
 
   reserve(key: string, perMinute: number, seat: Seat, nowMs: number, maxWaitMs: number): Reservation {
@@ -40,6 +57,7 @@ export class LocalShare {
       const waitMs = Math.max(0, next - share * intervalMs - nowMs);
       if (waitMs > maxWaitMs) return { granted: false, retryAfterMs: waitMs };
       this.fullAt.set(key, next);
+      this.unseen.add(key);
       return { granted: true, waitMs };
     }
     const turnMs = RATE_WINDOW_MS / perMinute;
@@ -49,6 +67,7 @@ export class LocalShare {
     const waitMs = sendAt - nowMs;
     if (waitMs > maxWaitMs) return { granted: false, retryAfterMs: waitMs };
     this.fullAt.set(key, Math.max(fullAt, sendAt) + turnMs);
+    this.unseen.add(key);
     return { granted: true, waitMs };
   }
 

@@ -107,14 +107,20 @@ export class RedisRateStore implements RateStore {
       this.spentLocally = true;
       return this.local.reserve(key, perMinute, this.redis.roster.lastSeat(), nowMs, maxWaitMs);
     }
-    this.local.saw(key, parsed.fullAtMs);
+    // Before the bucket seen replaces the local one: what was spent locally is charged to it first.
     this.sharedAgain();
+    this.local.saw(key, parsed.fullAtMs);
     return parsed.reservation;
   }
 
   async pause(key: string, perMinute: number, untilMs: number): Promise<void> {
     // The local bucket pauses too: if Redis goes away next, this replica still honours the upstream's Retry-After.
     this.local.pause(key, perMinute, this.redis.roster.lastSeat(), untilMs);
+    await this.emptyUntil(key, perMinute, untilMs);
+  }
+
+  /** Empties the shared bucket until `untilMs` (a 429's pause, or local spends charged back), never shortening it; sees the result. */
+  private async emptyUntil(key: string, perMinute: number, untilMs: number): Promise<void> {
     const paused = await this.redis.attempt((client) =>
       client.eval(
         PAUSE,
@@ -168,9 +174,19 @@ export class RedisRateStore implements RateStore {
     }
   }
 
+  /**
+   * Redis answers again after this replica spent (or was refused) locally:
+   * its local requests are charged to the shared bucket (so the next shared
+   * grant does not follow them too closely), and the listeners are told.
+   */
   private sharedAgain(): void {
     if (!this.spentLocally) return;
     this.spentLocally = false;
+    for (const [key, fullAtMs] of this.local.spentUnseen()) {
+      const perMinute = this.watched.get(key);
+      // Full at `fullAtMs` is empty until one interval per unit of burst before it (PAUSE's arithmetic).
+      if (perMinute !== undefined) void this.emptyUntil(key, perMinute, fullAtMs - (perMinute - 1) * (RATE_WINDOW_MS / perMinute));
+    }
     for (const listener of [...this.sharedAgainListeners]) listener();
   }
 }
