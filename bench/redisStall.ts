@@ -14,7 +14,6 @@
 import { createRedisClient, waitUntilReady } from '../src/upstream/stores/redis/client';
 import { SharedRedis } from '../src/upstream/stores/redis/sharedRedis';
 import { MemoryAnswerStore } from '../src/upstream/stores/memoryAnswerStore';
-import { MemoryRateStore } from '../src/upstream/stores/rateStore';
 import { RedisAnswerStore } from '../src/upstream/stores/redisAnswerStore';
 import { RedisRateStore } from '../src/upstream/stores/redisRateStore';
 import { Secret } from '../src/redaction/secret';
@@ -41,7 +40,7 @@ async function main(): Promise<void> {
     await Promise.all([waitUntilReady(client, 5_000), waitUntilReady(admin, 5_000)]);
     const redis = new SharedRedis({ client, logger: { info: () => {}, warn: () => {} }, timeoutMs: TIMEOUT_MS });
     const answers = new RedisAnswerStore(redis, new MemoryAnswerStore(), { fillWaitMs: 5_000 });
-    const budget = new RedisRateStore(redis, new MemoryRateStore());
+    const budget = new RedisRateStore(redis);
     const samples: Sample[] = [];
     const startMs = performance.now();
     let serial = 0;

@@ -73,7 +73,7 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
   const observer = safeObserver(metrics === undefined ? NO_OBSERVER : upstreamMetricsObserver(metrics), protection.observer ?? NO_OBSERVER);
   const agent = createAgent({ connections: options.maxConnectionsPerOrigin });
   const redis = options.redis;
-  const http = governedTransport({ options, protection, agent, now, observer });
+  const { http, governor, close: stopWatching } = governedTransport({ options, protection, agent, now, observer });
 
   const signIn = createSignInEndpoint({
     baseUrl: options.reportingBaseUrl,
@@ -108,16 +108,19 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
   const recommender = new RecommenderAPI({ baseUrl: options.recommenderUrl, http, now });
 
   return {
-    reporting: createDashboardEndpoint({
-      reporting,
-      account: options.email,
-      store,
-      breaker: breaker('reporting', DASHBOARD_QUERY_PATH),
-      ttlSeconds: protection.cache.dashboardTtlSeconds,
-      staleIfErrorMs,
-      now,
-      observer,
-    }),
+    reporting: {
+      ...createDashboardEndpoint({
+        reporting,
+        account: options.email,
+        store,
+        breaker: breaker('reporting', DASHBOARD_QUERY_PATH),
+        ttlSeconds: protection.cache.dashboardTtlSeconds,
+        staleIfErrorMs,
+        now,
+        observer,
+      }),
+      onBudgetShared: (listener) => governor.onBudgetShared(listener),
+    },
     recommender: createRenderEndpoint({
       recommender,
       store,
@@ -128,7 +131,10 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
       observer,
     }),
     tokens,
-    close: () => agent.close(),
+    close: () => {
+      stopWatching();
+      return agent.close();
+    },
   };
 }
 
@@ -142,13 +148,13 @@ function governedTransport(parts: {
   agent: ReturnType<typeof createAgent>;
   now: () => number;
   observer: UpstreamObserver;
-}): HttpClient {
+}): { http: HttpClient; governor: Governor; close: () => void } {
   const { options, protection, now, observer } = parts;
   const redis = options.redis;
-  const localRates = new MemoryRateStore();
+  const sharedRates = redis === undefined ? undefined : new RedisRateStore(redis, now);
   const deadlines = new DeadlineSlots();
   const governor = new Governor({
-    store: redis === undefined ? localRates : new RedisRateStore(redis, localRates, now),
+    store: sharedRates ?? new MemoryRateStore(),
     queueTimeoutMs: protection.governor.queueTimeoutMs,
     now,
     sleep,
@@ -164,11 +170,15 @@ function governedTransport(parts: {
     maxRetryAfterSeconds: options.maxRetryAfterSeconds,
     observer,
   });
-  return httpPath({
+  const { rateOf, accountRates } = ratesOf(options, protection.governor);
+  // One bucket each for the whole process, watched from the start (render's are per host, met as they come).
+  governor.watch(accountRates);
+  const http = httpPath({
     retry: { backoff: options.backoff, timeoutMs: options.timeoutMs, deadlines, sleep, logger: options.logger, observer },
-    governor: { governor, rateOf: ratesOf(options, protection.governor), observer },
+    governor: { governor, rateOf, observer },
     transport,
   });
+  return { http, governor, close: () => sharedRates?.close() };
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -178,11 +188,19 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * user), sign-in per email, render.json per client address — ours, so one
  * bucket per recommender host.
  */
-function ratesOf(options: UpstreamsOptions, rates: ProtectionOptions['governor']): (request: JsonRequest) => Rate | undefined {
-  return (request) => {
-    if (request.endpoint === SIGN_IN_PATH) return { name: 'signin', key: options.email, perMinute: rates.signinPerMinute };
-    if (request.service === 'reporting') return { name: 'reporting', key: options.email, perMinute: rates.reportingPerMinute };
-    return { name: 'render', key: request.url.host, perMinute: rates.renderPerMinute };
+function ratesOf(
+  options: UpstreamsOptions,
+  rates: ProtectionOptions['governor'],
+): { rateOf: (request: JsonRequest) => Rate | undefined; accountRates: Rate[] } {
+  const signin: Rate = { name: 'signin', key: options.email, perMinute: rates.signinPerMinute };
+  const reporting: Rate = { name: 'reporting', key: options.email, perMinute: rates.reportingPerMinute };
+  return {
+    rateOf: (request) => {
+      if (request.endpoint === SIGN_IN_PATH) return signin;
+      if (request.service === 'reporting') return reporting;
+      return { name: 'render', key: request.url.host, perMinute: rates.renderPerMinute };
+    },
+    accountRates: [signin, reporting],
   };
 }
 

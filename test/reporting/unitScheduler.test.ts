@@ -7,6 +7,7 @@ import { alignInstant, resolveWindow } from '../../src/reporting/analytics/windo
 import { MetricPlan } from '../../src/reporting/tables/metricPlan';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
 import { UnitScheduler, type Delivery } from '../../src/reporting/tables/unitScheduler';
+import { UpstreamError } from '../../src/upstream/failures/upstreamError';
 import { FakeClock, fakeDashboard } from './support/tablesFakes';
 
 const START = Date.UTC(2026, 10, 20, 12, 0, 0);
@@ -46,5 +47,56 @@ describe('unit scheduler', () => {
 
     expect(dashboard.sent).toHaveLength(2);
     await expect(second).resolves.toMatchObject<Partial<Delivery>>({ asks: 1 });
+  });
+
+  // Fixed test-first (issue 29, defect 12): a next unit learned from the small local share's refusal while Redis was
+  // away was forgotten only by a successful send, so asks were refused at once for minutes after Redis came back.
+  it('forgets the next unit learned from a refusal when the endpoint says the shared budget is back', async () => {
+    const clock = new FakeClock(START);
+    const shared = fakeDashboard({ clock, unitMs: UNIT_MS, urls: URLS });
+    let away = true;
+    const listeners: (() => void)[] = [];
+    const reporting = {
+      sent: shared.sent,
+      query: (body: Parameters<typeof shared.query>[0]) => {
+        // Redis away: the local share's next unit is five minutes off.
+        if (away)
+          throw new UpstreamError({
+            service: 'reporting',
+            endpoint: '/api/dashboard/query',
+            kind: 'budget_exhausted',
+            retryAfterSeconds: 300,
+          });
+        return shared.query(body);
+      },
+      onBudgetShared: (listener: () => void) => {
+        listeners.push(listener);
+        return () => undefined;
+      },
+    };
+    const scheduler = new UnitScheduler({
+      reporting,
+      clock,
+      plan: new MetricPlan(),
+      tableMetrics: (spec) => [spec.rank],
+      windowOf: (spec, now) => resolveWindow(spec.window, alignInstant(now, 60)),
+      maxRows: 500,
+      maxColdUrls: 500,
+      coldShare: 0.5,
+      onTable: async () => {},
+      // The signal comes only with shared tables (Redis): their asks look for other replicas' tables while they wait.
+      lookup: async () => undefined,
+    });
+    const refused = scheduler.wait({ spec: WEEK, metrics: ['pageViewsTotal'] }, clock.now() + DEADLINE_MS).catch((error: unknown) => error);
+    await clock.advance(DEADLINE_MS);
+    expect(await refused).toMatchObject({ kind: 'budget_exhausted', retryAfterSeconds: 300 - DEADLINE_MS / 1000 });
+
+    away = false;
+    for (const listener of listeners) listener();
+    const delivered = scheduler.wait({ spec: WEEK, metrics: ['pageViewsTotal'] }, clock.now() + DEADLINE_MS);
+    await clock.advance(1_000);
+
+    await expect(delivered).resolves.toMatchObject<Partial<Delivery>>({ asks: 1 });
+    expect(reporting.sent).toHaveLength(1);
   });
 });

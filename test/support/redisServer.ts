@@ -26,6 +26,9 @@ export interface RedisServer {
   start(): Promise<void>;
   /** Kills it (SIGKILL, as a crash would) and waits for it to exit; `start` brings it back, empty. */
   kill(): Promise<void>;
+  /** Freezes it (SIGSTOP): connections stay open, nothing is answered, as a stalled host; `resume` (SIGCONT) answers again with its data. */
+  pause(): void;
+  resume(): void;
   /** Stops it for good and removes its directory. */
   close(): Promise<void>;
 }
@@ -53,6 +56,8 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     if (running === undefined || running.exitCode !== null) return;
     const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
     running.kill(signal);
+    // A paused server (SIGSTOP) would hold SIGTERM until continued.
+    running.kill('SIGCONT');
     await exited;
   };
   const stop = () => stopWith('SIGTERM');
@@ -64,6 +69,8 @@ export async function startRedisServer(options: RedisServerOptions = {}): Promis
     start,
     stop,
     kill: () => stopWith('SIGKILL'),
+    pause: () => child?.kill('SIGSTOP'),
+    resume: () => child?.kill('SIGCONT'),
     async close() {
       await stop();
       rmSync(dir, { recursive: true, force: true });

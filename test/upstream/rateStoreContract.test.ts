@@ -14,7 +14,7 @@ const redis = contractRedis();
 
 async function redisStore(kind: 'redis' | 'redis down'): Promise<RateStore> {
   const replica = await redis.connect(kind);
-  return new RedisRateStore(replica.redis, new MemoryRateStore(), () => T0);
+  return new RedisRateStore(replica.redis, () => T0);
 }
 
 const stores: Record<StoreKind, () => Promise<RateStore>> = {

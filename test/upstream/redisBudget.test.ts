@@ -4,9 +4,9 @@
  * outage; a poisoned bucket is repaired; and a budget the replicas cannot
  * share is split by the replicas last seen, never spent whole by each.
  */
-import { MemoryRateStore, RATE_WINDOW_MS } from '../../src/upstream/stores/rateStore';
+import { RATE_WINDOW_MS } from '../../src/upstream/stores/rateStore';
 import { RedisRateStore } from '../../src/upstream/stores/redisRateStore';
-import { redisHarness, type HarnessReplica } from '../support/redisHarness';
+import { eventually, redisHarness, type HarnessReplica } from '../support/redisHarness';
 import { describeWithRedis } from '../support/redisServer';
 
 const T0 = Date.UTC(2026, 10, 25, 9);
@@ -20,7 +20,7 @@ describeWithRedis('the budget in a Redis that refuses or is away', () => {
     // Each announces itself; the last to beat has seen all three, the others learn it at their next beat.
     for (const replica of replicas) await replica.redis.roster?.beat();
     for (const replica of replicas) await replica.redis.roster?.beat();
-    return { replicas, stores: replicas.map(({ redis }) => new RedisRateStore(redis, new MemoryRateStore(), () => T0)) };
+    return { replicas, stores: replicas.map(({ redis }) => new RedisRateStore(redis, () => T0)) };
   }
 
   async function grantsOfThirtyAsks(stores: RedisRateStore[]): Promise<number> {
@@ -65,7 +65,7 @@ describeWithRedis('the budget in a Redis that refuses or is away', () => {
     const admin = await harness.admin();
     await poison(admin);
     const replica = await harness.replica();
-    const store = new RedisRateStore(replica.redis, new MemoryRateStore(), () => T0);
+    const store = new RedisRateStore(replica.redis, () => T0);
     const interval = RATE_WINDOW_MS / PER_MINUTE;
 
     await expect(store.reserve('reporting:acct', PER_MINUTE, T0, 0)).resolves.toEqual({ granted: false, retryAfterMs: interval });
@@ -74,5 +74,126 @@ describeWithRedis('the budget in a Redis that refuses or is away', () => {
     expect(replica.redis.mode()).toBe('shared');
     expect(Number(await admin.get('test:budget:reporting:acct'))).toBe(T0 + RATE_WINDOW_MS + interval);
     expect(await admin.pttl('test:budget:reporting:acct')).toBeGreaterThan(0);
+  });
+});
+
+/**
+ * Redis away after the replicas saw the shared bucket (issue 29, defect 9):
+ * each replica spends its share from the bucket as it last saw it, never
+ * from a full bucket of its own; below one a minute the replicas take turns
+ * (one request a turn for the whole cluster); and when the bucket is shared
+ * again the governor's users are told.
+ */
+describeWithRedis('the budget after Redis went away', () => {
+  const harness = redisHarness();
+  const KEY = 'reporting:acct';
+
+  async function threeReplicas(now: () => number) {
+    const replicas = await Promise.all([harness.replica(), harness.replica(), harness.replica()]);
+    for (const replica of replicas) await replica.redis.roster.beat();
+    for (const replica of replicas) await replica.redis.roster.beat();
+    const stores = replicas.map(({ redis }) => new RedisRateStore(redis, now));
+    return { replicas, stores };
+  }
+
+  /** Every store asks once a second (refused at once when it has no unit) for `seconds`; the grants, in order. */
+  async function askEverySecond(stores: RedisRateStore[], perMinute: number, from: number, seconds: number, clock: { at: number }) {
+    const grants: { at: number; replica: number }[] = [];
+    for (let second = 0; second < seconds; second += 1) {
+      clock.at = from + second * 1000;
+      for (const [replica, store] of stores.entries()) {
+        const reservation = await store.reserve(KEY, perMinute, clock.at, 0);
+        if (reservation.granted) grants.push({ at: clock.at, replica });
+      }
+    }
+    return grants;
+  }
+
+  test('one a minute, a unit spent just before: no replica sends before the next unit; then one turn a minute for the cluster, each replica its own', async () => {
+    const clock = { at: T0 };
+    const { stores } = await threeReplicas(() => clock.at);
+    await expect(stores[0].reserve(KEY, 1, T0, 0)).resolves.toEqual({ granted: true, waitMs: 0 });
+    for (const store of stores) {
+      store.watch(KEY, 1);
+      await store.look();
+    }
+    await harness.server().stop();
+    try {
+      const grants = await askEverySecond(stores, 1, T0 + 6_000, 600, clock);
+
+      expect(grants[0].at).toBeGreaterThanOrEqual(T0 + RATE_WINDOW_MS);
+      const gaps = grants.slice(1).map((grant, index) => grant.at - grants[index].at);
+      expect(Math.min(...gaps)).toBeGreaterThanOrEqual(RATE_WINDOW_MS);
+      expect(grants.length).toBeGreaterThanOrEqual(8);
+      expect(new Set(grants.map((grant) => grant.replica)).size).toBe(3);
+    } finally {
+      await harness.server().start();
+    }
+  });
+
+  test('ten a minute over three replicas: each spends its share of what the shared bucket had left, not a full share', async () => {
+    const clock = { at: T0 };
+    const { stores } = await threeReplicas(() => clock.at);
+    // Nine of ten spent through Redis: one unit is left for the three.
+    for (let spent = 0; spent < 9; spent += 1)
+      await expect(stores[spent % 3].reserve(KEY, PER_MINUTE, T0, 0)).resolves.toMatchObject({ granted: true });
+    for (const store of stores) await store.look();
+    await harness.server().stop();
+    try {
+      const asks = stores.flatMap((store) => Array.from({ length: 10 }, () => store.reserve(KEY, PER_MINUTE, T0, 0)));
+      const granted = (await Promise.all(asks)).filter((reservation) => reservation.granted).length;
+
+      // Each holds a third of the one unit left: none is a whole request yet.
+      expect(granted).toBe(0);
+    } finally {
+      await harness.server().start();
+    }
+  });
+
+  test('a request a replica sent in its turn while Redis was away is charged to the shared bucket when Redis answers: the next shared one waits its interval', async () => {
+    const admin = await harness.admin();
+    const clock = { at: T0 };
+    const { replicas, stores } = await threeReplicas(() => clock.at);
+    for (const store of stores) {
+      store.watch(KEY, 1);
+      await store.look();
+    }
+    await harness.server().stop();
+    let grants: { at: number; replica: number }[];
+    try {
+      grants = await askEverySecond(stores, 1, T0, 3 * 63, clock);
+    } finally {
+      await harness.server().start();
+    }
+    const [sent] = grants;
+    expect(sent).toBeDefined();
+    const sender = replicas[sent.replica];
+    await eventually(async () => sender.client.status === 'ready', 10_000);
+    clock.at = sent.at + 5_000;
+    await sender.redis.roster.beat();
+    await eventually(async () => Number(await admin.get(`test:budget:${KEY}`)) >= sent.at + RATE_WINDOW_MS);
+
+    const other = stores[(sent.replica + 1) % 3];
+    await expect(other.reserve(KEY, 1, clock.at, 0)).resolves.toEqual({ granted: false, retryAfterMs: RATE_WINDOW_MS - 5_000 });
+  });
+
+  test('the store tells its listeners once when it spends from Redis again after a local spend, and not after a shared one', async () => {
+    const clock = { at: T0 };
+    const replica = await harness.replica();
+    const store = new RedisRateStore(replica.redis, () => clock.at);
+    let told = 0;
+    store.onSharedAgain(() => (told += 1));
+    await store.reserve(KEY, PER_MINUTE, T0, 0);
+    expect(told).toBe(0);
+
+    await harness.server().stop();
+    await store.reserve(KEY, PER_MINUTE, T0, 0);
+    await harness.server().start();
+    await eventually(async () => replica.client.status === 'ready', 10_000);
+    await replica.redis.roster.beat();
+    await store.reserve(KEY, PER_MINUTE, T0, 0);
+
+    expect(replica.redis.mode()).toBe('shared');
+    expect(told).toBe(1);
   });
 });

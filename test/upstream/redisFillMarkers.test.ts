@@ -124,3 +124,89 @@ describeWithRedis('fill markers in a real Redis', () => {
     expect(await admin.exists('test:filling:render:k')).toBe(0);
   });
 });
+
+/**
+ * A marker the subgraph did not write (issue 29, defect 15): one left without
+ * a TTL, or with a TTL far beyond the lease (60 s), by another program or an
+ * older release. The waiter's clock is frozen: only the marker's own end can
+ * stop its wait, and that end must come within the lease, as for a marker of
+ * ours whose owner is gone.
+ */
+describeWithRedis('fill markers the subgraph did not write', () => {
+  const harness = redisHarness();
+  const LEASE_MS = 300;
+
+  function waitingStore(replica: HarnessReplica, waits: string[]) {
+    const now = () => NOW;
+    return new RedisAnswerStore(replica.redis, new MemoryAnswerStore({ now }), {
+      fillWaitMs: FILL_WAIT_MS,
+      leaseMs: LEASE_MS,
+      pollMs: 5,
+      now,
+      onWait: (key) => waits.push(key),
+    });
+  }
+
+  /** The claim's outcome, or `still waiting` once `withinMs` of real time passed. */
+  async function claimWithin(store: RedisAnswerStore, key: string, withinMs: number) {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'still waiting'>((resolve) => (timer = setTimeout(() => resolve('still waiting'), withinMs)));
+    try {
+      return await Promise.race([store.claim(key), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  test.each([
+    ['without a TTL', (admin: import('ioredis').Redis) => admin.set('test:filling:render:k', 'left-by-someone')],
+    ['with a 60 s TTL', (admin: import('ioredis').Redis) => admin.set('test:filling:render:k', 'left-by-someone', 'PX', 60_000)],
+    ['of another type, without a TTL', (admin: import('ioredis').Redis) => admin.rpush('test:filling:render:k', 'junk')],
+  ])('a marker %s holds a waiter no longer than the lease, and is gone after it', async (_name, plant) => {
+    const admin = await harness.admin();
+    await plant(admin);
+    const waits: string[] = [];
+    const store = waitingStore(await harness.replica(), waits);
+
+    const startedAt = Date.now();
+    const claim = await claimWithin(store, 'render:k', 10 * LEASE_MS);
+
+    expect(claim).toEqual({ kind: 'unclaimed' });
+    expect(waits).toEqual(['render:k']);
+    expect(Date.now() - startedAt).toBeLessThan(10 * LEASE_MS);
+    expect(await admin.exists('test:filling:render:k')).toBe(0);
+  });
+
+  test('on a key whose answer is an error (a 404: nothing is stored), a foreign marker costs one lease, once: the next claim is at once', async () => {
+    const admin = await harness.admin();
+    await admin.set('test:filling:render:missing', 'left-by-someone');
+    const waits: string[] = [];
+    const store = waitingStore(await harness.replica(), waits);
+
+    await expect(claimWithin(store, 'render:missing', 10 * LEASE_MS)).resolves.toEqual({ kind: 'unclaimed' });
+    // The fetch answered 404: no answer to store, nothing to release (the claim was not ours).
+    await store.fail('render:missing');
+    await expect(claimWithin(store, 'render:missing', 10 * LEASE_MS)).resolves.toEqual({ kind: 'claimed' });
+    await store.fail('render:missing');
+    await expect(claimWithin(store, 'render:missing', 10 * LEASE_MS)).resolves.toEqual({ kind: 'claimed' });
+    await store.fail('render:missing');
+
+    expect(waits).toEqual(['render:missing']);
+    expect(await admin.exists('test:filling:render:missing')).toBe(0);
+  });
+
+  test('a marker of ours (owner renewing) keeps its lease: its TTL is never more than the lease, and the waiter gets its answer', async () => {
+    const admin = await harness.admin();
+    const waits: string[] = [];
+    const owner = waitingStore(await harness.replica(), []);
+    const waiter = waitingStore(await harness.replica(), waits);
+
+    await expect(owner.claim('render:k')).resolves.toEqual({ kind: 'claimed' });
+    const waited = waiter.claim('render:k');
+    await eventually(async () => waits.length === 1);
+    expect(await admin.pttl('test:filling:render:k')).toBeLessThanOrEqual(LEASE_MS);
+    await owner.set('render:k', entry, 60_000);
+
+    await expect(waited).resolves.toEqual({ kind: 'filled', entry });
+  });
+});

@@ -7,7 +7,6 @@
 import { SharedTokenProvider } from '../../src/auth/sharedTokenProvider';
 import { createApolloCache } from '../../src/upstream/stores/redis/apolloCache';
 import { MemoryAnswerStore } from '../../src/upstream/stores/memoryAnswerStore';
-import { MemoryRateStore } from '../../src/upstream/stores/rateStore';
 import { RedisAnswerStore } from '../../src/upstream/stores/redisAnswerStore';
 import { RedisRateStore } from '../../src/upstream/stores/redisRateStore';
 import { sharedAnalyticsBoard } from '../../src/reporting/tables/redis/redisAnalyticsBoard';
@@ -27,7 +26,7 @@ describeWithRedis('keys the subgraph writes', () => {
     const answers = new RedisAnswerStore(redis, new MemoryAnswerStore(), { fillWaitMs: 5_000 });
     await answers.set('render:a', { value: [1], fetchedAt: now }, 1e15);
     await expect(answers.claim('render:b')).resolves.toEqual({ kind: 'claimed' });
-    const budget = new RedisRateStore(redis, new MemoryRateStore(), () => now);
+    const budget = new RedisRateStore(redis, () => now);
     await budget.reserve('render:host', 60, now, 0);
     await budget.pause('reporting:acct', 1, now + 60_000);
     await createApolloCache(redis).set('apq:abc', 'query { x }');

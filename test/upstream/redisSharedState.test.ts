@@ -10,7 +10,7 @@ import { createApolloCache } from '../../src/upstream/stores/redis/apolloCache';
 import { createRedisClient, waitUntilReady } from '../../src/upstream/stores/redis/client';
 import { RedisAnswerStore } from '../../src/upstream/stores/redisAnswerStore';
 import { RedisRateStore } from '../../src/upstream/stores/redisRateStore';
-import { MemoryRateStore, RATE_WINDOW_MS } from '../../src/upstream/stores/rateStore';
+import { RATE_WINDOW_MS } from '../../src/upstream/stores/rateStore';
 import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
 import type { AnswerStore } from '../../src/upstream/stores/answerStore';
@@ -199,9 +199,7 @@ describeWithRedis('shared state in a real Redis', () => {
     const T0 = 1_763_640_000_000;
 
     test('three replicas reserving at once spend one budget: a burst of perMinute, then one per interval', async () => {
-      const stores = (await Promise.all([replica(), replica(), replica()])).map(
-        ({ redis }) => new RedisRateStore(redis, new MemoryRateStore()),
-      );
+      const stores = (await Promise.all([replica(), replica(), replica()])).map(({ redis }) => new RedisRateStore(redis));
 
       const burst = await Promise.all(Array.from({ length: 30 }, (_, index) => stores[index % 3].reserve('reporting:acct', 10, T0, 0)));
 
@@ -219,7 +217,7 @@ describeWithRedis('shared state in a real Redis', () => {
 
     test('without Redis, each replica spends from its own bucket', async () => {
       const { redis } = await replica();
-      const store = new RedisRateStore(redis, new MemoryRateStore());
+      const store = new RedisRateStore(redis);
       await server.stop();
       try {
         const reservations = await Promise.all(Array.from({ length: 4 }, () => store.reserve('k', 2, T0, 0)));

@@ -16,7 +16,7 @@ export interface DashboardAsker {
 
 export interface DashboardWaitingRoomOptions {
   /** The protected endpoint, process-wide: it caches, coalesces and governs; the room only decides what to send and when. */
-  dashboard: Pick<DashboardEndpoint, 'query'>;
+  dashboard: Pick<DashboardEndpoint, 'query' | 'onBudgetShared'>;
   clock: Clock;
   /**
    * How long before the next unit the waiting asks' query goes
@@ -73,7 +73,14 @@ export class DashboardWaitingRoom {
   private wentEarly = false;
   private running = false;
 
-  constructor(private readonly options: DashboardWaitingRoomOptions) {}
+  constructor(private readonly options: DashboardWaitingRoomOptions) {
+    options.dashboard.onBudgetShared?.(() => this.forgetNextUnit());
+  }
+
+  /** The shared budget is back (Redis): a next unit learned from the local share's refusal no longer holds; the next pass asks the governor. */
+  forgetNextUnit(): void {
+    this.nextUnitAt = 0;
+  }
 
   /** The asker of one operation, whose asks stop waiting at `deadline` (epoch ms of the room's clock). */
   asker(deadline: number): DashboardAsker {

@@ -28,7 +28,7 @@ export interface Delivery {
 
 export interface UnitSchedulerOptions {
   /** The protected endpoint, process-wide: it caches, coalesces and governs; the scheduler only decides what to send. */
-  reporting: Pick<DashboardEndpoint, 'query'>;
+  reporting: Pick<DashboardEndpoint, 'query' | 'onBudgetShared'>;
   clock: Clock;
   plan: MetricPlan;
   /** The metrics every table of the spec carries (those the plan allows); waiting asks add theirs. */
@@ -118,7 +118,16 @@ export class UnitScheduler {
   private coldUnits = 0;
   private tableUnits = 0;
 
-  constructor(private readonly options: UnitSchedulerOptions) {}
+  private readonly stopListening: () => void;
+
+  constructor(private readonly options: UnitSchedulerOptions) {
+    this.stopListening = options.reporting.onBudgetShared?.(() => this.forgetNextUnit()) ?? (() => undefined);
+  }
+
+  /** The shared budget is back (Redis): a next unit learned from the local share's refusal no longer holds; the next pass asks the governor. */
+  forgetNextUnit(): void {
+    this.nextUnitAt = 0;
+  }
 
   /** Resolves with the table fetched for this need, or rejects with the refusal once its deadline cannot be met. */
   wait(need: Need, deadline: number): Promise<Delivery> {
@@ -153,6 +162,7 @@ export class UnitScheduler {
   /** Stops after the current unit; asks still waiting get their refusal at their deadline. */
   close(): void {
     this.closed = true;
+    this.stopListening();
   }
 
   private retryAfterMs(): number {

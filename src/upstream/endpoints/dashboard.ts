@@ -11,6 +11,13 @@ import { protectEndpoint } from '../pipeline';
 /** The reporting API's dashboard query, protected: what the dashboard resolvers and the article-metrics loader call. */
 export interface DashboardEndpoint {
   query(body: DashboardQueryBody): Promise<Served<DashboardMetricResultWire[]>>;
+  /**
+   * Tells `listener` each time the shared budget is back after this replica
+   * spent its own share (Redis came back, Governor.onBudgetShared): a next
+   * unit learned from a refusal meanwhile no longer holds. Absent without a
+   * governor behind the endpoint. Returns the unsubscribe.
+   */
+  onBudgetShared?(listener: () => void): () => void;
 }
 
 export interface DashboardEndpointOptions {

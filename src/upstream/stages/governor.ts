@@ -94,6 +94,22 @@ export class Governor {
     }
   }
 
+  /** The budgets this process spends from, known from the start: a shared store watches them (redisRateStore.ts). */
+  watch(rates: readonly Rate[]): void {
+    for (const rate of rates) this.options.store.watch?.(bucketKey(rate), rate.perMinute);
+  }
+
+  /**
+   * Tells `listener` each time the shared budget is back after this replica
+   * spent its own share (Redis came back): the refusals it gave meanwhile
+   * (their `retryAfter`) came from the small local share and no longer hold,
+   * so a caller that learned its next unit from them should ask again.
+   * Never fires without a shared store. Returns the unsubscribe.
+   */
+  onBudgetShared(listener: () => void): () => void {
+    return this.options.store.onSharedAgain?.(listener) ?? (() => undefined);
+  }
+
   /** The upstream answered 429 with Retry-After: nobody spends this budget before then, and then one probe goes first. */
   async pause(rate: Rate, retryAfterSeconds: number): Promise<void> {
     const waitMs = clampSeconds(retryAfterSeconds, this.maxRetryAfterSeconds) * 1000;

@@ -25,6 +25,14 @@ export interface RateStore {
   reserve(key: string, perMinute: number, nowMs: number, maxWaitMs: number): Promise<Reservation>;
   /** Empties the bucket `key` until `untilMs` (the upstream said 429), then lets it refill evenly. */
   pause(key: string, perMinute: number, untilMs: number): Promise<void>;
+  /** A shared store keeps an eye on the bucket `key` from now on, so that cut off it still knows what the others spent. */
+  watch?(key: string, perMinute: number): void;
+  /**
+   * A shared store tells `listener` each time it spends from the shared
+   * bucket again after spending from its local share (Redis came back).
+   * Returns the unsubscribe.
+   */
+  onSharedAgain?(listener: () => void): () => void;
 }
 
 /**

@@ -4,6 +4,18 @@ import { ttlMs } from './ttl';
 
 /** Drops a lease only if it is still ours: a lapsed lease may have been taken by another replica since. */
 const RELEASE_IF_OWNER = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+/**
+ * A held key's end is bounded by the lease (ARGV[1]): one with no TTL, or
+ * with more left than the lease, was not written by us (another program, an
+ * older release, a hand-made key) and is set to lapse after the lease; an
+ * owner of ours renews its own before then, never beyond the lease. A key of
+ * another type is bounded alike.
+ */
+const BOUND_HELD = `
+local left = redis.call('PTTL', KEYS[1])
+if left == -1 or left > tonumber(ARGV[1]) then return redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return 0
+`;
 /** Extends a lease only if it is still ours. */
 const RENEW_IF_OWNER = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end return 0`;
 
@@ -22,7 +34,8 @@ export type LeaseAttempt = { kind: 'taken'; lease: Lease } | { kind: 'held' } | 
  * with `SET NX PX` under a token only this owner knows, renewed while the
  * owner works, and released by that owner only. A waiter judges the owner
  * alive by the key itself: an owner that is gone stops renewing, and the key
- * lapses within `leaseMs`.
+ * lapses within `leaseMs`. A held key that would outlive the lease (no TTL,
+ * or more than the lease left: not written by us) is bounded by it too.
  *
  * A `SET` that timed out locally may still be applied by Redis later; its
  * release-if-owner is therefore sent right behind it on the same connection
@@ -33,8 +46,12 @@ export async function takeLease(redis: SharedRedis, key: string, options: LeaseO
   const token = randomUUID();
   const leaseMs = ttlMs(options.leaseMs) ?? 1;
   const set = await redis.attempt((client) => client.set(key, token, 'PX', leaseMs, 'NX'));
-  if (set.ok)
-    return set.value === 'OK' ? { kind: 'taken', lease: new Lease(redis, key, token, leaseMs, options.holdAtMostMs) } : { kind: 'held' };
+  if (set.ok && set.value === 'OK') return { kind: 'taken', lease: new Lease(redis, key, token, leaseMs, options.holdAtMostMs) };
+  if (set.ok) {
+    // A refused or lost bound leaves the key as it was: the waiter still waits at most its own fill wait.
+    await redis.attempt((client) => client.eval(BOUND_HELD, 1, key, String(leaseMs)));
+    return { kind: 'held' };
+  }
   if (set.failure === 'away') void releaseIfOwner(redis, key, token);
   return { kind: 'away' };
 }

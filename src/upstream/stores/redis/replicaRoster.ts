@@ -19,15 +19,29 @@ const MAX_AHEAD_MS = HEARTBEAT_MS;
 /**
  * Announces this replica and counts the live ones in one step: members not
  * seen for GONE_AFTER_MS and members from the future are dropped; a roster key
- * of the wrong type (poisoned) is replaced. ARGV: now, id, oldest live, latest live.
+ * of the wrong type (poisoned) is replaced. Also returns this replica's rank
+ * among the live ids in byte order (0-based): the same order for every
+ * replica, so each knows its turn while the budget cannot be shared.
+ * ARGV: now, id, oldest live, latest live.
  */
 const BEAT = `
 if redis.call('TYPE', KEYS[1])['ok'] ~= 'zset' then redis.call('DEL', KEYS[1]) end
 redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[3])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '(' .. ARGV[4], '+inf')
-return redis.call('ZCARD', KEYS[1])
+local ids = redis.call('ZRANGE', KEYS[1], 0, -1)
+table.sort(ids)
+local rank = 0
+for index, id in ipairs(ids) do if id == ARGV[2] then rank = index - 1 end end
+return {#ids, rank}
 `;
+
+/** This replica's place among the live replicas at the last heartbeat Redis answered. */
+export interface Seat {
+  replicas: number;
+  /** 0 to replicas - 1, a different one for each live replica. */
+  rank: number;
+}
 
 type Send = <T>(command: (client: RedisClient) => Promise<T>) => Promise<{ ok: true; value: T } | { ok: false }>;
 
@@ -39,7 +53,7 @@ type Send = <T>(command: (client: RedisClient) => Promise<T>) => Promise<{ ok: t
  */
 export class ReplicaRoster {
   readonly id = randomUUID();
-  private seen = 1;
+  private seat: Seat = { replicas: 1, rank: 0 };
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -49,7 +63,12 @@ export class ReplicaRoster {
 
   /** Replicas alive at the last heartbeat that Redis answered, this one included (1 before any). */
   lastSeen(): number {
-    return this.seen;
+    return this.seat.replicas;
+  }
+
+  /** The replicas alive and this one's rank among them, at the last heartbeat Redis answered ({1, 0} before any). */
+  lastSeat(): Seat {
+    return this.seat;
   }
 
   async beat(): Promise<void> {
@@ -57,7 +76,10 @@ export class ReplicaRoster {
     const counted = await this.send((client) =>
       client.eval(BEAT, 1, ROSTER_KEY, String(nowMs), this.id, String(nowMs - GONE_AFTER_MS), String(nowMs + MAX_AHEAD_MS)),
     );
-    if (counted.ok && typeof counted.value === 'number' && counted.value >= 1) this.seen = counted.value;
+    if (!counted.ok || !Array.isArray(counted.value)) return;
+    const [replicas, rank] = counted.value as unknown[];
+    if (typeof replicas === 'number' && typeof rank === 'number' && replicas >= 1 && rank >= 0 && rank < replicas)
+      this.seat = { replicas, rank };
   }
 
   /** Beats now and every HEARTBEAT_MS until `stop` (the timer never holds the process open). */
