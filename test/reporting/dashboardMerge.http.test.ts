@@ -17,7 +17,7 @@
 import type { AddressInfo } from 'node:net';
 import type { RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG, EMBEDDED_GOVERNOR_CONFIG } from '../../src/config';
-import { Metric } from '../../src/graphql/enums';
+import { Metric } from '../../contract';
 import { DashboardWaitingRoom } from '../../src/reporting/dashboard/waitingRoom';
 import type { DashboardMetricResultWire, DashboardQueryBody } from '../../src/upstream/datasources/wire';
 import type { Upstreams } from '../../src/upstream/upstreams';

@@ -5,7 +5,7 @@ import type { MetricName } from '../../upstream/datasources/wire';
 import type { ArticleMetricsLoader } from '../../operation/loaders/articleMetrics';
 import type { Cell } from '../tables/analyticsTables';
 import { tableSpec, type TableSpec } from '../tables/tableSpec';
-import { Metric, TimeUnit } from '../../graphql/enums';
+import { Metric, TimeUnit } from '../../../contract';
 import { hintDashboardAnswer } from '../../graphql/resolvers/cacheHints';
 import { rejectInvalid } from '../../graphql/errors';
 import type { ArticleAnalyticsParent } from '../../graphql/resolvers/mappers';

@@ -1,7 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { parseResolveInfo, type ResolveTree } from 'graphql-parse-resolve-info';
 import type { MetricName } from '../../upstream/datasources/wire';
-import { Metric } from '../../graphql/enums';
+import { Metric } from '../../../contract';
 
 /** The ArticleAnalytics fields that read one metric each; `metric(metric:)` names its own. */
 export const FIELD_METRICS: Readonly<Record<string, MetricName>> = {
@@ -44,7 +44,7 @@ function isResolveTree(parsed: ReturnType<typeof parseResolveInfo>): parsed is R
   return parsed != null && typeof parsed.name === 'string' && typeof parsed.fieldsByTypeName === 'object';
 }
 
-/** Enum arguments arrive as the enum's internal value: the upstream name (src/graphql/enums.ts). */
+/** Enum arguments arrive as the enum's internal value: the upstream name (contract/names.ts). */
 function metricArgument(field: ResolveTree): MetricName | undefined {
   const value = field.args.metric;
   return isMetricName(value) ? value : undefined;

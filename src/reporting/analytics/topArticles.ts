@@ -1,7 +1,7 @@
 import type { DateWindowInput, QueryTopArticlesArgs } from '../../graphql/__generated__/resolvers-types';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { MetricName } from '../../upstream/datasources/wire';
-import { Metric, TimeUnit } from '../../graphql/enums';
+import { Metric, TimeUnit } from '../../../contract';
 import { rejectInvalid, type InvalidArgument } from '../../graphql/errors';
 import type { ArticleRankingParent } from '../../graphql/resolvers/mappers';
 import { hintDashboardAnswer } from '../../graphql/resolvers/cacheHints';

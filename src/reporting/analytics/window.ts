@@ -2,7 +2,7 @@ import type { DateWindowInput } from '../../graphql/__generated__/resolvers-type
 import { validateDashboardQuery } from '../dashboard/validate';
 import { rangeInstants, windowLengthMs } from '../dashboard/window';
 import type { DashboardQueryBody } from '../../upstream/datasources/wire';
-import { Metric } from '../../graphql/enums';
+import { Metric } from '../../../contract';
 import type { InvalidArgument } from '../../graphql/errors';
 
 /** A window pinned to instants: what every article of one operation is measured over. */

@@ -1,5 +1,5 @@
 import type { DashboardQueryInput } from '../../graphql/__generated__/resolvers-types';
-import { Dimension, FilterOperator, Granularity, Metric, schemaName } from '../../graphql/enums';
+import { Dimension, FilterOperator, Granularity, Metric, schemaName } from '../../../contract';
 import type { InvalidArgument } from '../../graphql/errors';
 import { availableGranularities, exceedsMaxWindow, MAX_WINDOW_DAYS, rangeInstants, windowLengthMs } from './window';
 import { EQUALITY_ONLY_DIMENSIONS, EQUALITY_OPERATORS, MAX_GROUP_BY, TRAFFIC_DIMENSION_NAMES } from '../../../contract';

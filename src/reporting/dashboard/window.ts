@@ -1,6 +1,6 @@
 import type { DashboardQueryInput } from '../../graphql/__generated__/resolvers-types';
 import { availableGranularities as granularitiesForLength, DAY_MS, exceedsMaxWindow, MAX_WINDOW_DAYS, UNIT_MS } from '../../../contract';
-import type { Granularity } from '../../graphql/enums';
+import type { Granularity } from '../../../contract';
 import { isDateOnly, parseIsoInstant } from '../../graphql/scalars/instants';
 
 /** A range's first and last instants (ms); a date-only end means the last millisecond of that day, as upstream. */

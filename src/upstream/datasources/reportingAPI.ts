@@ -2,7 +2,7 @@ import type { HttpClient } from '../transport/httpClient';
 import { isRecord, isStringArray } from '../transport/typeGuards';
 import { buildUrl } from '../transport/url';
 import { UpstreamError } from '../failures/upstreamError';
-import { Metric } from '../../graphql/enums';
+import { Metric } from '../../../contract';
 import { upstreamTimeToIso } from '../../graphql/scalars/instants';
 import { UPSTREAM_MAX_ROWS } from '../../config';
 import type { Fetched } from './fetched';

@@ -1,5 +1,5 @@
 import type { MetricName } from '../datasources/wire';
-import { Metric } from '../../graphql/enums';
+import { Metric } from '../../../contract';
 import type { AnalyticsBoard, PostedNeed } from '../../reporting/tables/analyticsBoard';
 import { DEMAND_HALF_LIFE_MS } from '../../reporting/tables/demand';
 import { fieldsOf } from './redis/readValue';
