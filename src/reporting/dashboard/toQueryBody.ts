@@ -1,4 +1,4 @@
-import type { DashboardQueryInput } from '../../graphql/__generated__/resolvers-types';
+import type { DashboardQueryInput } from './dashboardQueryInput';
 import type { DashboardQueryBody } from '../../upstream/datasources/wire';
 import { SortDirection } from '../../../contract';
 

@@ -3,7 +3,7 @@ import { isRecord, isStringArray } from '../transport/typeGuards';
 import { buildUrl } from '../transport/url';
 import { UpstreamError } from '../failures/upstreamError';
 import { Metric } from '../../../contract';
-import { upstreamTimeToIso } from '../../graphql/scalars/instants';
+import { upstreamTimeToIso } from './instants';
 import { UPSTREAM_MAX_ROWS } from '../../config';
 import type { Fetched } from './fetched';
 import { GRANULARITY_NAMES, type DashboardMetricResultWire, type DashboardQueryBody, type GranularityName } from './wire';

@@ -2,24 +2,11 @@ import type { GraphQLResolveInfo } from 'graphql';
 import { parseResolveInfo, type ResolveTree } from 'graphql-parse-resolve-info';
 import type { MetricName } from '../../upstream/datasources/wire';
 import { Metric } from '../../../contract';
-
-/** The ArticleAnalytics fields that read one metric each; `metric(metric:)` names its own. */
-export const FIELD_METRICS: Readonly<Record<string, MetricName>> = {
-  pageViews: Metric.PAGE_VIEWS_TOTAL,
-  uniqueUsers: Metric.UNIQUE_USERS,
-  averageDurationPerPage: Metric.AVERAGE_DURATION_PER_PAGE,
-  averageScroll: Metric.AVERAGE_SCROLL,
-  revenue: Metric.REVENUE_TOTAL,
-};
+import { FIELD_METRICS } from '../../reporting/analytics/articleMetrics';
+import type { AnalyticsSelection } from '../../reporting/analytics/operationMemo';
 
 const METRIC_NAMES: ReadonlySet<string> = new Set(Object.values(Metric));
 const isMetricName = (value: unknown): value is MetricName => typeof value === 'string' && METRIC_NAMES.has(value);
-
-export interface AnalyticsSelection {
-  metrics: MetricName[];
-  /** `fetchedAt` needs an answer even when no metric is selected. */
-  needsAnswer: boolean;
-}
 
 /**
  * The metrics an `analytics` field's selection reads, fragments, aliases,
