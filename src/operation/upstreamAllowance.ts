@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { LimitCode } from '../graphql/limits/codes';
+import { LimitCode } from './limitCodes';
 
 /**
  * The operation's allowance: how many distinct upstream calls one operation

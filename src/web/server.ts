@@ -16,7 +16,7 @@ import { persistedOnlyPlugin } from '../graphql/limits/persistedOnlyPlugin';
 import { limitValidationRules } from '../graphql/limits/validationRules';
 import { metricsHandler } from '../observability/metrics/handler';
 import type { Metrics } from '../observability/metrics/metrics';
-import { operationPlugin } from '../observability/operationPlugin';
+import { operationPlugin } from '../graphql/operationPlugin';
 import { responseCachePlugin } from '../graphql/responseCache/responseCachePlugin';
 import { buildSchema } from '../graphql/subgraphSchema';
 import { allowedOrigins, createCorsPolicy } from './cors';

@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { isLimitCode, LimitCode } from './codes';
+import { isLimitCode, LimitCode } from '../../operation/limitCodes';
 
 /** graphql-js's own words when `parse` stops at `maxTokens` ("more that" in graphql 16, sic). */
 const TOO_MANY_TOKENS = /^Syntax Error: Document contains more tha[nt] \d+ tokens/;

@@ -2,7 +2,7 @@ import { ApolloServer } from '@apollo/server';
 import { Registry } from 'prom-client';
 import { createLogger } from '../../src/observability/logger';
 import { Metrics } from '../../src/observability/metrics/metrics';
-import { operationPlugin } from '../../src/observability/operationPlugin';
+import { operationPlugin } from '../../src/graphql/operationPlugin';
 
 const typeDefs = 'type Query { ok: Int, broken: Int }';
 const resolvers = {

@@ -2,12 +2,12 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError } from 'graphql';
 import type { Context } from '../operation/context';
-import { isLimitCode } from '../graphql/limits/codes';
-import type { Logger } from './logger';
-import type { Metrics } from './metrics/metrics';
+import { isLimitCode } from '../operation/limitCodes';
+import type { Logger } from '../observability/logger';
+import type { Metrics } from '../observability/metrics/metrics';
 import { UpstreamError } from '../upstream/failures/upstreamError';
-import { operationOutcome, sentErrorCodes } from './operationOutcome';
-import { analyticsAskFields } from './analyticsAsks';
+import { operationOutcome, sentErrorCodes } from '../observability/operationOutcome';
+import { analyticsAskFields } from '../observability/analyticsAsks';
 
 type OperationLogger = Pick<Logger, 'debug' | 'info' | 'error'>;
 type OperationMetrics = Pick<Metrics, 'recordOperation' | 'recordLimitRefusal'>;
