@@ -11,6 +11,7 @@ import { DEFAULT_ANALYTICS_CONFIG } from '../../src/config';
 import { Secret } from '../../src/redaction/secret';
 import { AnalyticsTables } from '../../src/reporting/tables/analyticsTables';
 import { MemoryTableStore } from '../../src/reporting/tables/tableStore';
+import { reportingServiceWith } from '../support/reportingService';
 import type { DashboardQueryBody } from '../../src/upstream/datasources/wire';
 import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';
 import { buildServer, type BuiltServer } from '../../src/web/server';
@@ -48,11 +49,19 @@ beforeAll(async () => {
     maxColdUrls: 500,
     coldShare: 0.5,
   });
-  server = buildServer(
-    // The response cache runs on the real clock: off, so the second ask reaches the tables on the fake one.
-    testConfig({ renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, analytics: DEFAULT_ANALYTICS_CONFIG, responseCacheEnabled: false }),
-    { reporting, recommender: upstreams.recommender, logger: silentLogger, analyticsTables },
-  );
+  // The response cache runs on the real clock: off, so the second ask reaches the tables on the fake one.
+  const config = testConfig({
+    renderMaxConcurrency: 4,
+    cache: DEFAULT_CACHE_TTLS,
+    analytics: DEFAULT_ANALYTICS_CONFIG,
+    responseCacheEnabled: false,
+  });
+  server = buildServer(config, {
+    reporting,
+    recommender: upstreams.recommender,
+    logger: silentLogger,
+    reportingService: reportingServiceWith(analyticsTables, reporting, { config }),
+  });
   await server.start();
 });
 

@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import type { RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG, EMBEDDED_GOVERNOR_CONFIG, type AnalyticsConfig } from '../../src/config';
 import { AnalyticsTables } from '../../src/reporting/tables/analyticsTables';
+import { reportingServiceWith } from '../support/reportingService';
 import type { Clock } from '../../src/reporting/tables/clock';
 import type { MetricName } from '../../src/upstream/datasources/wire';
 import { sharedAnalyticsBoard } from '../../src/upstream/stores/redisAnalyticsBoard';
@@ -122,7 +123,7 @@ describeWithRedis('cold asks across 3 replicas on Redis', () => {
       reporting: upstreams.reporting,
       recommender: upstreams.recommender,
       logger: silentLogger,
-      analyticsTables,
+      reportingService: reportingServiceWith(analyticsTables, upstreams.reporting, { config, now: () => clock.now() }),
       now: () => clock.now(),
     });
     await server.start();
