@@ -2,7 +2,7 @@
 import './config/dotenvAtStart';
 import { runningTracing } from './observability/tracing/register';
 import { DEMO_API_USER, startEmulator, type RunningEmulator } from '../emulator';
-import { ConfigError, loadConfig, type Config } from './config';
+import { ConfigError, loadConfig, METRICS_DEFAULTS, type Config } from './config';
 import { upstreamPathSettings } from './config/upstreamPath';
 import { loadPersistedManifest, type PersistedManifest } from './graphql/limits/persistedManifest';
 import { createLogger, type Logger } from './observability/logger';
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger(config);
   const persistedManifest = loadManifestOrExit(config);
-  const metrics = config.metricsEnabled ? new Metrics() : undefined;
+  const metrics = config.metricsEnabled ? new Metrics(METRICS_DEFAULTS) : undefined;
   // Readiness is 503 for this long while GraphQL still serves, so load balancers stop sending first.
   const shutdownDelayMs = config.shutdownDelaySeconds * 1000;
   // Before the embedded emulator's seconds of start-up: a taken port is reported at once.

@@ -22,7 +22,8 @@ import { DeadlineSlots } from './transport/deadlines';
 import { Governor, type Rate } from './stages/governor';
 import { MemoryAnswerStore } from './stores/memoryAnswerStore';
 import type { ProtectionOptions } from './protection';
-import type { UpstreamPathSettings } from '../config/upstreamPath';
+import { UPSTREAM_PATH_DEFAULTS, type UpstreamPathSettings } from '../config/upstreamPath';
+import { REDIS_STATE_DEFAULTS } from '../config/redis';
 
 /**
  * Complete: every value comes from the configuration (`upstreamPathSettings`,
@@ -195,6 +196,12 @@ function ratesOf(options: UpstreamsOptions, rates: ProtectionOptions['governor']
  * bounded well below an operation's patience.
  */
 function answerStore(redis: SharedRedis | undefined, fillWaitMs: number, now: (() => number) | undefined): AnswerStore {
-  const local = new MemoryAnswerStore(now === undefined ? {} : { now });
-  return redis === undefined ? local : new RedisAnswerStore(redis, local, { fillWaitMs, ...(now === undefined ? {} : { now }) });
+  const clock = now === undefined ? {} : { now };
+  const local = new MemoryAnswerStore({ ...UPSTREAM_PATH_DEFAULTS.answerStore, ...clock });
+  if (redis === undefined) return local;
+  return new RedisAnswerStore(redis, local, {
+    fillWaitMs,
+    ...REDIS_STATE_DEFAULTS.answerFill,
+    ...clock,
+  });
 }
