@@ -45,24 +45,40 @@ export interface ReportingServiceOptions {
   registry: Registry | undefined;
 }
 
+/** What the analytics tables read off the configuration (tests that build tables themselves take the same). */
+export type AnalyticsTablesSettings = Pick<
+  AnalyticsTablesOptions,
+  'ttlSeconds' | 'maxStalenessSeconds' | 'windowAlignSeconds' | 'maxRows' | 'maxColdUrls' | 'coldShare'
+>;
+
+export function analyticsTablesSettings(config: ReportingServiceConfig): AnalyticsTablesSettings {
+  const { analytics } = config;
+  return {
+    ttlSeconds: config.cache.dashboardTtlSeconds,
+    maxStalenessSeconds: analytics.maxStalenessSeconds,
+    windowAlignSeconds: analytics.windowAlignSeconds,
+    maxRows: config.reportingMaxRows,
+    maxColdUrls: analytics.chunkSize,
+    coldShare: analytics.coldShare,
+  };
+}
+
 /** The one place the reporting service is composed: swap a piece here, and every operation gets it. */
 export function createReportingService(options: ReportingServiceOptions): ReportingService {
-  const { analytics, cache, reportingMaxRows, governor } = options.config;
   const tables = new AnalyticsTables({
     reporting: options.dashboard,
     store: options.tableStore ?? new MemoryTableStore(),
     shared: options.tableStore !== undefined,
     ...(options.board === undefined ? {} : { board: options.board }),
     clock: options.clock,
-    ttlSeconds: cache.dashboardTtlSeconds,
-    maxStalenessSeconds: analytics.maxStalenessSeconds,
-    windowAlignSeconds: analytics.windowAlignSeconds,
-    maxRows: reportingMaxRows,
-    maxColdUrls: analytics.chunkSize,
-    coldShare: analytics.coldShare,
+    ...analyticsTablesSettings(options.config),
     ...tableMetricsHooks(options.registry, options.clock),
   });
-  const dashboards = new DashboardWaitingRoom({ dashboard: options.dashboard, clock: options.clock, unitLeadMs: governor.queueTimeoutMs });
+  const dashboards = new DashboardWaitingRoom({
+    dashboard: options.dashboard,
+    clock: options.clock,
+    unitLeadMs: options.config.governor.queueTimeoutMs,
+  });
   return { tables, dashboards, close: () => tables.close() };
 }
 

@@ -18,6 +18,7 @@ import { buildServer, type BuiltServer } from '../../src/web/server';
 import { DEFAULT_CACHE_TTLS, silentLogger } from '../support/subgraph';
 import { startSmallEmulator } from '../support/subgraphHttp';
 import { FakeClock } from './support/tablesFakes';
+import { analyticsTablesSettings } from '../../src/reporting/reportingService';
 
 let emulator: RunningEmulator;
 let upstreams: Upstreams;
@@ -38,23 +39,18 @@ beforeAll(async () => {
     }),
   );
   const reporting = { query: (body: DashboardQueryBody) => (sent.push(body), upstreams.reporting.query(body)) };
-  const analyticsTables = new AnalyticsTables({
-    reporting,
-    store: new MemoryTableStore(),
-    clock,
-    ttlSeconds: DEFAULT_CACHE_TTLS.dashboardTtlSeconds,
-    maxStalenessSeconds: 900,
-    windowAlignSeconds: 60,
-    maxRows: 500,
-    maxColdUrls: 500,
-    coldShare: 0.5,
-  });
   // The response cache runs on the real clock: off, so the second ask reaches the tables on the fake one.
   const config = testConfig({
     renderMaxConcurrency: 4,
     cache: DEFAULT_CACHE_TTLS,
     analytics: DEFAULT_ANALYTICS_CONFIG,
     responseCacheEnabled: false,
+  });
+  const analyticsTables = new AnalyticsTables({
+    reporting,
+    store: new MemoryTableStore(),
+    clock,
+    ...analyticsTablesSettings(config),
   });
   server = buildServer(config, {
     reporting,

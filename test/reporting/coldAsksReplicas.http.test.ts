@@ -32,6 +32,7 @@ import { describeWithRedis } from '../support/redisServer';
 import { DEFAULT_CACHE_TTLS, silentLogger } from '../support/subgraph';
 import { advanceClock, readStats, resetStats, startSmallEmulator } from '../support/subgraphHttp';
 import { demoUpstreams } from '../support/demoUpstreams';
+import { analyticsTablesSettings } from '../../src/reporting/reportingService';
 
 jest.setTimeout(60_000);
 
@@ -112,12 +113,7 @@ describeWithRedis('cold asks across 3 replicas on Redis', () => {
       shared: true,
       board: sharedAnalyticsBoard(redis, config),
       clock,
-      ttlSeconds: CACHE.dashboardTtlSeconds,
-      maxStalenessSeconds: ANALYTICS.maxStalenessSeconds,
-      windowAlignSeconds: ANALYTICS.windowAlignSeconds,
-      maxRows: MAX_ROWS,
-      maxColdUrls: ANALYTICS.chunkSize,
-      coldShare: ANALYTICS.coldShare,
+      ...analyticsTablesSettings(config),
     });
     const server = buildServer(config, {
       reporting: upstreams.reporting,

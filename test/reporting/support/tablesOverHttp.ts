@@ -21,6 +21,7 @@ import { silentLogger, type DEFAULT_CACHE_TTLS } from '../../support/subgraph';
 import { advanceClock, startSmallEmulator } from '../../support/subgraphHttp';
 import { FakeClock } from './tablesFakes';
 import { demoUpstreams } from '../../support/demoUpstreams';
+import { analyticsTablesSettings } from '../../../src/reporting/reportingService';
 
 export interface TablesOverHttp {
   emulator: RunningEmulator;
@@ -73,21 +74,16 @@ export async function startTablesOverHttp(options: {
     protection: { now: () => clock.now(), governor: { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 1, queueTimeoutMs: 0 } },
   });
   const { analytics, cache, maxRows } = options;
+  // The response cache runs on the real clock: off, so every ask reaches the tables on the fake one.
+  const config = testConfig({ renderMaxConcurrency: 4, cache, analytics, reportingMaxRows: maxRows, responseCacheEnabled: false });
   const analyticsTables = new AnalyticsTables({
     reporting: upstreams.reporting,
     store: new MemoryTableStore(),
     clock,
-    ttlSeconds: cache.dashboardTtlSeconds,
-    maxStalenessSeconds: analytics.maxStalenessSeconds,
-    windowAlignSeconds: analytics.windowAlignSeconds,
-    maxRows,
-    maxColdUrls: analytics.chunkSize,
-    coldShare: analytics.coldShare,
+    ...analyticsTablesSettings(config),
     onWaiting,
     onTable,
   });
-  // The response cache runs on the real clock: off, so every ask reaches the tables on the fake one.
-  const config = testConfig({ renderMaxConcurrency: 4, cache, analytics, reportingMaxRows: maxRows, responseCacheEnabled: false });
   const now = (): number => clock.now();
   const server = buildServer(config, {
     reporting: upstreams.reporting,
