@@ -5,7 +5,7 @@ import { createAgent } from './transport/agent';
 import { createHttpClient, type HttpClient, type JsonRequest } from './transport/httpClient';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics/metrics';
-import { upstreamMetricsObserver } from '../observability/metrics/upstreamObserver';
+import { upstreamMetricsObserver } from './metricsObserver';
 import { RedisAnswerStore } from './stores/redisAnswerStore';
 import { RedisRateStore } from './stores/redisRateStore';
 import type { SharedRedis } from './stores/redis/sharedRedis';

@@ -12,7 +12,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import { SharedTokenProvider } from '../../src/auth/sharedTokenProvider';
 import { renewalCounter, watchSignInBackoff } from '../../src/auth/tokenMetrics';
-import { upstreamMetricsObserver } from '../../src/observability/metrics/upstreamObserver';
+import { upstreamMetricsObserver } from '../../src/upstream/metricsObserver';
 import { TokenProvider, type TokenProviderOptions } from '../../src/auth/tokenProvider';
 import { ReportingAPI } from '../../src/upstream/datasources/reportingAPI';
 import { createSignIn } from '../../src/upstream/datasources/signIn';

@@ -2,7 +2,7 @@ import type { RenderParams } from '../../src/upstream/datasources/wire';
 import { createLogger } from '../../src/observability/logger';
 import { BoundedLabel, OTHER_LABEL } from '../../src/observability/metrics/boundedLabel';
 import { Metrics } from '../../src/observability/metrics/metrics';
-import { upstreamMetricsObserver } from '../../src/observability/metrics/upstreamObserver';
+import { upstreamMetricsObserver } from '../../src/upstream/metricsObserver';
 import { countOf } from '../support/metricsText';
 import { execute, fakeRecommender, startTestServer } from '../support/subgraph';
 import { METRICS_DEFAULTS } from '../../src/config';
