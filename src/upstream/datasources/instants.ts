@@ -28,7 +28,7 @@ export function parseIsoInstant(text: string): number | undefined {
 }
 
 /** True for `YYYY-MM-DD` alone: such a range end means the whole day. */
-export function isDateOnly(text: string): boolean {
+function isDateOnly(text: string): boolean {
   return /^\d{4}-\d{2}-\d{2}$/.test(text);
 }
 
