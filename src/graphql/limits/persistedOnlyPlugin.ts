@@ -1,6 +1,6 @@
 import type { ApolloServerPlugin, GraphQLRequest } from '@apollo/server';
 import { GraphQLError } from 'graphql';
-import { LimitCode } from '../../operation/limitCodes';
+import { LimitCode } from './codes';
 import { sha256, type PersistedManifest } from './persistedManifest';
 
 /**

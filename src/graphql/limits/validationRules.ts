@@ -3,7 +3,7 @@ import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import type { GraphQLArmorRejectCallback } from '@escape.tech/graphql-armor-types';
 import { GraphQLError, type ValidationRule } from 'graphql';
-import { LimitCode } from '../../operation/limitCodes';
+import { LimitCode } from './codes';
 
 export interface StaticLimits {
   maxDepth: number;
