@@ -19,6 +19,8 @@ import { RedisRateStore } from '../src/upstream/stores/redisRateStore';
 import { Secret } from '../src/redaction/secret';
 import { startRedisServer } from '../test/support/redisServer';
 import { fmt, summarize } from './stats';
+import { REDIS_STATE_DEFAULTS } from '../src/config';
+import { UPSTREAM_PATH_DEFAULTS } from '../src/config/upstreamPath';
 
 const TIMEOUT_MS = 250;
 const CONCURRENCY = 200;
@@ -38,9 +40,17 @@ async function main(): Promise<void> {
   const admin = createRedisClient({ ...config, keyPrefix: '' });
   try {
     await Promise.all([waitUntilReady(client, 5_000), waitUntilReady(admin, 5_000)]);
-    const redis = new SharedRedis({ client, logger: { info: () => {}, warn: () => {} }, timeoutMs: TIMEOUT_MS });
-    const answers = new RedisAnswerStore(redis, new MemoryAnswerStore(), { fillWaitMs: 5_000 });
-    const budget = new RedisRateStore(redis);
+    const redis = new SharedRedis({
+      ...REDIS_STATE_DEFAULTS.sharedRedis,
+      client,
+      logger: { info: () => {}, warn: () => {} },
+      timeoutMs: TIMEOUT_MS,
+    });
+    const answers = new RedisAnswerStore(redis, new MemoryAnswerStore(UPSTREAM_PATH_DEFAULTS.answerStore), {
+      ...REDIS_STATE_DEFAULTS.answerFill,
+      fillWaitMs: 5_000,
+    });
+    const budget = new RedisRateStore(redis, Date.now);
     const samples: Sample[] = [];
     const startMs = performance.now();
     let serial = 0;

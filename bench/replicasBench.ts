@@ -15,6 +15,8 @@ import { runLoad } from './load';
 import { spawnEmulator, spawnSubgraph, type EmulatorProcess, type SubgraphProcess } from './processes';
 import { summarize } from './stats';
 import { advanceClock, DEMO_EMAIL, DEMO_PASSWORD, readStats, resetStats, signIn, topUrls } from './upstreamClient';
+import { REDIS_STATE_DEFAULTS } from '../src/config';
+import { UPSTREAM_PATH_DEFAULTS } from '../src/config/upstreamPath';
 
 const FIFTEEN_DAYS_S = 15 * 24 * 3600;
 const REPETITIONS = 3;
@@ -147,10 +149,13 @@ async function upstreamCallsOfMixedTraffic(emulator: EmulatorProcess, redis: Red
 /** One answer of a realistic size, read back through each store; the stores interleave in rounds of 2,000 reads, 3 times. */
 async function cacheHitCost(redisServer: RedisServer): Promise<void> {
   const client = createRedisClient({ url: new Secret(redisServer.url), keyPrefix: 'bench:', timeoutMs: 1_000 });
-  const shared = new SharedRedis({ client, logger: { info() {}, warn() {} }, timeoutMs: 1_000 });
+  const shared = new SharedRedis({ ...REDIS_STATE_DEFAULTS.sharedRedis, client, logger: { info() {}, warn() {} }, timeoutMs: 1_000 });
   await waitUntilReady(client, 5_000);
-  const memory = new MemoryAnswerStore();
-  const viaRedis = new RedisAnswerStore(shared, new MemoryAnswerStore());
+  const memory = new MemoryAnswerStore(UPSTREAM_PATH_DEFAULTS.answerStore);
+  const viaRedis = new RedisAnswerStore(shared, new MemoryAnswerStore(UPSTREAM_PATH_DEFAULTS.answerStore), {
+    ...REDIS_STATE_DEFAULTS.answerFill,
+    fillWaitMs: 0,
+  });
   const entry = {
     value: Array.from({ length: 10 }, (_, i) => ({
       url: `https://dailyglobe.example/a/${i}`,

@@ -2,7 +2,7 @@
 import './config/dotenvAtStart';
 import { runningTracing } from './observability/tracing/register';
 import { DEMO_API_USER, startEmulator, type RunningEmulator } from '../emulator';
-import { ConfigError, loadConfig, type Config } from './config';
+import { ConfigError, loadConfig, METRICS_DEFAULTS, type Config } from './config';
 import { upstreamPathSettings } from './config/upstreamPath';
 import { loadPersistedManifest, type PersistedManifest } from './graphql/limits/persistedManifest';
 import { createLogger, type Logger } from './observability/logger';
@@ -12,6 +12,8 @@ import { heldSecrets, Secret } from './redaction/secret';
 import { connectSharedState } from './upstream/stores/redis/sharedState';
 import { sharedTableStore } from './reporting/tables/redis/redisTableStore';
 import { sharedAnalyticsBoard } from './reporting/tables/redis/redisAnalyticsBoard';
+import { createReportingService } from './reporting/reportingService';
+import { SYSTEM_CLOCK } from './reporting/tables/clock';
 import { buildServer } from './web/server';
 import { installShutdown, type ShutdownStep } from './web/shutdown';
 import { allowedOrigins } from './web/cors';
@@ -30,7 +32,7 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger(config);
   const persistedManifest = loadManifestOrExit(config);
-  const metrics = config.metricsEnabled ? new Metrics() : undefined;
+  const metrics = config.metricsEnabled ? new Metrics(METRICS_DEFAULTS) : undefined;
   // Readiness is 503 for this long while GraphQL still serves, so load balancers stop sending first.
   const shutdownDelayMs = config.shutdownDelaySeconds * 1000;
   // Before the embedded emulator's seconds of start-up: a taken port is reported at once.
@@ -52,18 +54,21 @@ async function main(): Promise<void> {
     ...(shared === undefined ? {} : { redis: shared.redis }),
     ...(metrics === undefined ? {} : { metrics }),
   });
+  // Process-wide, built once: every operation's reporting asks meet in it.
+  const reportingService = createReportingService({
+    dashboard: upstreams.reporting,
+    config,
+    clock: SYSTEM_CLOCK,
+    tableStore: shared === undefined ? undefined : sharedTableStore(shared.redis, config, Date.now),
+    board: shared === undefined ? undefined : sharedAnalyticsBoard(shared.redis, config),
+    registry: metrics?.registry,
+  });
   const server = buildServer(config, {
     reporting: upstreams.reporting,
     recommender: upstreams.recommender,
+    reportingService,
     logger,
-    ...(shared === undefined
-      ? {}
-      : {
-          apolloCache: shared.apolloCache,
-          redisMode: () => shared.redis.mode(),
-          tableStore: sharedTableStore(shared.redis, config, Date.now),
-          analyticsBoard: sharedAnalyticsBoard(shared.redis, config),
-        }),
+    ...(shared === undefined ? {} : { apolloCache: shared.apolloCache, redisMode: () => shared.redis.mode() }),
     // The vendor refusing our sign-in is shown, never a reason for 503: the process itself is healthy.
     readinessDetails: { signIn: () => upstreams.tokens.signInState() },
     ...(metrics === undefined ? {} : { metrics }),
@@ -72,6 +77,8 @@ async function main(): Promise<void> {
 
   const steps: ShutdownStep[] = [
     { name: 'graphql server', run: () => server.stop() },
+    // After the drain, before the connections and Redis it uses: no refresh or waiting ask starts on a closing pool.
+    { name: 'reporting service', run: async () => reportingService.close() },
     { name: 'upstream connections', run: () => upstreams.close() },
   ];
   if (shared !== undefined) steps.push({ name: 'redis', run: () => shared.close() });

@@ -25,7 +25,16 @@ export { DEFAULT_CACHE_CONFIG, type CacheConfig } from './cache';
 export { ConfigError } from './configError';
 export { EMBEDDED_GOVERNOR_CONFIG, type GovernorConfig } from './governor';
 export { DEFAULT_LIMITS, type LimitsConfig } from './limits';
-export type { RedisClusterConfig, RedisConfig, RedisNode, RedisSentinelConfig, RedisTlsConfig, RedisUrlConfig } from './redis';
+export { METRICS_DEFAULTS } from './metrics';
+export {
+  REDIS_STATE_DEFAULTS,
+  type RedisClusterConfig,
+  type RedisConfig,
+  type RedisNode,
+  type RedisSentinelConfig,
+  type RedisTlsConfig,
+  type RedisUrlConfig,
+} from './redis';
 export { defaultLandingPage, SERVER_DEFAULTS, type HttpTimeouts, type LandingPage } from './server';
 export type { TracingConfig } from './tracing';
 export type { EmulatorOptions, UpstreamConfig } from './upstream';

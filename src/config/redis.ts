@@ -219,3 +219,21 @@ function pem(reader: EnvReader, name: string): string | undefined {
   reader.problem(path === undefined ? `${name} does not hold a PEM block` : `${name}_FILE does not hold a PEM block: ${path}`);
   return undefined;
 }
+
+/** The shared state's settings that no environment variable changes, each written once. */
+export const REDIS_STATE_DEFAULTS = Object.freeze({
+  /** The one gate to Redis (upstream/stores/redis/sharedRedis.ts). */
+  sharedRedis: Object.freeze({
+    /** While degraded, a reminder at most once per this interval (each outage's first warning is always logged). */
+    warnIntervalMs: 30_000,
+    /** After a failure, Redis is not asked again for this long (unless it reconnects), so a slow Redis costs one timeout, not one per call. */
+    retryAfterMs: 1_000,
+  }),
+  /** Claims on an answer being fetched by one replica (upstream/stores/redisAnswerStore.ts). */
+  answerFill: Object.freeze({
+    /** How long a claim outlives a replica that stopped renewing it (crashed, cut off); at most the fill wait. */
+    leaseMs: 2_000,
+    /** How often a replica waiting for another's fill looks for the answer or the claim's release. */
+    pollMs: 20,
+  }),
+});

@@ -16,6 +16,13 @@ export const UPSTREAM_PATH_DEFAULTS = Object.freeze({
    * for a socket in our own pool.
    */
   connectionsPerOrigin: 128,
+  /** How long an idle keep-alive socket is kept for reuse, and the most an upstream's keep-alive hint may extend it (transport/agent.ts). */
+  keepAlive: Object.freeze({ timeoutMs: 10_000, maxTimeoutMs: 60_000 }),
+  /**
+   * The in-process answer cache (stores/memoryAnswerStore.ts): most entries, and most bytes (approximated as JSON
+   * characters × 2, UTF-16), so neither a few huge dashboards nor many small answers grow it without limit.
+   */
+  answerStore: Object.freeze({ maxEntries: 10_000, maxBytes: 64 * 1024 * 1024 }),
   /** The sign-in backoff's fixed rest (SIGNIN_FAILURE_BACKOFF_SECONDS sets the first refused pause). */
   signInBackoff: Object.freeze({ refusedMaxMs: 15 * 60_000, unavailableBaseMs: 5_000, unavailableMaxMs: 60_000 }),
 });

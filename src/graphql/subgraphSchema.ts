@@ -23,7 +23,7 @@ export function buildSchema(): GraphQLSchema {
 
 /**
  * buildSubgraphSchema coerces argument and input-field defaults before it
- * applies the enum value maps (src/graphql/enums.ts), so a default such as
+ * applies the enum value maps (contract/names.ts), so a default such as
  * `unit: DAY` keeps the schema name where the enum now holds the upstream
  * name `day`. Printing the schema (introspection, Apollo's schema hash) then
  * fails with `Enum "TimeUnit" cannot represent value: "DAY"`, and resolvers

@@ -1,10 +1,6 @@
 import { AnalyticsMemo } from '../reporting/analytics/operationMemo';
-import { AnalyticsTables, tableLabel, type AnalyticsTablesOptions, type AskOutcome } from '../reporting/tables/analyticsTables';
-import { analyticsTableMetrics } from '../observability/metrics/analyticsTables';
-import { SYSTEM_CLOCK, type Clock } from '../reporting/tables/clock';
-import { DashboardWaitingRoom } from '../reporting/dashboard/waitingRoom';
-import { MemoryTableStore, type TableStore } from '../reporting/tables/tableStore';
-import type { AnalyticsBoard } from '../reporting/tables/analyticsBoard';
+import type { AnalyticsTables, AskOutcome } from '../reporting/tables/analyticsTables';
+import type { ReportingService } from '../reporting/reportingService';
 import type { AnalyticsConfig, Config } from '../config';
 import type { RenderParams } from '../upstream/datasources/wire';
 import { createArticleMetricsLoader, type ArticleMetricsLoader } from './loaders/articleMetrics';
@@ -14,8 +10,8 @@ import { withDashboardAllowance } from './dashboardAllowance';
 import { UpstreamAllowance } from './upstreamAllowance';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics/metrics';
-import type { DashboardEndpoint } from '../upstream/endpoints/dashboard';
 import type { RenderEndpoint } from '../upstream/endpoints/render';
+import type { DashboardEndpoint } from '../upstream/endpoints/dashboard';
 
 /** What every resolver receives (codegen `contextType`). Built per GraphQL request. */
 export interface Context {
@@ -51,33 +47,22 @@ export interface Context {
 
 export type CacheTtls = Pick<Config['cache'], 'renderTtlSeconds' | 'dashboardTtlSeconds'>;
 
-/** The process-wide pieces every request's context is built from. */
+/** The process-wide pieces every request's context is built from: built once (src/index.ts, or buildServer for tests). */
 export interface SharedDependencies {
-  /** Process-wide: it holds only the service account's token, never caller data. */
-  reporting: DashboardEndpoint;
+  /** The analytics tables and the dashboards' waiting room, process-wide (src/reporting/reportingService.ts). */
+  reportingService: ReportingService;
   recommender: RenderEndpoint;
   renderMaxConcurrency: number;
-  analytics: AnalyticsConfig;
+  analytics: Pick<AnalyticsConfig, 'askDeadlineMs'>;
   cacheTtls: CacheTtls;
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
   /** Clock of the ask deadlines and of the cache hints; tests pin it. Default Date.now. */
   now?: () => number;
-  /** The process's analytics tables; built once per SharedDependencies when absent (tests inject one on a fake clock). */
-  analyticsTables?: AnalyticsTables;
-  /** Where those tables live: shared by the replicas through Redis (REDIS_URL); default this process's memory. */
-  tableStore?: TableStore;
-  /** What the replicas share besides the tables (waiting asks, demand, learned plan) through Redis; default none. */
-  analyticsBoard?: AnalyticsBoard;
-  /** Where dashboard asks wait for the next unit; built once per SharedDependencies when absent (tests inject one on a fake clock). */
-  dashboardWaitingRoom?: DashboardWaitingRoom;
   /** MAX_UPSTREAM_CALLS_PER_OPERATION. */
   maxUpstreamCallsPerOperation: number;
   /** REPORTING_MAX_ROWS. */
   reportingMaxRows: number;
-  /** UPSTREAM_QUEUE_TIMEOUT_MS: how long before the next unit a waiting dashboard query may go (the governor holds it until then). */
-  dashboardUnitLeadMs: number;
-  /** `registry` (optional) carries the analytics tables' series too. */
-  metrics?: Pick<Metrics, 'recordBatch'> & Partial<Pick<Metrics, 'registry'>>;
+  metrics?: Pick<Metrics, 'recordBatch'>;
 }
 
 /**
@@ -89,9 +74,9 @@ export function createContext(shared: SharedDependencies): Context {
   const maxRows = shared.reportingMaxRows;
   const allowance = new UpstreamAllowance(shared.maxUpstreamCallsPerOperation);
   const metrics = shared.metrics;
-  const tables = analyticsTablesOf(shared, maxRows);
+  const { tables, dashboards } = shared.reportingService;
   const analyticsDeadline = now() + shared.analytics.askDeadlineMs;
-  const reporting = withDashboardAllowance(dashboardWaitingRoomOf(shared).asker(analyticsDeadline), allowance);
+  const reporting = withDashboardAllowance(dashboards.asker(analyticsDeadline), allowance);
   const askOutcomes: AskOutcome[] = [];
   const recommender: RenderEndpoint = { render: countingCacheHits((params: RenderParams) => shared.recommender.render(params), allowance) };
   return {
@@ -112,62 +97,5 @@ export function createContext(shared: SharedDependencies): Context {
     logger: shared.logger,
     allowance,
     maxRows,
-  };
-}
-
-/** One waiting room per set of shared dependencies (one server): asks of every operation meet there. */
-const roomsByShared = new WeakMap<SharedDependencies, DashboardWaitingRoom>();
-
-function dashboardWaitingRoomOf(shared: SharedDependencies): DashboardWaitingRoom {
-  if (shared.dashboardWaitingRoom !== undefined) return shared.dashboardWaitingRoom;
-  let room = roomsByShared.get(shared);
-  if (room === undefined) {
-    // The process-wide endpoint: a merged query is every waiting operation's; each operation's allowance counts its own bodies.
-    room = new DashboardWaitingRoom({ dashboard: shared.reporting, clock: clockOf(shared), unitLeadMs: shared.dashboardUnitLeadMs });
-    roomsByShared.set(shared, room);
-  }
-  return room;
-}
-
-function clockOf(shared: SharedDependencies): Clock {
-  return shared.now === undefined ? SYSTEM_CLOCK : { now: shared.now, sleep: SYSTEM_CLOCK.sleep };
-}
-
-/** One set of tables per set of shared dependencies (one server): built on first use, process-wide from then on. */
-const tablesByShared = new WeakMap<SharedDependencies, AnalyticsTables>();
-
-function analyticsTablesOf(shared: SharedDependencies, maxRows: number): AnalyticsTables {
-  if (shared.analyticsTables !== undefined) return shared.analyticsTables;
-  let tables = tablesByShared.get(shared);
-  if (tables === undefined) {
-    tables = new AnalyticsTables({
-      // The process-wide endpoint: a table is every operation's, so no operation's allowance pays for it.
-      reporting: shared.reporting,
-      store: shared.tableStore ?? new MemoryTableStore(),
-      shared: shared.tableStore !== undefined,
-      ...(shared.analyticsBoard === undefined ? {} : { board: shared.analyticsBoard }),
-      clock: clockOf(shared),
-      ttlSeconds: shared.cacheTtls.dashboardTtlSeconds,
-      maxStalenessSeconds: shared.analytics.maxStalenessSeconds,
-      windowAlignSeconds: shared.analytics.windowAlignSeconds,
-      maxRows,
-      maxColdUrls: shared.analytics.chunkSize,
-      coldShare: shared.analytics.coldShare,
-      ...tableMetricsHooks(shared),
-    });
-    tablesByShared.set(shared, tables);
-  }
-  return tables;
-}
-
-function tableMetricsHooks(shared: SharedDependencies): Partial<AnalyticsTablesOptions> {
-  const registry = shared.metrics?.registry;
-  if (registry === undefined) return {};
-  const metrics = analyticsTableMetrics(registry, shared.now ?? Date.now);
-  return {
-    onAnswered: (asks) => metrics.recordAnswered(asks),
-    onWaiting: (count) => metrics.recordWaiting(count),
-    onRefused: (reason) => metrics.recordRefusal(reason),
-    onTable: (spec, fetchedAt) => metrics.recordTable(tableLabel(spec), fetchedAt),
   };
 }

@@ -1,5 +1,14 @@
-import { GraphQLError } from 'graphql';
-import { LimitCode } from '../graphql/limits/codes';
+/**
+ * A key beyond the operation's allowance. Not a GraphQL error: graphql/ gives
+ * it its public code, UPSTREAM_BUDGET_EXCEEDED (graphql/limits/limitErrors.ts).
+ */
+export class AllowanceExceeded extends Error {
+  override readonly name = 'AllowanceExceeded';
+
+  constructor(readonly limit: number) {
+    super(`This operation needs more than ${limit} upstream calls (MAX_UPSTREAM_CALLS_PER_OPERATION); split it into smaller operations`);
+  }
+}
 
 /**
  * The operation's allowance: how many distinct upstream calls one operation
@@ -15,7 +24,7 @@ export class UpstreamAllowance {
   private granted = 0;
   private refused = 0;
   private hits = 0;
-  private exceeded: GraphQLError | undefined;
+  private exceeded: AllowanceExceeded | undefined;
 
   constructor(readonly limit: number) {
     if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`UpstreamAllowance: limit must be an integer >= 0, got ${limit}`);
@@ -37,8 +46,8 @@ export class UpstreamAllowance {
    * source-mapping the stack of) 10,000 errors for one `_entities` batch cost
    * seconds.
    */
-  exceededError(): GraphQLError {
-    this.exceeded ??= allowanceExceededError(this.limit);
+  exceededError(): AllowanceExceeded {
+    this.exceeded ??= new AllowanceExceeded(this.limit);
     return this.exceeded;
   }
 
@@ -59,12 +68,4 @@ export class UpstreamAllowance {
   get cacheHits(): number {
     return this.hits;
   }
-}
-
-/** The error a key beyond the allowance fails with, at its own path (the code keeps its public name). */
-function allowanceExceededError(limit: number): GraphQLError {
-  return new GraphQLError(
-    `This operation needs more than ${limit} upstream calls (MAX_UPSTREAM_CALLS_PER_OPERATION); split it into smaller operations`,
-    { extensions: { code: LimitCode.UPSTREAM_BUDGET_EXCEEDED, limit } },
-  );
 }

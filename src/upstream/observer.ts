@@ -20,7 +20,7 @@ export interface HttpAttempt extends Where {
 
 /**
  * The one hook of the upstream call path: a named method for every event.
- * The metrics implement it (observability/metrics/upstreamObserver.ts);
+ * The metrics implement it (metricsObserver.ts, which records them in observability/metrics/);
  * tests record it. Labels are deliberately coarse (service, endpoint, rate
  * name): never an email, a reader id or a cache key, which would leak caller
  * data into metrics and explode their cardinality. Called in the middle of

@@ -5,7 +5,7 @@ import { createAgent } from './transport/agent';
 import { createHttpClient, type HttpClient, type JsonRequest } from './transport/httpClient';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics/metrics';
-import { upstreamMetricsObserver } from '../observability/metrics/upstreamObserver';
+import { upstreamMetricsObserver } from './metricsObserver';
 import { RedisAnswerStore } from './stores/redisAnswerStore';
 import { RedisRateStore } from './stores/redisRateStore';
 import type { SharedRedis } from './stores/redis/sharedRedis';
@@ -22,7 +22,8 @@ import { DeadlineSlots } from './transport/deadlines';
 import { Governor, type Rate } from './stages/governor';
 import { MemoryAnswerStore } from './stores/memoryAnswerStore';
 import type { ProtectionOptions } from './protection';
-import type { UpstreamPathSettings } from '../config/upstreamPath';
+import { UPSTREAM_PATH_DEFAULTS, type UpstreamPathSettings } from '../config/upstreamPath';
+import { REDIS_STATE_DEFAULTS } from '../config/redis';
 
 /**
  * Complete: every value comes from the configuration (`upstreamPathSettings`,
@@ -213,6 +214,12 @@ function ratesOf(
  * bounded well below an operation's patience.
  */
 function answerStore(redis: SharedRedis | undefined, fillWaitMs: number, now: (() => number) | undefined): AnswerStore {
-  const local = new MemoryAnswerStore(now === undefined ? {} : { now });
-  return redis === undefined ? local : new RedisAnswerStore(redis, local, { fillWaitMs, ...(now === undefined ? {} : { now }) });
+  const clock = now === undefined ? {} : { now };
+  const local = new MemoryAnswerStore({ ...UPSTREAM_PATH_DEFAULTS.answerStore, ...clock });
+  if (redis === undefined) return local;
+  return new RedisAnswerStore(redis, local, {
+    fillWaitMs,
+    ...REDIS_STATE_DEFAULTS.answerFill,
+    ...clock,
+  });
 }

@@ -7,6 +7,9 @@ import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHt
 import { InMemoryLRUCache, type KeyValueCache } from '@apollo/utils.keyvaluecache';
 import type { Config, LimitsConfig } from '../config';
 import { createContext, type CacheTtls, type Context, type SharedDependencies } from '../operation/context';
+import { createReportingService, type ReportingService } from '../reporting/reportingService';
+import { SYSTEM_CLOCK } from '../reporting/tables/clock';
+import type { DashboardEndpoint } from '../upstream/endpoints/dashboard';
 import { formatError } from '../graphql/errors';
 import { createHealthRoutes, type Lifecycle, type ReadinessDetails } from './health';
 import type { Logger } from '../observability/logger';
@@ -16,7 +19,7 @@ import { persistedOnlyPlugin } from '../graphql/limits/persistedOnlyPlugin';
 import { limitValidationRules } from '../graphql/limits/validationRules';
 import { metricsHandler } from '../observability/metrics/handler';
 import type { Metrics } from '../observability/metrics/metrics';
-import { operationPlugin } from '../observability/operationPlugin';
+import { operationPlugin } from '../graphql/operationPlugin';
 import { responseCachePlugin } from '../graphql/responseCache/responseCachePlugin';
 import { buildSchema } from '../graphql/subgraphSchema';
 import { allowedOrigins, createCorsPolicy } from './cors';
@@ -46,18 +49,16 @@ export type ServerConfig = Pick<
 > & { cache: CacheTtls };
 
 export interface ServerDependencies {
-  reporting: SharedDependencies['reporting'];
+  /** The process-wide protected dashboard endpoint. */
+  reporting: DashboardEndpoint;
   recommender: SharedDependencies['recommender'];
-  /** The analytics tables, when the caller builds them (tests on a fake clock); default: one per server. */
-  analyticsTables?: SharedDependencies['analyticsTables'];
-  /** Clock of the ask deadlines and cache hints (tests on a fake clock, with `analyticsTables` on the same one); default Date.now. */
+  /**
+   * The analytics tables and the dashboards' waiting room, built once by the process (src/index.ts) and
+   * closed by its shutdown step; absent (tests), the server builds its own from the config and closes it in stop().
+   */
+  reportingService?: ReportingService;
+  /** Clock of the ask deadlines and cache hints (tests on a fake clock, with the reporting service on the same one); default Date.now. */
   now?: SharedDependencies['now'];
-  /** Where the analytics tables live (Redis when replicas share them); default: this process's memory. */
-  tableStore?: SharedDependencies['tableStore'];
-  /** What the replicas share besides the tables (Redis); default: nothing, each replica its own. */
-  analyticsBoard?: SharedDependencies['analyticsBoard'];
-  /** Where dashboard asks wait for the next unit, when the caller builds it (tests on a fake clock); default: one per server. */
-  dashboardWaitingRoom?: SharedDependencies['dashboardWaitingRoom'];
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
   /** Apollo's cache (persisted queries, the response cache) shared through Redis; default: an in-process LRU. */
   apolloCache?: KeyValueCache<string>;
@@ -116,14 +117,20 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
   const { limits } = config;
   const apollo = createApollo(config, limits, deps, httpServer);
   const { renderTtlSeconds, dashboardTtlSeconds } = config.cache;
+  const reportingService = deps.reportingService ?? createOwnReportingService(config, deps);
+  // Whoever builds the reporting service closes it: the process by its shutdown step, this server when it built its own.
+  const ownsReportingService = deps.reportingService === undefined;
   const shared: SharedDependencies = {
-    ...deps,
+    reportingService,
+    recommender: deps.recommender,
+    logger: deps.logger,
+    ...(deps.now === undefined ? {} : { now: deps.now }),
+    ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
     renderMaxConcurrency: config.renderMaxConcurrency,
     cacheTtls: { renderTtlSeconds, dashboardTtlSeconds },
     analytics: config.analytics,
     maxUpstreamCallsPerOperation: limits.maxUpstreamCallsPerOperation,
     reportingMaxRows: config.reportingMaxRows,
-    dashboardUnitLeadMs: config.governor.queueTimeoutMs,
   };
   const context = async () => createContext(shared);
   const graphql = createGraphQLHandler({
@@ -158,8 +165,22 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
       const delayMs = config.shutdownDelaySeconds * 1000;
       if (delayMs > 0) await (options.sleep ?? sleep)(delayMs);
       await apollo.stop();
+      if (ownsReportingService) reportingService.close();
     },
   };
+}
+
+/** For a server without the process's reporting service (tests): its own, on the server's clock, closed when it stops. */
+function createOwnReportingService(config: ServerConfig, deps: ServerDependencies): ReportingService {
+  const now = deps.now;
+  return createReportingService({
+    dashboard: deps.reporting,
+    config,
+    clock: now === undefined ? SYSTEM_CLOCK : { now, sleep: SYSTEM_CLOCK.sleep },
+    tableStore: undefined,
+    board: undefined,
+    registry: deps.metrics?.registry,
+  });
 }
 
 function createApollo(config: ServerConfig, limits: LimitsConfig, deps: ServerDependencies, httpServer: Server): ApolloServer<Context> {

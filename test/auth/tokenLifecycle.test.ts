@@ -12,7 +12,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import { SharedTokenProvider } from '../../src/auth/sharedTokenProvider';
 import { renewalCounter, watchSignInBackoff } from '../../src/auth/tokenMetrics';
-import { upstreamMetricsObserver } from '../../src/observability/metrics/upstreamObserver';
+import { upstreamMetricsObserver } from '../../src/upstream/metricsObserver';
 import { TokenProvider, type TokenProviderOptions } from '../../src/auth/tokenProvider';
 import { ReportingAPI } from '../../src/upstream/datasources/reportingAPI';
 import { createSignIn } from '../../src/upstream/datasources/signIn';
@@ -29,6 +29,8 @@ import { Secret } from '../../src/redaction/secret';
 import { call, startTestEmulator } from '../support/emulator';
 import { valueOf } from '../support/metricsText';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
+import { METRICS_DEFAULTS, REDIS_STATE_DEFAULTS } from '../../src/config';
+import { UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
 
 const THIRTY_MINUTES_S = 30 * 60;
 const MINUTE = 60_000;
@@ -48,7 +50,7 @@ const quietLogger = { info: () => {}, warn: () => {} };
 describeWithRedis('30-minute tokens against the emulator', () => {
   let emulator: RunningEmulator;
   let server: RedisServer;
-  const agent = createAgent();
+  const agent = createAgent({ connections: UPSTREAM_PATH_DEFAULTS.connectionsPerOrigin });
   const clients: Redis[] = [];
   let now: number;
 
@@ -88,7 +90,7 @@ describeWithRedis('30-minute tokens against the emulator', () => {
     const client = createRedisClient({ url: new Secret(server.url), keyPrefix: prefix, timeoutMs: 2_000 });
     clients.push(client);
     await waitUntilReady(client, 5_000);
-    return new SharedRedis({ client, logger: quietLogger, retryAfterMs: 0, timeoutMs: 2_000 });
+    return new SharedRedis({ ...REDIS_STATE_DEFAULTS.sharedRedis, client, logger: quietLogger, retryAfterMs: 0, timeoutMs: 2_000 });
   }
 
   const subjects: [string, number, (options: TokenProviderOptions, prefix: string) => Promise<TokenProvider>][] = [
@@ -106,7 +108,7 @@ describeWithRedis('30-minute tokens against the emulator', () => {
       const signIn = createSignIn({ baseUrl: emulator.url, email: DEMO_API_USER.email, password: new Secret(password), http });
       return Promise.all(
         Array.from({ length: count }, async () => {
-          const metrics = new Metrics({ processMetrics: false });
+          const metrics = new Metrics({ ...METRICS_DEFAULTS, processMetrics: false });
           const tokens = await make({ signIn, now: () => now, onSignIn: renewalCounter(upstreamMetricsObserver(metrics)) }, prefix);
           watchSignInBackoff(metrics, tokens);
           return {

@@ -13,6 +13,7 @@ import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 import { jwtLiving, refusedSignIn, scriptedSignIn, unavailableSignIn } from '../support/tokenFixtures';
+import { REDIS_STATE_DEFAULTS } from '../../src/config';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
@@ -46,7 +47,7 @@ describeWithRedis('the token provider contract', () => {
   async function sharedRedis(url: string, wait: boolean): Promise<SharedRedis> {
     const client = createRedisClient({ url: new Secret(url), keyPrefix: 'contract:', timeoutMs: 500 });
     clients.push(client);
-    const redis = new SharedRedis({ client, logger: quietLogger, retryAfterMs: 0, timeoutMs: 500 });
+    const redis = new SharedRedis({ ...REDIS_STATE_DEFAULTS.sharedRedis, client, logger: quietLogger, retryAfterMs: 0, timeoutMs: 500 });
     if (wait) {
       await waitUntilReady(client, 5_000);
       await client.flushall();

@@ -14,6 +14,7 @@ import { deferred } from '../support/deferred';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 import type { UpstreamError } from '../../src/upstream/failures/upstreamError';
 import { jwtLiving, refusedSignIn, scriptedSignIn } from '../support/tokenFixtures';
+import { REDIS_STATE_DEFAULTS } from '../../src/config';
 
 const MINUTE = 60_000;
 const START = Date.parse('2026-11-21T10:00:00Z');
@@ -62,7 +63,13 @@ describeWithRedis('one sign-in per lapse across replicas', () => {
         };
       },
     });
-    const redis = new SharedRedis({ client: hooked, logger: quietLogger, retryAfterMs: 0, timeoutMs: 2_000 });
+    const redis = new SharedRedis({
+      ...REDIS_STATE_DEFAULTS.sharedRedis,
+      client: hooked,
+      logger: quietLogger,
+      retryAfterMs: 0,
+      timeoutMs: 2_000,
+    });
     return new SharedTokenProvider({ signIn, redis, lockMs: 5_000, pollMs: 2, now: () => now });
   }
 

@@ -8,7 +8,7 @@ import type { DashboardQueryInput } from '../../src/graphql/__generated__/resolv
 import { toDashboardQueryBody } from '../../src/reporting/dashboard/toQueryBody';
 import { validateDashboardQuery } from '../../src/reporting/dashboard/validate';
 import { validateDashboardQuery as emulatorValidate } from '../../emulator/dashboard/validate';
-import { Dimension, FilterOperator, Granularity, Metric, SortDirection, TimeUnit } from '../../src/graphql/enums';
+import { Dimension, FilterOperator, Granularity, Metric, SortDirection, TimeUnit } from '../../contract';
 import {
   ARTICLE_DIMENSION_NAMES,
   FILTER_OPERATORS,

@@ -6,7 +6,7 @@ import { parse } from 'graphql';
 import { DEFAULT_LIMITS } from '../../src/config';
 import { createDocumentCache, estimateDocumentBytes, DOCUMENT_BYTES_PER_CHARACTER } from '../../src/graphql/limits/documentCache';
 import { loadPersistedManifest, sha256 } from '../../src/graphql/limits/persistedManifest';
-import { UpstreamAllowance } from '../../src/operation/upstreamAllowance';
+import { AllowanceExceeded, UpstreamAllowance } from '../../src/operation/upstreamAllowance';
 import { createRecommendationsLoader } from '../../src/operation/loaders/recommendations';
 import type { BuiltServer } from '../../src/web/server';
 import { postGraphQL } from '../support/federationGateway';
@@ -19,7 +19,11 @@ describe('UpstreamAllowance', () => {
     const allowance = new UpstreamAllowance(2);
     expect([allowance.tryTake(), allowance.tryTake(), allowance.tryTake(), allowance.tryTake()]).toEqual([true, true, false, false]);
     expect([allowance.calls, allowance.refusedCalls]).toEqual([2, 2]);
-    expect(allowance.exceededError().extensions).toEqual({ code: 'UPSTREAM_BUDGET_EXCEEDED', limit: 2 });
+    const exceeded = allowance.exceededError();
+    // Its code, UPSTREAM_BUDGET_EXCEEDED, is graphql/'s to give (asserted through the operation below).
+    expect(exceeded).toBeInstanceOf(AllowanceExceeded);
+    expect(exceeded.limit).toBe(2);
+    expect(allowance.exceededError()).toBe(exceeded);
   });
 
   it('refuses a limit that is not a non-negative integer', () => {
@@ -51,6 +55,9 @@ describe('the allowance in an operation', () => {
     const result = await execute(server, `{ ${dashboard('a', 1)} ${dashboard('b', 2)} ${dashboard('c', 3)} }`);
     expect(server.reporting.bodies).toHaveLength(2);
     expect(errorCodes(result)).toEqual(['UPSTREAM_BUDGET_EXCEEDED']);
+    expect(result.errors?.[0].message).toBe(
+      'This operation needs more than 2 upstream calls (MAX_UPSTREAM_CALLS_PER_OPERATION); split it into smaller operations',
+    );
     expect(result.errors?.[0].path).toEqual(['c']);
     expect(result.data).toEqual({ a: [{ total: 100 }], b: [{ total: 100 }], c: null });
   });

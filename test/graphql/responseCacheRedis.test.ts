@@ -16,6 +16,7 @@ import { describeWithRedis, startRedisServer, type RedisServer } from '../suppor
 import { fakeReporting, itemsFor, silentLogger, type FakeRecommender } from '../support/subgraph';
 import { testConfig } from '../support/config';
 import { eventually } from '../support/redisHarness';
+import { REDIS_STATE_DEFAULTS } from '../../src/config';
 
 const RENDER_TTL = 60;
 const RECOMMENDATIONS = `query Front($experienceId: ID!) {
@@ -53,7 +54,7 @@ describeWithRedis('response cache in a shared Redis', () => {
     const client = createRedisClient({ url: new Secret(redisServer.url), keyPrefix: '', timeoutMs: 500 });
     clients.push(client);
     await waitUntilReady(client, 5_000);
-    const redis = new SharedRedis({ client, logger: silentLogger, retryAfterMs: 0, timeoutMs: 500 });
+    const redis = new SharedRedis({ ...REDIS_STATE_DEFAULTS.sharedRedis, client, logger: silentLogger, retryAfterMs: 0, timeoutMs: 500 });
     const recommender = freshRecommender();
     const server = buildServer(
       testConfig({ production: false, renderMaxConcurrency: 4, cache: { renderTtlSeconds: RENDER_TTL, dashboardTtlSeconds: RENDER_TTL } }),

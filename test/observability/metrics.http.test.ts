@@ -16,6 +16,7 @@ import {
   startSubgraph,
   type RunningSubgraph,
 } from '../support/subgraphHttp';
+import { METRICS_DEFAULTS } from '../../src/config';
 
 const RENDER = { service: 'recommender', endpoint: '/recommenderexperience/render.json' };
 const SIGN_IN = { service: 'reporting', endpoint: '/api/user/signin' };
@@ -28,7 +29,7 @@ const TODAY = 'query Today { dashboard(query: { dates: { last: { number: 1, unit
 let emulator: RunningEmulator;
 let subgraph: RunningSubgraph;
 let metricsUrl: string;
-const metrics = new Metrics();
+const metrics = new Metrics(METRICS_DEFAULTS);
 
 beforeAll(async () => {
   emulator = await startSmallEmulator();
@@ -93,7 +94,7 @@ describe('GET /metrics', () => {
   });
 
   it('counts the shared cache: a miss, then a hit for the same parameters from another operation', async () => {
-    const cachedMetrics = new Metrics();
+    const cachedMetrics = new Metrics(METRICS_DEFAULTS);
     const cached = await startSubgraph(emulator, { timeoutMs: 10_000, metrics: cachedMetrics });
     try {
       const cachedUrl = `${cached.baseUrl}/metrics`;

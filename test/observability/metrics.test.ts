@@ -2,9 +2,10 @@ import type { RenderParams } from '../../src/upstream/datasources/wire';
 import { createLogger } from '../../src/observability/logger';
 import { BoundedLabel, OTHER_LABEL } from '../../src/observability/metrics/boundedLabel';
 import { Metrics } from '../../src/observability/metrics/metrics';
-import { upstreamMetricsObserver } from '../../src/observability/metrics/upstreamObserver';
+import { upstreamMetricsObserver } from '../../src/upstream/metricsObserver';
 import { countOf } from '../support/metricsText';
 import { execute, fakeRecommender, startTestServer } from '../support/subgraph';
+import { METRICS_DEFAULTS } from '../../src/config';
 
 describe('BoundedLabel', () => {
   it('keeps the first names, then answers __other__; anonymous and malformed names never take a slot', () => {
@@ -23,7 +24,7 @@ describe('BoundedLabel', () => {
 
 describe('the upstream metrics observer', () => {
   it('records status classes, timeouts and Retry-After values without URLs', async () => {
-    const metrics = new Metrics({ processMetrics: false });
+    const metrics = new Metrics({ ...METRICS_DEFAULTS, processMetrics: false });
     const observer = upstreamMetricsObserver(metrics);
     observer.attemptFinished({ service: 'recommender', endpoint: '/r', durationMs: 12, status: 200 });
     observer.attemptFinished({ service: 'recommender', endpoint: '/r', durationMs: 5, status: 429, retryAfterSeconds: 30 });
@@ -39,7 +40,7 @@ describe('the upstream metrics observer', () => {
   });
 
   it('turns every event of the call path into cache, governor, Retry-After and breaker metrics', async () => {
-    const metrics = new Metrics({ processMetrics: false });
+    const metrics = new Metrics({ ...METRICS_DEFAULTS, processMetrics: false });
     const observer = upstreamMetricsObserver(metrics);
     const r = { service: 'recommender', endpoint: '/r' } as const;
     observer.answerServed(r, 'stale');

@@ -11,12 +11,14 @@ import { DEFAULT_ANALYTICS_CONFIG } from '../../src/config';
 import { Secret } from '../../src/redaction/secret';
 import { AnalyticsTables } from '../../src/reporting/tables/analyticsTables';
 import { MemoryTableStore } from '../../src/reporting/tables/tableStore';
+import { reportingServiceWith } from '../support/reportingService';
 import type { DashboardQueryBody } from '../../src/upstream/datasources/wire';
 import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';
 import { buildServer, type BuiltServer } from '../../src/web/server';
 import { DEFAULT_CACHE_TTLS, silentLogger } from '../support/subgraph';
 import { startSmallEmulator } from '../support/subgraphHttp';
 import { FakeClock } from './support/tablesFakes';
+import { analyticsTablesSettings } from '../../src/reporting/reportingService';
 
 let emulator: RunningEmulator;
 let upstreams: Upstreams;
@@ -37,22 +39,25 @@ beforeAll(async () => {
     }),
   );
   const reporting = { query: (body: DashboardQueryBody) => (sent.push(body), upstreams.reporting.query(body)) };
+  // The response cache runs on the real clock: off, so the second ask reaches the tables on the fake one.
+  const config = testConfig({
+    renderMaxConcurrency: 4,
+    cache: DEFAULT_CACHE_TTLS,
+    analytics: DEFAULT_ANALYTICS_CONFIG,
+    responseCacheEnabled: false,
+  });
   const analyticsTables = new AnalyticsTables({
     reporting,
     store: new MemoryTableStore(),
     clock,
-    ttlSeconds: DEFAULT_CACHE_TTLS.dashboardTtlSeconds,
-    maxStalenessSeconds: 900,
-    windowAlignSeconds: 60,
-    maxRows: 500,
-    maxColdUrls: 500,
-    coldShare: 0.5,
+    ...analyticsTablesSettings(config),
   });
-  server = buildServer(
-    // The response cache runs on the real clock: off, so the second ask reaches the tables on the fake one.
-    testConfig({ renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, analytics: DEFAULT_ANALYTICS_CONFIG, responseCacheEnabled: false }),
-    { reporting, recommender: upstreams.recommender, logger: silentLogger, analyticsTables },
-  );
+  server = buildServer(config, {
+    reporting,
+    recommender: upstreams.recommender,
+    logger: silentLogger,
+    reportingService: reportingServiceWith(analyticsTables, reporting, { config }),
+  });
   await server.start();
 });
 

@@ -10,6 +10,8 @@ import { tableSpec } from '../../src/reporting/tables/tableSpec';
 import type { MetricName } from '../../src/upstream/datasources/wire';
 import { UpstreamError } from '../../src/upstream/failures/upstreamError';
 import { FakeClock, fakeBoard, fakeDashboard, fakeValue, settle, type FakeDashboard } from './support/tablesFakes';
+import { analyticsTablesSettings } from '../../src/reporting/reportingService';
+import { testConfig } from '../support/config';
 
 const START = Date.UTC(2026, 10, 20, 12, 0, 0);
 const UNIT_MS = 63_000;
@@ -48,12 +50,13 @@ function setUpReplicas(options: SetUpOptions) {
       store,
       ...sharing,
       clock,
-      ttlSeconds: options.ttlSeconds ?? 60,
-      maxStalenessSeconds: 900,
-      windowAlignSeconds: 60,
-      maxRows: options.maxRows ?? 500,
-      maxColdUrls: 500,
-      coldShare: options.coldShare ?? 0.5,
+      ...analyticsTablesSettings(
+        testConfig({
+          cache: { dashboardTtlSeconds: options.ttlSeconds ?? 60 },
+          reportingMaxRows: options.maxRows ?? 500,
+          analytics: { chunkSize: 500, ...(options.coldShare === undefined ? {} : { coldShare: options.coldShare }) },
+        }),
+      ),
       onAnswered: (asks) => answered.push(asks),
     });
   const replica = () => tables({ shared: true, board: board.replica() });

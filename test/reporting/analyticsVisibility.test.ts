@@ -17,12 +17,13 @@ import { postGraphQL } from '../support/federationGateway';
 import { countOf, scrape, valueOf } from '../support/metricsText';
 import { DEFAULT_CACHE_TTLS, silentLogger } from '../support/subgraph';
 import { startSmallEmulator } from '../support/subgraphHttp';
+import { METRICS_DEFAULTS } from '../../src/config';
 
 let emulator: RunningEmulator;
 let upstreams: Upstreams;
 let server: BuiltServer;
 let baseUrl: string;
-const metrics = new Metrics({ processMetrics: false });
+const metrics = new Metrics({ ...METRICS_DEFAULTS, processMetrics: false });
 const lines: Record<string, unknown>[] = [];
 const logger = { ...silentLogger, info: (fields: Record<string, unknown>) => void lines.push(fields) };
 

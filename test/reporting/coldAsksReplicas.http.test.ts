@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import type { RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG, EMBEDDED_GOVERNOR_CONFIG, type AnalyticsConfig } from '../../src/config';
 import { AnalyticsTables } from '../../src/reporting/tables/analyticsTables';
+import { reportingServiceWith } from '../support/reportingService';
 import type { Clock } from '../../src/reporting/tables/clock';
 import type { MetricName } from '../../src/upstream/datasources/wire';
 import { sharedAnalyticsBoard } from '../../src/reporting/tables/redis/redisAnalyticsBoard';
@@ -31,6 +32,7 @@ import { describeWithRedis } from '../support/redisServer';
 import { DEFAULT_CACHE_TTLS, silentLogger } from '../support/subgraph';
 import { advanceClock, readStats, resetStats, startSmallEmulator } from '../support/subgraphHttp';
 import { demoUpstreams } from '../support/demoUpstreams';
+import { analyticsTablesSettings } from '../../src/reporting/reportingService';
 
 jest.setTimeout(60_000);
 
@@ -111,18 +113,13 @@ describeWithRedis('cold asks across 3 replicas on Redis', () => {
       shared: true,
       board: sharedAnalyticsBoard(redis, config),
       clock,
-      ttlSeconds: CACHE.dashboardTtlSeconds,
-      maxStalenessSeconds: ANALYTICS.maxStalenessSeconds,
-      windowAlignSeconds: ANALYTICS.windowAlignSeconds,
-      maxRows: MAX_ROWS,
-      maxColdUrls: ANALYTICS.chunkSize,
-      coldShare: ANALYTICS.coldShare,
+      ...analyticsTablesSettings(config),
     });
     const server = buildServer(config, {
       reporting: upstreams.reporting,
       recommender: upstreams.recommender,
       logger: silentLogger,
-      analyticsTables,
+      reportingService: reportingServiceWith(analyticsTables, upstreams.reporting, { config, now: () => clock.now() }),
       now: () => clock.now(),
     });
     await server.start();

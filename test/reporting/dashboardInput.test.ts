@@ -1,7 +1,7 @@
 import type { DashboardQueryInput } from '../../src/graphql/__generated__/resolvers-types';
 import { toDashboardQueryBody } from '../../src/reporting/dashboard/toQueryBody';
 import { validateDashboardQuery } from '../../src/reporting/dashboard/validate';
-import { Dimension, FilterOperator, Granularity, Metric, SortDirection, TimeUnit } from '../../src/graphql/enums';
+import { Dimension, FilterOperator, Granularity, Metric, SortDirection, TimeUnit } from '../../contract';
 
 /** A valid query (last 7 days of page views); `overrides` replace top-level fields. */
 function query(overrides: Partial<DashboardQueryInput> = {}): DashboardQueryInput {

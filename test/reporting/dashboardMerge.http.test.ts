@@ -17,13 +17,14 @@
 import type { AddressInfo } from 'node:net';
 import type { RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG, EMBEDDED_GOVERNOR_CONFIG } from '../../src/config';
-import { Metric } from '../../src/graphql/enums';
+import { Metric } from '../../contract';
 import { DashboardWaitingRoom } from '../../src/reporting/dashboard/waitingRoom';
 import type { DashboardMetricResultWire, DashboardQueryBody } from '../../src/upstream/datasources/wire';
 import type { Upstreams } from '../../src/upstream/upstreams';
 import { buildServer, type BuiltServer } from '../../src/web/server';
 import { startBodyRecorder, type BodyRecorder } from '../support/bodyRecorder';
 import { testConfig } from '../support/config';
+import { reportingServiceWithRoom } from '../support/reportingService';
 import { demoUpstreams } from '../support/demoUpstreams';
 import { apiToken, call } from '../support/emulator';
 import { postGraphQL } from '../support/federationGateway';
@@ -70,16 +71,27 @@ async function startRig(options: {
     timeoutMs: 5_000,
     protection: options.protection,
   });
-  const server = buildServer(
-    testConfig({ renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, analytics: DEFAULT_ANALYTICS_CONFIG, responseCacheEnabled: false }),
-    {
-      reporting: upstreams.reporting,
-      recommender: upstreams.recommender,
-      logger: silentLogger,
-      ...(options.dashboardWaitingRoom === undefined ? {} : { dashboardWaitingRoom: options.dashboardWaitingRoom(upstreams) }),
-      ...(options.now === undefined ? {} : { now: options.now }),
-    },
-  );
+  const config = testConfig({
+    renderMaxConcurrency: 4,
+    cache: DEFAULT_CACHE_TTLS,
+    analytics: DEFAULT_ANALYTICS_CONFIG,
+    responseCacheEnabled: false,
+  });
+  const { now } = options;
+  const server = buildServer(config, {
+    reporting: upstreams.reporting,
+    recommender: upstreams.recommender,
+    logger: silentLogger,
+    ...(options.dashboardWaitingRoom === undefined
+      ? {}
+      : {
+          reportingService: reportingServiceWithRoom(options.dashboardWaitingRoom(upstreams), upstreams.reporting, {
+            config,
+            ...(now === undefined ? {} : { now }),
+          }),
+        }),
+    ...(now === undefined ? {} : { now }),
+  });
   await server.start();
   await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));
   const graphqlUrl = `http://127.0.0.1:${(server.httpServer.address() as AddressInfo).port}/graphql`;

@@ -7,7 +7,7 @@
  * outside the plan fails only the asks naming it.
  */
 import { DashboardWaitingRoom } from '../../src/reporting/dashboard/waitingRoom';
-import { Metric } from '../../src/graphql/enums';
+import { Metric } from '../../contract';
 import type { Served } from '../../src/upstream/datasources/fetched';
 import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../src/upstream/datasources/wire';
 import { UpstreamError } from '../../src/upstream/failures/upstreamError';

@@ -10,6 +10,8 @@ import type { RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG, EMBEDDED_GOVERNOR_CONFIG } from '../../src/config';
 import { sharedTableStore } from '../../src/reporting/tables/redis/redisTableStore';
 import { buildServer } from '../../src/web/server';
+import { createReportingService } from '../../src/reporting/reportingService';
+import { SYSTEM_CLOCK } from '../../src/reporting/tables/clock';
 import { articleRepresentations } from '../support/analytics';
 import { postGraphQL } from '../support/federationGateway';
 import { contractRedis } from '../support/redisReplica';
@@ -49,11 +51,20 @@ describeWithRedis('analytics tables across 3 replicas on Redis', () => {
       redis,
       protection: { governor: { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 1 } },
     });
-    const server = buildServer(testConfig({ renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, analytics: ANALYTICS }), {
+    const config = testConfig({ renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, analytics: ANALYTICS });
+    const reportingService = createReportingService({
+      dashboard: upstreams.reporting,
+      config,
+      clock: SYSTEM_CLOCK,
+      tableStore: sharedTableStore(redis, config, Date.now),
+      board: undefined,
+      registry: undefined,
+    });
+    const server = buildServer(config, {
       reporting: upstreams.reporting,
       recommender: upstreams.recommender,
       logger: silentLogger,
-      tableStore: sharedTableStore(redis, { analytics: ANALYTICS }, Date.now),
+      reportingService,
     });
     await server.start();
     await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));
@@ -62,6 +73,7 @@ describeWithRedis('analytics tables across 3 replicas on Redis', () => {
       graphqlUrl: `http://127.0.0.1:${port}/graphql`,
       close: async () => {
         await server.stop();
+        reportingService.close();
         await upstreams.close();
       },
     };

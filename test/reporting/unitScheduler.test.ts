@@ -9,6 +9,8 @@ import { tableSpec } from '../../src/reporting/tables/tableSpec';
 import { UnitScheduler, type Delivery } from '../../src/reporting/tables/unitScheduler';
 import { UpstreamError } from '../../src/upstream/failures/upstreamError';
 import { FakeClock, fakeDashboard } from './support/tablesFakes';
+import { analyticsTablesSettings } from '../../src/reporting/reportingService';
+import { testConfig } from '../support/config';
 
 const START = Date.UTC(2026, 10, 20, 12, 0, 0);
 const UNIT_MS = 5_000;
@@ -18,6 +20,7 @@ const DAY = tableSpec({ last: { number: 1, unit: 'day' } }, {}, 'pageViewsTotal'
 const URLS = ['https://news.example/a', 'https://news.example/b'];
 
 function setUp() {
+  const settings = analyticsTablesSettings(testConfig());
   const clock = new FakeClock(START);
   const dashboard = fakeDashboard({ clock, unitMs: UNIT_MS, urls: URLS });
   const scheduler = new UnitScheduler({
@@ -25,10 +28,10 @@ function setUp() {
     clock,
     plan: new MetricPlan(),
     tableMetrics: (spec) => [spec.rank],
-    windowOf: (spec, now) => resolveWindow(spec.window, alignInstant(now, 60)),
-    maxRows: 500,
-    maxColdUrls: 500,
-    coldShare: 0.5,
+    windowOf: (spec, now) => resolveWindow(spec.window, alignInstant(now, settings.windowAlignSeconds)),
+    maxRows: settings.maxRows,
+    maxColdUrls: settings.maxColdUrls,
+    coldShare: settings.coldShare,
     onTable: async () => {},
   });
   return { clock, dashboard, scheduler };

@@ -9,6 +9,7 @@ import { createRedisClient, waitUntilReady } from '../../src/upstream/stores/red
 import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
 import { startRedisServer, type RedisServer } from './redisServer';
+import { REDIS_STATE_DEFAULTS } from '../../src/config';
 
 export interface LogLine {
   level: 'info' | 'warn';
@@ -51,6 +52,7 @@ export function redisHarness(): RedisHarness {
     const logs: LogLine[] = [];
     const refusals: string[] = [];
     const redis = new SharedRedis({
+      ...REDIS_STATE_DEFAULTS.sharedRedis,
       client,
       logger: {
         info: (fields, msg) => logs.push({ level: 'info', fields, msg }),

@@ -8,6 +8,7 @@ import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
 import { redisServerAvailable } from './redisAvailability';
 import { startRedisServer, type RedisServer } from './redisServer';
+import { REDIS_STATE_DEFAULTS } from '../../src/config';
 
 export interface RedisReplica {
   client: Redis;
@@ -20,7 +21,13 @@ async function connectReplica(
 ): Promise<RedisReplica> {
   const timeoutMs = options.timeoutMs ?? 200;
   const client = createRedisClient({ url: new Secret(server.url), keyPrefix: options.prefix ?? 'contract:', timeoutMs });
-  const redis = new SharedRedis({ client, logger: { info: () => {}, warn: () => {} }, retryAfterMs: 0, timeoutMs });
+  const redis = new SharedRedis({
+    ...REDIS_STATE_DEFAULTS.sharedRedis,
+    client,
+    logger: { info: () => {}, warn: () => {} },
+    retryAfterMs: 0,
+    timeoutMs,
+  });
   if (options.ready !== false) await waitUntilReady(client, 5_000);
   return { client, redis };
 }

@@ -13,6 +13,8 @@ import { RedisAnswerStore } from '../../src/upstream/stores/redisAnswerStore';
 import type { AnswerStore } from '../../src/upstream/stores/answerStore';
 import { MemoryAnswerStore } from '../../src/upstream/stores/memoryAnswerStore';
 import { contractRedis, type StoreKind } from '../support/redisReplica';
+import { REDIS_STATE_DEFAULTS } from '../../src/config';
+import { UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
 
 const NOW = Date.UTC(2026, 10, 23, 12);
 /** Claims that would outlast any test: only set or fail can end a wait. */
@@ -43,14 +45,20 @@ const redis = contractRedis();
 
 async function redisStore(kind: 'redis' | 'redis down', onWait: (key: string) => void): Promise<AnswerStore> {
   const replica = await redis.connect(kind);
-  const local = new MemoryAnswerStore({ now: () => NOW });
-  return new RedisAnswerStore(replica.redis, local, { fillWaitMs: FILL_WAIT_MS, pollMs: 5, now: () => NOW, onWait });
+  const local = new MemoryAnswerStore({ ...UPSTREAM_PATH_DEFAULTS.answerStore, now: () => NOW });
+  return new RedisAnswerStore(replica.redis, local, {
+    ...REDIS_STATE_DEFAULTS.answerFill,
+    fillWaitMs: FILL_WAIT_MS,
+    pollMs: 5,
+    now: () => NOW,
+    onWait,
+  });
 }
 
 const fillers: Record<StoreKind, () => Promise<Fillers>> = {
   memory: async () => {
     const { waitingOn } = waits();
-    const store = new MemoryAnswerStore({ now: () => NOW });
+    const store = new MemoryAnswerStore({ ...UPSTREAM_PATH_DEFAULTS.answerStore, now: () => NOW });
     return { one: store, two: store, waitingOn };
   },
   redis: async () => {

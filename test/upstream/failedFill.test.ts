@@ -18,6 +18,8 @@ import { protectEndpoint } from '../../src/upstream/pipeline';
 import { MemoryAnswerStore } from '../../src/upstream/stores/memoryAnswerStore';
 import { deferred } from '../support/deferred';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
+import { REDIS_STATE_DEFAULTS } from '../../src/config';
+import { UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
 
 const WHERE = { service: 'recommender', endpoint: '/recommenderexperience/render.json' } as const;
 const NOW = Date.UTC(2026, 10, 23, 12);
@@ -36,10 +38,22 @@ describeWithRedis('a failed fill across replicas', () => {
   async function replica(fetch: (input: string) => Promise<Fetched<string[]>>, onWait: (key: string) => void = () => {}) {
     const client = createRedisClient({ url: new Secret(server.url), keyPrefix: 'fill:', timeoutMs: 1_000 });
     clients.push(client);
-    const redis = new SharedRedis({ client, logger: { info: () => {}, warn: () => {} }, retryAfterMs: 0, timeoutMs: 1_000 });
+    const redis = new SharedRedis({
+      ...REDIS_STATE_DEFAULTS.sharedRedis,
+      client,
+      logger: { info: () => {}, warn: () => {} },
+      retryAfterMs: 0,
+      timeoutMs: 1_000,
+    });
     await waitUntilReady(client, 5_000);
     // The claim would last a minute: only its release can end the other replica's wait.
-    const store = new RedisAnswerStore(redis, new MemoryAnswerStore(), { fillWaitMs: 60_000, pollMs: 5, now: () => NOW, onWait });
+    const store = new RedisAnswerStore(redis, new MemoryAnswerStore(UPSTREAM_PATH_DEFAULTS.answerStore), {
+      ...REDIS_STATE_DEFAULTS.answerFill,
+      fillWaitMs: 60_000,
+      pollMs: 5,
+      now: () => NOW,
+      onWait,
+    });
     return protectEndpoint<string, string[]>({
       ...WHERE,
       keyOf: (input) => `key:${input}`,

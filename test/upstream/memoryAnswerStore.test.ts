@@ -1,10 +1,11 @@
 import { MemoryAnswerStore } from '../../src/upstream/stores/memoryAnswerStore';
+import { UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
 
 const entry = (text: string) => ({ value: [text], fetchedAt: 1 });
 
 describe('MemoryAnswerStore', () => {
   test('is bounded by entries: the least recently used goes first', async () => {
-    const store = new MemoryAnswerStore({ maxEntries: 2 });
+    const store = new MemoryAnswerStore({ ...UPSTREAM_PATH_DEFAULTS.answerStore, maxEntries: 2 });
     await store.set('a', entry('a'), 60_000);
     await store.set('b', entry('b'), 60_000);
     await store.get('a');
@@ -16,7 +17,7 @@ describe('MemoryAnswerStore', () => {
   });
 
   test('is bounded by bytes, and skips an entry larger than the whole bound', async () => {
-    const store = new MemoryAnswerStore({ maxBytes: 150 });
+    const store = new MemoryAnswerStore({ ...UPSTREAM_PATH_DEFAULTS.answerStore, maxBytes: 150 });
     await store.set('small-1', entry('x'.repeat(20)), 60_000);
     await store.set('small-2', entry('y'.repeat(20)), 60_000);
     await store.set('huge', entry('z'.repeat(500)), 60_000);
@@ -29,7 +30,7 @@ describe('MemoryAnswerStore', () => {
 
   test('forgets an entry once its keep time has passed, and keeps nothing for 0', async () => {
     let now = 1_000;
-    const store = new MemoryAnswerStore({ now: () => now });
+    const store = new MemoryAnswerStore({ ...UPSTREAM_PATH_DEFAULTS.answerStore, now: () => now });
     await store.set('a', entry('a'), 5_000);
     await store.set('zero', entry('zero'), 0);
     now += 4_999;

@@ -4,6 +4,7 @@ import { createBreaker } from '../../src/upstream/stages/breaker';
 import { protectEndpoint } from '../../src/upstream/pipeline';
 import { recordEvents, type UpstreamEvent } from '../support/upstreamEvents';
 import { MemoryAnswerStore } from '../../src/upstream/stores/memoryAnswerStore';
+import { UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
 
 const WHERE = { service: 'recommender', endpoint: '/recommenderexperience/render.json' } as const;
 const START = Date.UTC(2026, 10, 23, 12);
@@ -35,7 +36,7 @@ function setUp(options: { ttlMs?: number } = {}) {
     keyOf: (input) => `key:${input}`,
     policyOf: () => ({ ttlMs: options.ttlMs ?? TTL_MS, staleIfErrorMs: STALE_IF_ERROR_MS }),
     isAnswer: (value): value is string[] => Array.isArray(value),
-    store: new MemoryAnswerStore({ now: () => now }),
+    store: new MemoryAnswerStore({ ...UPSTREAM_PATH_DEFAULTS.answerStore, now: () => now }),
     breaker: createBreaker({ ...WHERE, cooldownMs: 10_000, failureThreshold: 1_000, now: () => now, observer }),
     request: fetch,
     now: () => now,
@@ -147,7 +148,7 @@ describe('the protected call path', () => {
   });
 
   test('an entry the store hands back in an unexpected shape is a miss', async () => {
-    const store = new MemoryAnswerStore();
+    const store = new MemoryAnswerStore(UPSTREAM_PATH_DEFAULTS.answerStore);
     await store.set('key:a', { value: { not: 'a list' }, fetchedAt: Date.now() }, 60_000);
     const calls: string[] = [];
     const call = protectEndpoint<string, string[]>({

@@ -6,6 +6,7 @@ import { createAgent } from '../../src/upstream/transport/agent';
 import { retryingClient as createHttpClient } from '../support/httpPath';
 import { sendJson, useFakeUpstream } from '../support/fakeUpstream';
 import { rejection } from '../support/rejection';
+import { UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
 
 const ITEM: RecommendationWire = {
   url: 'https://news.example/politics/a',
@@ -22,7 +23,7 @@ let recommender: RecommenderAPI;
 
 beforeEach(() => {
   upstream.handle((_request, response) => sendJson(response, 200, { type: 'RecommenderExperienceResponse', recommendation: [ITEM] }));
-  agent = createAgent();
+  agent = createAgent({ connections: UPSTREAM_PATH_DEFAULTS.connectionsPerOrigin });
   recommender = new RecommenderAPI({
     baseUrl: upstream.url,
     http: createHttpClient({ dispatcher: agent, timeoutMs: 2_000 }),

@@ -1,3 +1,4 @@
+import { REDIS_STATE_DEFAULTS } from '../../src/config';
 /**
  * The Redis ACL that docs/operations.md documents, tested (issue 29, defect
  * 11): the ACL is read from the page itself (so the page and the test cannot
@@ -188,7 +189,14 @@ describeWithRedis('a command refused for lack of permission', () => {
     });
     clients.push(client);
     await waitUntilReady(client, 5_000);
-    return new SharedRedis({ client, logger: { info: () => {}, warn: () => {} }, timeoutMs: 1_000, retryAfterMs: 0, now });
+    return new SharedRedis({
+      ...REDIS_STATE_DEFAULTS.sharedRedis,
+      client,
+      logger: { info: () => {}, warn: () => {} },
+      timeoutMs: 1_000,
+      retryAfterMs: 0,
+      now,
+    });
   }
 
   test.each([

@@ -13,6 +13,8 @@ import { MemoryAnswerStore } from '../../src/upstream/stores/memoryAnswerStore';
 import { RedisAnswerStore } from '../../src/upstream/stores/redisAnswerStore';
 import { eventually, redisHarness } from '../support/redisHarness';
 import { describeWithRedis } from '../support/redisServer';
+import { REDIS_STATE_DEFAULTS } from '../../src/config';
+import { UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
 
 const NOW = Date.UTC(2026, 10, 25, 9);
 
@@ -26,7 +28,11 @@ describeWithRedis('values read back from Redis', () => {
   ])('an answer that is %s is a miss, logged once by key and deleted; the replica stays shared', async (_name, raw) => {
     const admin = await harness.admin();
     const replica = await harness.replica();
-    const store = new RedisAnswerStore(replica.redis, new MemoryAnswerStore(), { fillWaitMs: 0, now: () => NOW });
+    const store = new RedisAnswerStore(replica.redis, new MemoryAnswerStore(UPSTREAM_PATH_DEFAULTS.answerStore), {
+      ...REDIS_STATE_DEFAULTS.answerFill,
+      fillWaitMs: 0,
+      now: () => NOW,
+    });
     await admin.set('test:answer:render:k', raw);
 
     await expect(store.get('render:k')).resolves.toBeUndefined();
@@ -42,7 +48,11 @@ describeWithRedis('values read back from Redis', () => {
   test('an answer fetched "in the future" (1e300) is read as fetched now, so it still turns stale', async () => {
     const admin = await harness.admin();
     const replica = await harness.replica();
-    const store = new RedisAnswerStore(replica.redis, new MemoryAnswerStore(), { fillWaitMs: 0, now: () => NOW });
+    const store = new RedisAnswerStore(replica.redis, new MemoryAnswerStore(UPSTREAM_PATH_DEFAULTS.answerStore), {
+      ...REDIS_STATE_DEFAULTS.answerFill,
+      fillWaitMs: 0,
+      now: () => NOW,
+    });
     await admin.set('test:answer:render:k', JSON.stringify({ value: [1], fetchedAt: 1e300 }));
 
     await expect(store.get('render:k')).resolves.toEqual({ value: [1], fetchedAt: NOW });
@@ -187,7 +197,11 @@ describeWithRedis('keys of another type', () => {
   test('an answer under a key of another type is deleted at its read', async () => {
     const admin = await harness.admin();
     const { redis, refusals } = await harness.replica();
-    const store = new RedisAnswerStore(redis, new MemoryAnswerStore(), { fillWaitMs: 0, now: () => NOW });
+    const store = new RedisAnswerStore(redis, new MemoryAnswerStore(UPSTREAM_PATH_DEFAULTS.answerStore), {
+      ...REDIS_STATE_DEFAULTS.answerFill,
+      fillWaitMs: 0,
+      now: () => NOW,
+    });
     await admin.hset('test:answer:render:k', 'a', 'hash');
 
     await expect(store.get('render:k')).resolves.toBeUndefined();

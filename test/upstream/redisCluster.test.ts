@@ -19,6 +19,7 @@ import { call, startTestEmulator } from '../support/emulator';
 import { startRedisCluster, type RedisClusterSetup } from '../support/redisCluster';
 import { describeWithRedis } from '../support/redisServer';
 import { silentLogger } from '../support/subgraph';
+import { REDIS_STATE_DEFAULTS } from '../../src/config';
 
 const PASSWORD = 'cluster-test-pass';
 
@@ -67,7 +68,7 @@ describeWithRedis('shared state in a 3-node Redis Cluster', () => {
   async function replica(): Promise<{ upstreams: Upstreams; redis: SharedRedis }> {
     const client = createRedisClient(config);
     clients.push(client);
-    const redis = new SharedRedis({ client, logger, retryAfterMs: 0, timeoutMs: 2_000 });
+    const redis = new SharedRedis({ ...REDIS_STATE_DEFAULTS.sharedRedis, client, logger, retryAfterMs: 0, timeoutMs: 2_000 });
     expect(await waitUntilReady(client, 10_000)).toBe(true);
     const upstreams = createUpstreams(
       upstreamOptions({

@@ -9,6 +9,8 @@ import { MemoryAnswerStore } from '../../src/upstream/stores/memoryAnswerStore';
 import { RedisAnswerStore } from '../../src/upstream/stores/redisAnswerStore';
 import { eventually, redisHarness, type HarnessReplica } from '../support/redisHarness';
 import { describeWithRedis } from '../support/redisServer';
+import { UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
+import { REDIS_STATE_DEFAULTS } from '../../src/config';
 
 const NOW = Date.UTC(2026, 10, 25, 9);
 const FILL_WAIT_MS = 60_000;
@@ -20,7 +22,8 @@ describeWithRedis('fill markers in a real Redis', () => {
   function store(replica: HarnessReplica, options: { now?: () => number; leaseMs?: number; waits?: string[] } = {}) {
     const now = options.now ?? (() => NOW);
     const onWait = (key: string) => options.waits?.push(key);
-    return new RedisAnswerStore(replica.redis, new MemoryAnswerStore({ now }), {
+    return new RedisAnswerStore(replica.redis, new MemoryAnswerStore({ ...UPSTREAM_PATH_DEFAULTS.answerStore, now }), {
+      ...REDIS_STATE_DEFAULTS.answerFill,
       fillWaitMs: FILL_WAIT_MS,
       pollMs: 5,
       now,
@@ -138,7 +141,7 @@ describeWithRedis('fill markers the subgraph did not write', () => {
 
   function waitingStore(replica: HarnessReplica, waits: string[]) {
     const now = () => NOW;
-    return new RedisAnswerStore(replica.redis, new MemoryAnswerStore({ now }), {
+    return new RedisAnswerStore(replica.redis, new MemoryAnswerStore({ ...UPSTREAM_PATH_DEFAULTS.answerStore, now }), {
       fillWaitMs: FILL_WAIT_MS,
       leaseMs: LEASE_MS,
       pollMs: 5,

@@ -14,6 +14,8 @@ import { MAX_TTL_MS } from '../../src/upstream/stores/redis/ttl';
 import { redisHarness } from '../support/redisHarness';
 import { describeWithRedis } from '../support/redisServer';
 import { jwtLiving } from '../support/tokenFixtures';
+import { REDIS_STATE_DEFAULTS } from '../../src/config';
+import { UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
 
 describeWithRedis('keys the subgraph writes', () => {
   const harness = redisHarness();
@@ -23,7 +25,10 @@ describeWithRedis('keys the subgraph writes', () => {
     const { redis } = await harness.replica();
     const now = Date.now();
     await new SharedTokenProvider({ signIn: async () => jwtLiving(1e12, now, 'far'), redis, lockMs: 5_000, now: () => now }).getToken();
-    const answers = new RedisAnswerStore(redis, new MemoryAnswerStore(), { fillWaitMs: 5_000 });
+    const answers = new RedisAnswerStore(redis, new MemoryAnswerStore(UPSTREAM_PATH_DEFAULTS.answerStore), {
+      ...REDIS_STATE_DEFAULTS.answerFill,
+      fillWaitMs: 5_000,
+    });
     await answers.set('render:a', { value: [1], fetchedAt: now }, 1e15);
     await expect(answers.claim('render:b')).resolves.toEqual({ kind: 'claimed' });
     const budget = new RedisRateStore(redis, () => now);

@@ -15,6 +15,7 @@ import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
 import type { AnswerStore } from '../../src/upstream/stores/answerStore';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
+import { REDIS_STATE_DEFAULTS } from '../../src/config';
 
 const PASSWORD = 'redis-test-pass';
 
@@ -64,7 +65,13 @@ describeWithRedis('shared state in a real Redis', () => {
     });
     clients.push(client);
     const logger = recordingLogger();
-    const redis = new SharedRedis({ client, logger, retryAfterMs: 0, timeoutMs: options.timeoutMs ?? 1_000 });
+    const redis = new SharedRedis({
+      ...REDIS_STATE_DEFAULTS.sharedRedis,
+      client,
+      logger,
+      retryAfterMs: 0,
+      timeoutMs: options.timeoutMs ?? 1_000,
+    });
     await waitUntilReady(client, 5_000);
     return { client, logger, redis };
   }
@@ -142,9 +149,9 @@ describeWithRedis('shared state in a real Redis', () => {
 
     test('an answer stored by one replica is read by another, under the prefix, for keepMs', async () => {
       const [one, two] = await Promise.all([replica(), replica()]);
-      const oneStore = new RedisAnswerStore(one.redis, mapStore());
+      const oneStore = new RedisAnswerStore(one.redis, mapStore(), { ...REDIS_STATE_DEFAULTS.answerFill, fillWaitMs: 0 });
       const twoLocal = mapStore();
-      const twoStore = new RedisAnswerStore(two.redis, twoLocal);
+      const twoStore = new RedisAnswerStore(two.redis, twoLocal, { ...REDIS_STATE_DEFAULTS.answerFill, fillWaitMs: 0 });
 
       await oneStore.set('dashboard:acct:{"q":1}', entry, 60_000);
 
@@ -158,9 +165,9 @@ describeWithRedis('shared state in a real Redis', () => {
 
     test('a miss while another replica fetches the same answer waits for that answer instead of fetching too', async () => {
       const [one, two, three] = await Promise.all([replica(), replica(), replica()]);
-      const fetching = new RedisAnswerStore(one.redis, mapStore(), { fillWaitMs: 5_000, pollMs: 5 });
-      const waiting = new RedisAnswerStore(two.redis, mapStore(), { fillWaitMs: 5_000, pollMs: 5 });
-      const other = new RedisAnswerStore(three.redis, mapStore(), { fillWaitMs: 5_000, pollMs: 5 });
+      const fetching = new RedisAnswerStore(one.redis, mapStore(), { ...REDIS_STATE_DEFAULTS.answerFill, fillWaitMs: 5_000, pollMs: 5 });
+      const waiting = new RedisAnswerStore(two.redis, mapStore(), { ...REDIS_STATE_DEFAULTS.answerFill, fillWaitMs: 5_000, pollMs: 5 });
+      const other = new RedisAnswerStore(three.redis, mapStore(), { ...REDIS_STATE_DEFAULTS.answerFill, fillWaitMs: 5_000, pollMs: 5 });
 
       await expect(fetching.claim('k')).resolves.toEqual({ kind: 'claimed' }); // this replica fetches
       const waited = waiting.claim('k');
@@ -174,7 +181,7 @@ describeWithRedis('shared state in a real Redis', () => {
     test('down, slow or flushed Redis: the local store answers, nothing rejects', async () => {
       const { redis, client } = await replica({ timeoutMs: 50 });
       const local = mapStore();
-      const store = new RedisAnswerStore(redis, local);
+      const store = new RedisAnswerStore(redis, local, { ...REDIS_STATE_DEFAULTS.answerFill, fillWaitMs: 0 });
 
       await client.call('CLIENT', 'PAUSE', '500', 'ALL');
       await expect(store.set('k', entry, 60_000)).resolves.toBeUndefined();
@@ -185,7 +192,7 @@ describeWithRedis('shared state in a real Redis', () => {
 
     test('a flushed Redis is a miss, and the store is shared again at once', async () => {
       const { redis, client } = await replica();
-      const store = new RedisAnswerStore(redis, mapStore());
+      const store = new RedisAnswerStore(redis, mapStore(), { ...REDIS_STATE_DEFAULTS.answerFill, fillWaitMs: 0 });
       await store.set('k', entry, 60_000);
       await client.flushall();
       await expect(store.get('k')).resolves.toBeUndefined();

@@ -11,6 +11,7 @@ import { UpstreamError } from '../../src/upstream/failures/upstreamError';
 import { Secret } from '../../src/redaction/secret';
 import { sendJson, useFakeUpstream, type FakeHandler, type RecordedRequest } from '../support/fakeUpstream';
 import { rejection } from '../support/rejection';
+import { UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
 
 const EMAIL = 'api@publisher.example';
 const PASSWORD = 'correct horse battery staple';
@@ -55,7 +56,7 @@ beforeEach(() => {
     sendJson(response, 200, { id: 1, email: EMAIL, sitesId: 3, role: 'api', token: `token-${signIns}`, Site: { id: 3 } });
   };
   dashboardAnswer = (_request, response) => sendJson(response, 200, RESULT);
-  agent = createAgent();
+  agent = createAgent({ connections: UPSTREAM_PATH_DEFAULTS.connectionsPerOrigin });
   const http = createHttpClient({ dispatcher: agent, timeoutMs: 2_000 });
   const baseUrl = `${upstream.url}/base/`;
   const tokens = new TokenProvider({ signIn: createSignIn({ baseUrl, email: EMAIL, password: new Secret(PASSWORD), http }) });

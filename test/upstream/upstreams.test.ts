@@ -11,6 +11,7 @@ import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';
 import { upstreamOptions, type ProtectionOverrides } from '../support/upstreamOptions';
 import { rejection } from '../support/rejection';
 import { PASS_THROUGH } from '../support/subgraphHttp';
+import { UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
 
 interface TargetStats {
   count: number;
@@ -239,7 +240,7 @@ describe('against the emulator', () => {
 
   test('a sign-in over the rate limit is UPSTREAM_RATE_LIMITED with the Retry-After seconds', async () => {
     // A throwaway email: the sign-in budget is per email, and it is spent before the password is checked.
-    const agent = createAgent();
+    const agent = createAgent({ connections: UPSTREAM_PATH_DEFAULTS.connectionsPerOrigin });
     const http = createHttpClient({ dispatcher: agent, timeoutMs: 5_000 });
     const signIn = createSignIn({ baseUrl: emulator.url, email: 'flood@demo.example', password: new Secret('guess'), http });
     let limited: UpstreamError | undefined;

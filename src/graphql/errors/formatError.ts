@@ -4,7 +4,7 @@ import { SIGN_IN_PATH } from '../../upstream/datasources/signIn';
 import { redactErrorResponse } from '../../redaction';
 import { UpstreamError } from '../../upstream/failures/upstreamError';
 import { limitCodeOf } from '../limits/limitErrors';
-import { ErrorCode } from './codes';
+import { ErrorCode } from '../../upstream/failures/errorCodes';
 import { explainUpstreamError, type UpstreamCallContext } from '../../upstream/failures/upstreamErrorTable';
 
 export interface FormatErrorOptions {

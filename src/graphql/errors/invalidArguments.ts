@@ -1,11 +1,8 @@
 import { GraphQLError } from 'graphql';
-import { ErrorCode } from './codes';
+import { ErrorCode } from '../../upstream/failures/errorCodes';
+import type { InvalidArgument } from '../../reporting/invalidArgument';
 
-/** One argument problem: where (e.g. `query.filters[1].values`) and what is wrong. */
-export interface InvalidArgument {
-  path: string;
-  message: string;
-}
+export type { InvalidArgument };
 
 /**
  * The one BAD_USER_INPUT this subgraph builds itself: every argument problem

@@ -1,5 +1,5 @@
 import type { ArticleResolvers } from '../__generated__/resolvers-types';
-import { resolveArticleAnalytics } from '../../reporting/analytics/articleAnalytics';
+import { resolveArticleAnalytics } from '../analytics/articleAnalytics';
 import { rejectInvalid } from '../errors';
 import { rankRecommendations } from './mappers';
 import { representationKey } from './representationKey';

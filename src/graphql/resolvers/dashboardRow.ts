@@ -1,5 +1,5 @@
 import type { DashboardRowResolvers } from '../__generated__/resolvers-types';
-import { Dimension } from '../enums';
+import { Dimension } from '../../../contract';
 
 export const DashboardRow: DashboardRowResolvers = {
   dimensions: (row) => row.items,

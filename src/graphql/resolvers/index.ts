@@ -15,7 +15,7 @@ import { DashboardResult } from './dashboardResult';
 import { DashboardRow } from './dashboardRow';
 import { DataPoint } from './dataPoint';
 import { DimensionValue } from './dimensionValue';
-import { Dimension, FilterOperator, Granularity, Metric, SortDirection, TimeUnit } from '../enums';
+import { Dimension, FilterOperator, Granularity, Metric, SortDirection, TimeUnit } from '../../../contract';
 import { Query } from './query';
 import { Reader } from './reader';
 import { Recommendation } from './recommendation';

@@ -1,5 +1,5 @@
 import type { QueryResolvers } from '../__generated__/resolvers-types';
-import { resolveTopArticles } from '../../reporting/analytics/topArticles';
+import { resolveTopArticles } from '../analytics/topArticles';
 import { toDashboardQueryBody } from '../../reporting/dashboard/toQueryBody';
 import { validateDashboardQuery } from '../../reporting/dashboard/validate';
 import { rejectInvalid } from '../errors';

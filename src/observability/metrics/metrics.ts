@@ -3,7 +3,6 @@ import { BoundedLabel } from './boundedLabel';
 import { createInstruments, type Instruments, type MetricsOptions } from './registry';
 
 /** Distinct operation names kept as labels; the rest count as `__other__`. */
-const DEFAULT_OPERATION_NAME_LIMIT = 200;
 
 export interface OperationRecord {
   name: string | null | undefined;
@@ -44,10 +43,11 @@ export class Metrics {
   private readonly instruments: Instruments;
   private readonly operationNames: BoundedLabel;
 
-  constructor(options: MetricsOptions & { operationNameLimit?: number } = {}) {
+  /** `operationNameLimit`: distinct operation names shown as labels (METRICS_DEFAULTS in src/config/metrics.ts). */
+  constructor(options: MetricsOptions & { operationNameLimit: number }) {
     this.instruments = createInstruments(options);
     this.registry = this.instruments.registry;
-    this.operationNames = new BoundedLabel(options.operationNameLimit ?? DEFAULT_OPERATION_NAME_LIMIT);
+    this.operationNames = new BoundedLabel(options.operationNameLimit);
   }
 
   recordOperation(record: OperationRecord): void {

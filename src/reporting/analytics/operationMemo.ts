@@ -1,7 +1,13 @@
-import type { FieldNode, GraphQLResolveInfo } from 'graphql';
-import type { DateWindowInput } from '../../graphql/__generated__/resolvers-types';
+import type { MetricName } from '../../upstream/datasources/wire';
+import type { DateWindowInput } from '../dashboard/dashboardQueryInput';
 import type { TableSpec } from '../tables/tableSpec';
-import type { AnalyticsSelection } from './selection';
+
+/** What an `analytics` field's selection reads (src/graphql/analytics/selection.ts). */
+export interface AnalyticsSelection {
+  metrics: MetricName[];
+  /** `fetchedAt` needs an answer even when no metric is selected. */
+  needsAnswer: boolean;
+}
 
 /**
  * Every article of a batch asks the same questions: is this window valid,
@@ -12,7 +18,7 @@ import type { AnalyticsSelection } from './selection';
 export class AnalyticsMemo {
   private readonly specs = new Map<string, TableSpec>();
   // Keyed by the execution's variables too: a selection's `metric(metric: $m)` depends on them.
-  private readonly selections = new WeakMap<GraphQLResolveInfo['variableValues'], WeakMap<FieldNode, AnalyticsSelection>>();
+  private readonly selections = new WeakMap<object, WeakMap<object, AnalyticsSelection>>();
 
   /** Only windows that were valid are kept: an invalid one throws each time, so every field reports its error. */
   spec(input: DateWindowInput, resolve: () => TableSpec): TableSpec {
@@ -25,18 +31,21 @@ export class AnalyticsMemo {
     return spec;
   }
 
-  selection(info: GraphQLResolveInfo, read: () => AnalyticsSelection): AnalyticsSelection {
-    let byField = this.selections.get(info.variableValues);
+  /**
+   * `variables` and `field` are the execution's variable values and the
+   * field's first node (GraphQL hands every item of a list the same
+   * fieldNodes array, so the first node stands for the merged field).
+   */
+  selection(variables: object, field: object, read: () => AnalyticsSelection): AnalyticsSelection {
+    let byField = this.selections.get(variables);
     if (byField === undefined) {
       byField = new WeakMap();
-      this.selections.set(info.variableValues, byField);
+      this.selections.set(variables, byField);
     }
-    // The first node stands for the merged field: GraphQL hands every item of a list the same fieldNodes array.
-    const node = info.fieldNodes[0];
-    let selection = byField.get(node);
+    let selection = byField.get(field);
     if (selection === undefined) {
       selection = read();
-      byField.set(node, selection);
+      byField.set(field, selection);
     }
     return selection;
   }

@@ -1,14 +1,9 @@
-import type { DateWindowInput, QueryTopArticlesArgs } from '../../graphql/__generated__/resolvers-types';
-import type { GraphQLResolveInfo } from 'graphql';
+import type { DateWindowInput } from '../dashboard/dashboardQueryInput';
 import type { MetricName } from '../../upstream/datasources/wire';
-import { Metric, TimeUnit } from '../../graphql/enums';
-import { rejectInvalid, type InvalidArgument } from '../../graphql/errors';
-import type { ArticleRankingParent } from '../../graphql/resolvers/mappers';
-import { hintDashboardAnswer } from '../../graphql/resolvers/cacheHints';
-import type { Context } from '../../operation/context';
-import type { Ranking } from '../tables/analyticsTables';
+import { Metric, TimeUnit } from '../../../contract';
 import { tableSpec, type TableSpec } from '../tables/tableSpec';
 import { validateWindow } from './window';
+import type { InvalidArgument } from '../invalidArgument';
 
 const MAX_TOP_ARTICLES = 100;
 
@@ -19,6 +14,15 @@ const TOP_ARTICLES_DEFAULTS = {
   limit: 10,
 };
 
+/** `topArticles` arguments as the caller gives them; null or absent: the default. */
+export interface TopArticlesArgs {
+  window?: DateWindowInput | null;
+  metric?: MetricName | null;
+  domain?: string | null;
+  section?: string | null;
+  limit?: number | null;
+}
+
 /** `topArticles` arguments with the defaults filled in. */
 export interface TopArticlesRequest {
   window: DateWindowInput;
@@ -28,7 +32,7 @@ export interface TopArticlesRequest {
   limit: number;
 }
 
-export function toTopArticlesRequest(args: Partial<QueryTopArticlesArgs>): TopArticlesRequest {
+export function toTopArticlesRequest(args: TopArticlesArgs): TopArticlesRequest {
   const request: TopArticlesRequest = {
     window: args.window ?? TOP_ARTICLES_DEFAULTS.window,
     metric: args.metric ?? TOP_ARTICLES_DEFAULTS.metric,
@@ -60,26 +64,4 @@ export function topArticlesSpec(request: TopArticlesRequest): TableSpec {
     },
     request.metric,
   );
-}
-
-/** `topArticles`: the first rows of its table, with the table's age for the cache hint. */
-export async function resolveTopArticles(
-  args: Partial<QueryTopArticlesArgs>,
-  context: Pick<Context, 'analyticsTables' | 'analyticsDeadline' | 'cacheTtls' | 'now' | 'recordAsk'>,
-  info: GraphQLResolveInfo,
-): Promise<ArticleRankingParent[]> {
-  const request = toTopArticlesRequest(args);
-  rejectInvalid(validateTopArticles(request));
-  let ranking: Ranking;
-  try {
-    ranking = await context.analyticsTables.ranking(topArticlesSpec(request), request.limit, context.analyticsDeadline);
-  } catch (error) {
-    context.recordAsk('refused');
-    throw error;
-  }
-  context.recordAsk(ranking.outcome);
-  // The caller's window: "the last day" keeps moving, so it gets the short TTL; a stale table gets 0.
-  hintDashboardAnswer(info, context.cacheTtls, request.window, ranking.fetchedAt, context.now);
-  const { from, to, fetchedAt } = ranking;
-  return ranking.rows.map((row, index) => ({ ...row, rank: index + 1, from, to, fetchedAt }));
 }

@@ -1,9 +1,10 @@
-import type { DateWindowInput } from '../../graphql/__generated__/resolvers-types';
+import type { DateWindowInput } from '../dashboard/dashboardQueryInput';
 import { validateDashboardQuery } from '../dashboard/validate';
-import { rangeInstants, windowLengthMs } from '../dashboard/window';
+import { windowLengthMs } from '../dashboard/window';
+import { rangeInstants } from '../../upstream/datasources/instants';
 import type { DashboardQueryBody } from '../../upstream/datasources/wire';
-import { Metric } from '../../graphql/enums';
-import type { InvalidArgument } from '../../graphql/errors';
+import { Metric } from '../../../contract';
+import type { InvalidArgument } from '../invalidArgument';
 
 /** A window pinned to instants: what every article of one operation is measured over. */
 export interface ResolvedWindow {

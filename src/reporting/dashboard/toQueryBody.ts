@@ -1,6 +1,6 @@
-import type { DashboardQueryInput } from '../../graphql/__generated__/resolvers-types';
+import type { DashboardQueryInput } from './dashboardQueryInput';
 import type { DashboardQueryBody } from '../../upstream/datasources/wire';
-import { SortDirection } from '../../graphql/enums';
+import { SortDirection } from '../../../contract';
 
 /**
  * The upstream body of a validated query. Enum values are already upstream

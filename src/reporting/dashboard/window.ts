@@ -1,19 +1,7 @@
-import type { DashboardQueryInput } from '../../graphql/__generated__/resolvers-types';
-import { availableGranularities as granularitiesForLength, DAY_MS, exceedsMaxWindow, MAX_WINDOW_DAYS, UNIT_MS } from '../../../contract';
-import type { Granularity } from '../../graphql/enums';
-import { isDateOnly, parseIsoInstant } from '../../graphql/scalars/instants';
-
-/** A range's first and last instants (ms); a date-only end means the last millisecond of that day, as upstream. */
-export interface RangeInstants {
-  start: number | undefined;
-  end: number | undefined;
-}
-
-export function rangeInstants(range: { start: string; end: string }): RangeInstants {
-  const start = parseIsoInstant(range.start);
-  const end = parseIsoInstant(range.end);
-  return { start, end: end !== undefined && isDateOnly(range.end) ? end + DAY_MS - 1 : end };
-}
+import type { DashboardQueryInput } from './dashboardQueryInput';
+import { availableGranularities as granularitiesForLength, exceedsMaxWindow, MAX_WINDOW_DAYS, UNIT_MS } from '../../../contract';
+import type { Granularity } from '../../../contract';
+import { rangeInstants } from '../../upstream/datasources/instants';
 
 /**
  * The window's length in milliseconds as the upstream measures it (end minus

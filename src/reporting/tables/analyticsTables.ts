@@ -1,8 +1,8 @@
 import type { DashboardEndpoint } from '../../upstream/endpoints/dashboard';
 import type { MetricName } from '../../upstream/datasources/wire';
-import { dashboardTtlSeconds } from '../dashboard/cacheTtl';
+import { dashboardTtlSeconds } from '../../upstream/endpoints/dashboardTtl';
 import { alignInstant, resolveWindow } from '../analytics/window';
-import { FIELD_METRICS } from '../analytics/selection';
+import { FIELD_METRICS } from '../analytics/articleMetrics';
 import type { AnalyticsBoard } from './analyticsBoard';
 import type { Clock } from './clock';
 import { Demand } from './demand';

@@ -1,7 +1,7 @@
 import type { MetricName } from '../../upstream/datasources/wire';
 import { DASHBOARD_QUERY_PATH } from '../../upstream/datasources/reportingAPI';
 import { UpstreamError } from '../../upstream/failures/upstreamError';
-import { Metric } from '../../graphql/enums';
+import { Metric } from '../../../contract';
 
 const GRAPHQL_NAME = new Map<string, string>(Object.entries(Metric).map(([name, wire]) => [wire, name]));
 

@@ -1,5 +1,5 @@
 import type { MetricName } from '../../upstream/datasources/wire';
-import { Metric } from '../../graphql/enums';
+import { Metric } from '../../../contract';
 
 /**
  * The metrics an account's plan may leave out: the live API's plans without

@@ -1,5 +1,5 @@
 import type { DashboardMetricResultWire, MetricName } from '../../upstream/datasources/wire';
-import { Dimension } from '../../graphql/enums';
+import { Dimension } from '../../../contract';
 
 /**
  * One dashboard answer grouped by url, as the asks read it. `urls` says which

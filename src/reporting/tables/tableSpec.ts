@@ -1,6 +1,6 @@
-import type { DateWindowInput } from '../../graphql/__generated__/resolvers-types';
+import type { DateWindowInput } from '../dashboard/dashboardQueryInput';
 import type { DashboardFilterWire, DashboardQueryBody, MetricName } from '../../upstream/datasources/wire';
-import { Dimension, FilterOperator, Granularity, Metric, SortDirection } from '../../graphql/enums';
+import { Dimension, FilterOperator, Granularity, Metric, SortDirection } from '../../../contract';
 import type { ResolvedWindow } from '../analytics/window';
 
 const METRIC_ORDER: readonly MetricName[] = Object.values(Metric);

@@ -13,43 +13,17 @@ export interface SignInRequest {
 
 // ---- dashboard: POST {base_url}/api/dashboard/query -------------------------
 
-export type MetricName =
-  | 'pageViewsTotal'
-  | 'uniqueUsers'
-  | 'totalDuration'
-  | 'averageDurationPerUser'
-  | 'averageDurationPerPage'
-  | 'pageViewsPerUser'
-  | 'averageScroll'
-  | 'averageRFV'
-  | 'cumulativeRFV'
-  | 'revenueTotal'
-  | 'adsImpressions'
-  | 'CPM'
-  | 'RPM'
-  | 'adsPerPage'
-  | 'newArticles';
-
-export type DimensionName =
-  | 'source'
-  | 'sourceInternal'
-  | 'medium'
-  | 'mediumInternal'
-  | 'campaign'
-  | 'campaignInternal'
-  | 'deviceType'
-  | 'userType'
-  | 'url'
-  | 'title'
-  | 'section'
-  | 'author'
-  | 'domain';
-
-export const GRANULARITY_NAMES = ['realtime', 'hourly', 'daily'] as const;
-export type GranularityName = (typeof GRANULARITY_NAMES)[number];
-export type TimeUnitName = 'minute' | 'hour' | 'day' | 'week' | 'month';
-export type OperatorName = 'eq' | 'neq' | 'like' | 'nlike';
-export type SortName = 'ASC' | 'DESC';
+// The names are the contract's (contract/names.ts), defined once for the subgraph and the emulator.
+export { GRANULARITY_NAMES } from '../../../contract';
+import type {
+  MetricName,
+  DimensionName,
+  GranularityName,
+  TimeUnitName,
+  SortName,
+  FilterOperatorName as OperatorName,
+} from '../../../contract';
+export type { MetricName, DimensionName, GranularityName, TimeUnitName, SortName, OperatorName };
 
 /** One dashboard filter on the wire: `{"filter": "domain", "op": "eq", "value": ["example.com"]}`. */
 export interface DashboardFilterWire {

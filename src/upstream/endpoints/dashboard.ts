@@ -1,4 +1,4 @@
-import { dashboardTtlSeconds } from '../../reporting/dashboard/cacheTtl';
+import { dashboardTtlSeconds } from './dashboardTtl';
 import type { Served } from '../datasources/fetched';
 import { DASHBOARD_QUERY_PATH, findDashboardShapeProblem, type ReportingAPI } from '../datasources/reportingAPI';
 import type { DashboardMetricResultWire, DashboardQueryBody } from '../datasources/wire';
@@ -26,7 +26,7 @@ export interface DashboardEndpointOptions {
   account: string;
   store: AnswerStore;
   breaker: Breaker;
-  /** DASHBOARD_CACHE_TTL_SECONDS for windows that are still moving (see dashboard/cacheTtl.ts). */
+  /** DASHBOARD_CACHE_TTL_SECONDS for windows that are still moving (see endpoints/dashboardTtl.ts). */
   ttlSeconds: number;
   staleIfErrorMs: number;
   now: () => number;

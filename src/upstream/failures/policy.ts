@@ -7,7 +7,7 @@
  * `status` on its own.
  */
 import type { UpstreamErrorDetails, UpstreamErrorKind, UpstreamService } from './failureDetails';
-import { ErrorCode } from '../../graphql/errors/codes';
+import { ErrorCode } from './errorCodes';
 
 export interface FailurePolicy {
   /**

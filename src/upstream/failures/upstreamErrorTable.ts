@@ -5,7 +5,7 @@
  * from upstreamError.ts, so upstreamError.ts can use it too.
  */
 import type { UpstreamErrorDetails, UpstreamErrorKind, UpstreamService } from './failureDetails';
-import { ErrorCode } from '../../graphql/errors/codes';
+import { ErrorCode } from './errorCodes';
 import { policyOfDetails } from './policy';
 
 /** What is known about a failed call beyond its details. */

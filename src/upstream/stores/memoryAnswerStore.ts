@@ -3,16 +3,13 @@ import type { Fetched } from '../datasources/fetched';
 import type { AnswerStore, Claim } from './answerStore';
 
 export interface MemoryAnswerStoreOptions {
-  /** Most entries kept. Default 10,000. */
-  maxEntries?: number;
-  /** Most bytes kept (approximated as JSON characters × 2, UTF-16). Default 64 MiB. */
-  maxBytes?: number;
+  /** Most entries kept (UPSTREAM_PATH_DEFAULTS.answerStore in src/config/upstreamPath.ts). */
+  maxEntries: number;
+  /** Most bytes kept (approximated as JSON characters × 2, UTF-16). */
+  maxBytes: number;
   /** Clock of the entries' time to live (injected by tests). */
   now?: () => number;
 }
-
-const DEFAULT_MAX_ENTRIES = 10_000;
-const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 
 /**
  * The default AnswerStore: this process's memory, bounded both by entries and
@@ -26,13 +23,13 @@ const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 export class MemoryAnswerStore implements AnswerStore {
   private readonly cache: LRUCache<string, Fetched<unknown>>;
 
-  constructor(options: MemoryAnswerStoreOptions = {}) {
+  constructor(options: MemoryAnswerStoreOptions) {
     this.cache = new LRUCache<string, Fetched<unknown>>({
-      max: options.maxEntries ?? DEFAULT_MAX_ENTRIES,
-      maxSize: options.maxBytes ?? DEFAULT_MAX_BYTES,
+      max: options.maxEntries,
+      maxSize: options.maxBytes,
       sizeCalculation: (entry, key) => Math.max(1, (key.length + JSON.stringify(entry.value).length) * 2),
       // Entries over the byte bound are not kept rather than evicting everything else.
-      maxEntrySize: options.maxBytes ?? DEFAULT_MAX_BYTES,
+      maxEntrySize: options.maxBytes,
       // Only tests move the clock; production keeps lru-cache's own monotonic timer.
       ...(options.now === undefined ? {} : { perf: { now: options.now }, ttlResolution: 0 }),
     });

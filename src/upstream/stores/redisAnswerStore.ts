@@ -10,8 +10,6 @@ import { clampTime, ttlMs } from './redis/ttl';
 const ANSWER_KEY_PREFIX = 'answer:';
 /** Held by the replica that is fetching an answer, so the others wait for it instead of asking the upstream too. */
 const FILL_KEY_PREFIX = 'filling:';
-/** How long a fill marker outlives its owner: the owner renews it every third of this while it fetches. */
-const FILL_LEASE_MS = 2_000;
 
 export interface RedisAnswerStoreOptions {
   /**
@@ -20,10 +18,13 @@ export interface RedisAnswerStoreOptions {
    * timeout. 0 turns cross-replica coalescing off.
    */
   fillWaitMs: number;
-  /** How long a claim outlives a replica that stopped renewing it (crashed, cut off). Default 2 s (at most fillWaitMs). */
-  leaseMs?: number;
-  /** How often a waiting replica looks for the answer or the claim's release. Default 20 ms. */
-  pollMs?: number;
+  /**
+   * How long a claim outlives a replica that stopped renewing it (crashed, cut off); at most fillWaitMs.
+   * The owner renews it every third of this while it fetches (REDIS_STATE_DEFAULTS.answerFill in src/config/redis.ts).
+   */
+  leaseMs: number;
+  /** How often a waiting replica looks for the answer or the claim's release . */
+  pollMs: number;
   /** Clock of the fill wait's deadline. Default Date.now. */
   now?: () => number;
   /** Told when a claim starts waiting for another replica's fill (tests await it instead of sleeping). */
@@ -55,11 +56,11 @@ export class RedisAnswerStore implements AnswerStore {
   constructor(
     private readonly redis: SharedRedis,
     private readonly local: AnswerStore,
-    options: RedisAnswerStoreOptions = { fillWaitMs: 0 },
+    options: RedisAnswerStoreOptions,
   ) {
     this.fillWaitMs = options.fillWaitMs;
-    this.leaseMs = Math.min(options.leaseMs ?? FILL_LEASE_MS, Math.max(1, options.fillWaitMs));
-    this.pollMs = options.pollMs ?? 20;
+    this.leaseMs = Math.min(options.leaseMs, Math.max(1, options.fillWaitMs));
+    this.pollMs = options.pollMs;
     this.now = options.now ?? Date.now;
     this.onWait = options.onWait ?? (() => {});
   }

@@ -3,9 +3,7 @@ import { UPSTREAM_PATH_DEFAULTS } from '../../config/upstreamPath';
 
 export interface AgentOptions {
   /** Upper bound of open sockets per upstream origin; further requests queue in the agent. */
-  connections?: number;
-  /** How long an idle keep-alive socket is kept for reuse. */
-  keepAliveTimeoutMs?: number;
+  connections: number;
 }
 
 /**
@@ -13,11 +11,10 @@ export interface AgentOptions {
  * keep-alive sockets saves a TCP (and TLS) handshake per upstream call, and the
  * bound keeps a burst of GraphQL requests from opening unbounded sockets.
  */
-export function createAgent(options: AgentOptions = {}): Agent {
+export function createAgent(options: AgentOptions): Agent {
   return new Agent({
-    // createUpstreams always gives the configured number; only tests leave it out.
-    connections: options.connections ?? UPSTREAM_PATH_DEFAULTS.connectionsPerOrigin,
-    keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000,
-    keepAliveMaxTimeout: 60_000,
+    connections: options.connections,
+    keepAliveTimeout: UPSTREAM_PATH_DEFAULTS.keepAlive.timeoutMs,
+    keepAliveMaxTimeout: UPSTREAM_PATH_DEFAULTS.keepAlive.maxTimeoutMs,
   });
 }

@@ -12,6 +12,7 @@ import type { RunningEmulator } from '../../../emulator';
 import { EMBEDDED_GOVERNOR_CONFIG, type AnalyticsConfig } from '../../../src/config';
 import { AnalyticsTables } from '../../../src/reporting/tables/analyticsTables';
 import { MemoryTableStore } from '../../../src/reporting/tables/tableStore';
+import { reportingServiceWith } from '../../support/reportingService';
 import { buildServer } from '../../../src/web/server';
 import { startBodyRecorder, type BodyRecorder } from '../../support/bodyRecorder';
 import { testConfig } from '../../support/config';
@@ -20,6 +21,7 @@ import { silentLogger, type DEFAULT_CACHE_TTLS } from '../../support/subgraph';
 import { advanceClock, startSmallEmulator } from '../../support/subgraphHttp';
 import { FakeClock } from './tablesFakes';
 import { demoUpstreams } from '../../support/demoUpstreams';
+import { analyticsTablesSettings } from '../../../src/reporting/reportingService';
 
 export interface TablesOverHttp {
   emulator: RunningEmulator;
@@ -72,24 +74,24 @@ export async function startTablesOverHttp(options: {
     protection: { now: () => clock.now(), governor: { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 1, queueTimeoutMs: 0 } },
   });
   const { analytics, cache, maxRows } = options;
+  // The response cache runs on the real clock: off, so every ask reaches the tables on the fake one.
+  const config = testConfig({ renderMaxConcurrency: 4, cache, analytics, reportingMaxRows: maxRows, responseCacheEnabled: false });
   const analyticsTables = new AnalyticsTables({
     reporting: upstreams.reporting,
     store: new MemoryTableStore(),
     clock,
-    ttlSeconds: cache.dashboardTtlSeconds,
-    maxStalenessSeconds: analytics.maxStalenessSeconds,
-    windowAlignSeconds: analytics.windowAlignSeconds,
-    maxRows,
-    maxColdUrls: analytics.chunkSize,
-    coldShare: analytics.coldShare,
+    ...analyticsTablesSettings(config),
     onWaiting,
     onTable,
   });
-  const server = buildServer(
-    // The response cache runs on the real clock: off, so every ask reaches the tables on the fake one.
-    testConfig({ renderMaxConcurrency: 4, cache, analytics, reportingMaxRows: maxRows, responseCacheEnabled: false }),
-    { reporting: upstreams.reporting, recommender: upstreams.recommender, logger: silentLogger, analyticsTables, now: () => clock.now() },
-  );
+  const now = (): number => clock.now();
+  const server = buildServer(config, {
+    reporting: upstreams.reporting,
+    recommender: upstreams.recommender,
+    logger: silentLogger,
+    reportingService: reportingServiceWith(analyticsTables, upstreams.reporting, { config, now }),
+    now,
+  });
   await server.start();
   await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));
   return {

@@ -34,10 +34,10 @@ export interface SharedRedisOptions {
   now?: () => number;
   /** A command not answered within this is a failure (REDIS_TIMEOUT_MS). */
   timeoutMs: number;
-  /** While degraded, a reminder at most once per this interval (each outage's first warning is always logged). Default 30 s. */
-  warnIntervalMs?: number;
-  /** After a failure, Redis is not asked again for this long (unless it reconnects), so a slow Redis costs one timeout, not one per call. Default 1 s. */
-  retryAfterMs?: number;
+  /** While degraded, a reminder at most once per this interval (each outage's first warning is always logged). */
+  warnIntervalMs: number;
+  /** After a failure, Redis is not asked again for this long (unless it reconnects), so a slow Redis costs one timeout, not one per call. */
+  retryAfterMs: number;
   /** Told of each command Redis refused, with the error's code (`OOM`, `WRONGTYPE`, `ERR`…): the `subgraph_redis_refused_total` counter. */
   onRefused?: (reason: string) => void;
 }
@@ -89,8 +89,8 @@ export class SharedRedis {
     this.client = options.client;
     this.logger = options.logger;
     this.now = options.now ?? Date.now;
-    this.warnIntervalMs = options.warnIntervalMs ?? 30_000;
-    this.retryAfterMs = options.retryAfterMs ?? 1_000;
+    this.warnIntervalMs = options.warnIntervalMs;
+    this.retryAfterMs = options.retryAfterMs;
     this.timeoutMs = options.timeoutMs;
     this.onRefused = options.onRefused ?? (() => {});
     this.roster = new ReplicaRoster((command) => this.attempt(command), this.now);

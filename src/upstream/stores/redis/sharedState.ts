@@ -1,5 +1,5 @@
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
-import type { RedisConfig } from '../../../config';
+import { REDIS_STATE_DEFAULTS, type RedisConfig } from '../../../config';
 import { createApolloCache } from './apolloCache';
 import { createRedisClient, waitUntilReady } from './client';
 import { SharedRedis, type RedisLogger } from './sharedRedis';
@@ -22,7 +22,13 @@ export async function connectSharedState(
 ): Promise<SharedState> {
   const client = createRedisClient(config);
   // Built before waiting, so connection errors already have their (rate-limited) listener.
-  const redis = new SharedRedis({ client, logger, timeoutMs: config.timeoutMs, ...(onRefused === undefined ? {} : { onRefused }) });
+  const redis = new SharedRedis({
+    client,
+    logger,
+    timeoutMs: config.timeoutMs,
+    ...REDIS_STATE_DEFAULTS.sharedRedis,
+    ...(onRefused === undefined ? {} : { onRefused }),
+  });
   const ready = await waitUntilReady(client, STARTUP_WAIT_MS);
   // After the wait: a first heartbeat before the connection is up would count as an outage.
   redis.roster.start();

@@ -1,4 +1,4 @@
-import { dashboardTtlSeconds, PAST_WINDOW_TTL_SECONDS } from '../../src/reporting/dashboard/cacheTtl';
+import { dashboardTtlSeconds, PAST_WINDOW_TTL_SECONDS } from '../../src/upstream/endpoints/dashboardTtl';
 import type { DashboardQueryBody } from '../../src/upstream/datasources/wire';
 
 // The answer cache reads the upstream body's `dates`; the cache hints read the GraphQL input's (test/graphql/cacheHints.test.ts).

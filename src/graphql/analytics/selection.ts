@@ -1,25 +1,12 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { parseResolveInfo, type ResolveTree } from 'graphql-parse-resolve-info';
 import type { MetricName } from '../../upstream/datasources/wire';
-import { Metric } from '../../graphql/enums';
-
-/** The ArticleAnalytics fields that read one metric each; `metric(metric:)` names its own. */
-export const FIELD_METRICS: Readonly<Record<string, MetricName>> = {
-  pageViews: Metric.PAGE_VIEWS_TOTAL,
-  uniqueUsers: Metric.UNIQUE_USERS,
-  averageDurationPerPage: Metric.AVERAGE_DURATION_PER_PAGE,
-  averageScroll: Metric.AVERAGE_SCROLL,
-  revenue: Metric.REVENUE_TOTAL,
-};
+import { Metric } from '../../../contract';
+import { FIELD_METRICS } from '../../reporting/analytics/articleMetrics';
+import type { AnalyticsSelection } from '../../reporting/analytics/operationMemo';
 
 const METRIC_NAMES: ReadonlySet<string> = new Set(Object.values(Metric));
 const isMetricName = (value: unknown): value is MetricName => typeof value === 'string' && METRIC_NAMES.has(value);
-
-export interface AnalyticsSelection {
-  metrics: MetricName[];
-  /** `fetchedAt` needs an answer even when no metric is selected. */
-  needsAnswer: boolean;
-}
 
 /**
  * The metrics an `analytics` field's selection reads, fragments, aliases,
@@ -44,7 +31,7 @@ function isResolveTree(parsed: ReturnType<typeof parseResolveInfo>): parsed is R
   return parsed != null && typeof parsed.name === 'string' && typeof parsed.fieldsByTypeName === 'object';
 }
 
-/** Enum arguments arrive as the enum's internal value: the upstream name (src/graphql/enums.ts). */
+/** Enum arguments arrive as the enum's internal value: the upstream name (contract/names.ts). */
 function metricArgument(field: ResolveTree): MetricName | undefined {
   const value = field.args.metric;
   return isMetricName(value) ? value : undefined;

@@ -1,5 +1,5 @@
-import type { UpstreamObserver } from '../../upstream/observer';
-import type { Metrics } from './metrics';
+import type { UpstreamObserver } from './observer';
+import type { Metrics } from '../observability/metrics/metrics';
 
 /** The upstream call path's observer that turns every one of its events into metrics. */
 export function upstreamMetricsObserver(metrics: Metrics): UpstreamObserver {

@@ -4,6 +4,8 @@
  * becomes March 2nd) and guesses a local zone for zone-less date-times.
  */
 
+import { DAY_MS } from '../../../contract';
+
 const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2}))?$/i;
 
 /** The upstream's `yyyy-MM-dd HH:mm:ss`, always UTC (docs/upstream-contract.md §2 and §3). */
@@ -26,7 +28,7 @@ export function parseIsoInstant(text: string): number | undefined {
 }
 
 /** True for `YYYY-MM-DD` alone: such a range end means the whole day. */
-export function isDateOnly(text: string): boolean {
+function isDateOnly(text: string): boolean {
   return /^\d{4}-\d{2}-\d{2}$/.test(text);
 }
 
@@ -78,4 +80,16 @@ function zoneOffsetMillis(zone: string | undefined): number {
   const hours = Number(digits.slice(1, 3));
   const minutes = Number(digits.slice(3, 5));
   return sign * (hours * 60 + minutes) * 60_000;
+}
+
+/** A range's first and last instants (ms); a date-only end means the last millisecond of that day, as upstream. */
+export interface RangeInstants {
+  start: number | undefined;
+  end: number | undefined;
+}
+
+export function rangeInstants(range: { start: string; end: string }): RangeInstants {
+  const start = parseIsoInstant(range.start);
+  const end = parseIsoInstant(range.end);
+  return { start, end: end !== undefined && isDateOnly(range.end) ? end + DAY_MS - 1 : end };
 }

@@ -2,12 +2,13 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError } from 'graphql';
 import type { Context } from '../operation/context';
-import { isLimitCode } from '../graphql/limits/codes';
-import type { Logger } from './logger';
-import type { Metrics } from './metrics/metrics';
+import { isLimitCode } from './limits/codes';
+import type { Logger } from '../observability/logger';
+import type { Metrics } from '../observability/metrics/metrics';
 import { UpstreamError } from '../upstream/failures/upstreamError';
-import { operationOutcome, sentErrorCodes } from './operationOutcome';
-import { analyticsAskFields } from './analyticsAsks';
+import { AllowanceExceeded } from '../operation/upstreamAllowance';
+import { operationOutcome, sentErrorCodes } from '../observability/operationOutcome';
+import { analyticsAskFields } from '../observability/analyticsAsks';
 
 type OperationLogger = Pick<Logger, 'debug' | 'info' | 'error'>;
 type OperationMetrics = Pick<Metrics, 'recordOperation' | 'recordLimitRefusal'>;
@@ -36,7 +37,7 @@ export function operationPlugin({ logger, metrics, now }: OperationPluginOptions
         async didEncounterErrors({ errors }) {
           for (const error of errors) {
             const original = unwrapResolverError(error);
-            if (!(original instanceof GraphQLError) && !(original instanceof UpstreamError)) {
+            if (!isExpected(original)) {
               logger.error({ err: original, path: error.path }, 'unexpected error while executing an operation');
             }
           }
@@ -75,4 +76,9 @@ export function operationPlugin({ logger, metrics, now }: OperationPluginOptions
       };
     },
   };
+}
+
+/** Errors with a code of their own; anything else is a bug. */
+function isExpected(error: unknown): boolean {
+  return error instanceof GraphQLError || error instanceof UpstreamError || error instanceof AllowanceExceeded;
 }

@@ -1,4 +1,4 @@
-import { rangeInstants } from './window';
+import { rangeInstants } from '../datasources/instants';
 
 /** A window that ended in the past cannot change any more: its answer keeps an hour (issue 6). */
 export const PAST_WINDOW_TTL_SECONDS = 3600;

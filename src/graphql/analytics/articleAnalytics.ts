@@ -1,16 +1,16 @@
 import type { GraphQLResolveInfo } from 'graphql';
-import type { DateWindowInput } from '../../graphql/__generated__/resolvers-types';
+import type { DateWindowInput } from '../../reporting/dashboard/dashboardQueryInput';
 import type { Context } from '../../operation/context';
 import type { MetricName } from '../../upstream/datasources/wire';
 import type { ArticleMetricsLoader } from '../../operation/loaders/articleMetrics';
-import type { Cell } from '../tables/analyticsTables';
-import { tableSpec, type TableSpec } from '../tables/tableSpec';
-import { Metric, TimeUnit } from '../../graphql/enums';
-import { hintDashboardAnswer } from '../../graphql/resolvers/cacheHints';
-import { rejectInvalid } from '../../graphql/errors';
-import type { ArticleAnalyticsParent } from '../../graphql/resolvers/mappers';
+import type { Cell } from '../../reporting/tables/analyticsTables';
+import { tableSpec, type TableSpec } from '../../reporting/tables/tableSpec';
+import { Metric, TimeUnit } from '../../../contract';
+import { hintDashboardAnswer } from '../resolvers/cacheHints';
+import { rejectInvalid } from '../errors';
+import type { ArticleAnalyticsParent } from '../resolvers/mappers';
 import { selectedMetrics } from './selection';
-import { validateWindow } from './window';
+import { validateWindow } from '../../reporting/analytics/window';
 
 /** The schema's default, also used for an explicit `window: null`. */
 const DEFAULT_ANALYTICS_WINDOW: DateWindowInput = { last: { number: 7, unit: TimeUnit.DAY } };
@@ -38,7 +38,7 @@ export async function resolveArticleAnalytics(
     rejectInvalid(validateWindow(input, 'window'));
     return tableSpec(input, {}, ARTICLE_TABLE_RANK);
   });
-  const selection = context.analyticsMemo.selection(info, () => selectedMetrics(info));
+  const selection = context.analyticsMemo.selection(info.variableValues, info.fieldNodes[0], () => selectedMetrics(info));
   const metrics = selection.metrics.length === 0 ? [PROBE_METRIC] : selection.metrics;
   const values = await loadMetrics(context.articleMetrics, spec, url, metrics);
   const cells = [...values.values()].filter((value): value is Cell => !(value instanceof Error));

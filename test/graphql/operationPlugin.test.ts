@@ -2,7 +2,8 @@ import { ApolloServer } from '@apollo/server';
 import { Registry } from 'prom-client';
 import { createLogger } from '../../src/observability/logger';
 import { Metrics } from '../../src/observability/metrics/metrics';
-import { operationPlugin } from '../../src/observability/operationPlugin';
+import { operationPlugin } from '../../src/graphql/operationPlugin';
+import { METRICS_DEFAULTS } from '../../src/config';
 
 const typeDefs = 'type Query { ok: Int, broken: Int }';
 const resolvers = {
@@ -24,7 +25,7 @@ describe('the operation plugin', () => {
   it('computes outcome and duration once, and the log line and the metrics say the same', async () => {
     const written: string[] = [];
     const logger = createLogger({ logLevel: 'info' }, { write: (line: string) => written.push(line) });
-    const metrics = new Metrics({ processMetrics: false });
+    const metrics = new Metrics({ ...METRICS_DEFAULTS, processMetrics: false });
     const server = new ApolloServer({ typeDefs, resolvers, plugins: [operationPlugin({ logger, metrics, now: steppingClock(40) })] });
     await server.start();
     try {

@@ -1,0 +1,96 @@
+/**
+ * The process-wide reporting service: built once (src/index.ts), shared by
+ * every operation's context, closed by the process's shutdown step. Before,
+ * the context factory built the tables and the waiting room through WeakMaps
+ * keyed by its dependencies, and nothing ever closed the tables.
+ */
+import { createContext, type SharedDependencies } from '../../src/operation/context';
+import { createReportingService, type ReportingService } from '../../src/reporting/reportingService';
+import { tableSpec } from '../../src/reporting/tables/tableSpec';
+import { buildServer } from '../../src/web/server';
+import { testConfig } from '../support/config';
+import { fakeRecommender, silentLogger } from '../support/subgraph';
+import { FakeClock, fakeDashboard, type FakeDashboard } from '../reporting/support/tablesFakes';
+
+const START = Date.UTC(2026, 10, 20, 12, 0, 0);
+const UNIT_MS = 63_000;
+const WEEK = tableSpec({ last: { number: 7, unit: 'day' } }, {}, 'pageViewsTotal');
+const DAY = tableSpec({ last: { number: 1, unit: 'day' } }, {}, 'pageViewsTotal');
+const URLS = ['https://news.example/a', 'https://news.example/b'];
+
+function setUp(): { clock: FakeClock; dashboard: FakeDashboard; service: ReportingService } {
+  const clock = new FakeClock(START);
+  const dashboard = fakeDashboard({ clock, unitMs: UNIT_MS, urls: URLS });
+  const service = createReportingService({
+    dashboard,
+    config: testConfig(),
+    clock,
+    tableStore: undefined,
+    board: undefined,
+    registry: undefined,
+  });
+  return { clock, dashboard, service };
+}
+
+function shared(service: ReportingService, clock: FakeClock): SharedDependencies {
+  const config = testConfig();
+  return {
+    reportingService: service,
+    recommender: fakeRecommender(),
+    renderMaxConcurrency: 4,
+    analytics: config.analytics,
+    cacheTtls: config.cache,
+    logger: silentLogger,
+    now: () => clock.now(),
+    maxUpstreamCallsPerOperation: config.limits.maxUpstreamCallsPerOperation,
+    reportingMaxRows: config.reportingMaxRows,
+  };
+}
+
+describe('the reporting service, built once per process', () => {
+  it('every operation context asks the one service: its tables, not a set of its own', () => {
+    const { clock, service } = setUp();
+    const dependencies = shared(service, clock);
+
+    const contexts = [createContext(dependencies), createContext(dependencies)];
+
+    expect(contexts.map((context) => context.analyticsTables)).toEqual([service.tables, service.tables]);
+    expect(contexts[0].analyticsTables).toBe(contexts[1].analyticsTables);
+    service.close();
+  });
+
+  it('closed, it sends no more queries: an ask waiting for the next unit does not take it', async () => {
+    const open = setUp();
+    const closed = setUp();
+    for (const { clock, service } of [open, closed]) {
+      await service.tables.ranking(WEEK, 2, clock.now() + 120_000);
+      // The unit is spent: this ask waits for the next one.
+      void service.tables.ranking(DAY, 2, clock.now() + 120_000).catch(() => undefined);
+    }
+
+    closed.service.close();
+    await Promise.all([open.clock.advance(UNIT_MS + 1_000), closed.clock.advance(UNIT_MS + 1_000)]);
+
+    expect(open.dashboard.sent).toHaveLength(2);
+    expect(closed.dashboard.sent).toHaveLength(1);
+    open.service.close();
+  });
+
+  it('a server closes only a reporting service it built itself, never the one the process gave it', async () => {
+    const { service } = setUp();
+    let closes = 0;
+    const given: ReportingService = { ...service, close: () => (closes += 1) };
+    const server = buildServer(testConfig({ production: false }), {
+      reporting: fakeDashboard({ clock: new FakeClock(START), unitMs: UNIT_MS, urls: URLS }),
+      recommender: fakeRecommender(),
+      logger: silentLogger,
+      reportingService: given,
+    });
+    await server.start();
+
+    expect(server.createContext().analyticsTables).toBe(service.tables);
+    await server.stop();
+    expect(closes).toBe(0);
+    service.close();
+  });
+});
