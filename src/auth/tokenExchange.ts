@@ -11,8 +11,12 @@ export interface IssuedToken {
   renewAtMs: number;
 }
 
-/** A sign-in's result as data: a token, or a failure to remember (and to share). */
-export type SignInOutcome = { token: IssuedToken } | { failure: SignInFailure };
+/**
+ * A sign-in's result as data: a token, or a failure to remember. `shared`:
+ * Redis holds the failure (read from it, or written to it), so it lasts no
+ * longer than the key there; otherwise this replica keeps it for its backoff.
+ */
+export type SignInOutcome = { token: IssuedToken } | { failure: SignInFailure; shared: boolean };
 
 /** Why the provider needs a new token. */
 export interface TokenDemand {
@@ -21,6 +25,12 @@ export interface TokenDemand {
   rejectedToken?: string;
   /** Only a token issued at or after this (and not the refused one) replaces the refused one: Redis may still hold an older one. */
   notBeforeMs: number;
+  /**
+   * The failure this replica is backing off from, when it looks whether the
+   * shared one is still there: without an answer from Redis it stands, and no
+   * sign-in is tried.
+   */
+  backingOff?: SignInFailure;
 }
 
 /**

@@ -47,6 +47,13 @@ export interface TokenProviderOptions {
 export type { SignInReason } from './tokenExchange';
 
 /**
+ * How long a failure Redis holds is taken on trust before Redis is asked
+ * again: an operator's `DEL` of the shared failure (or its key's end) frees
+ * every replica within this, at the cost of one read per replica and period.
+ */
+const SHARED_FAILURE_RECHECK_MS = 500;
+
+/**
  * The process-wide holder of the reporting API's bearer token. There is no
  * refresh endpoint, so "renewing" means signing in again; sign-in has a tight
  * rate budget, so every path here makes sure concurrent callers share one
@@ -64,10 +71,16 @@ export class TokenProvider {
   private readonly backoff: SignInBackoffOptions;
   private readonly exchange: TokenExchange;
   private current: IssuedToken | undefined;
-  /** The token obtained because the vendor refused the one before it, while it is current. */
-  private replacement: IssuedToken | undefined;
+  /**
+   * The token this process's own sign-in just issued because the vendor
+   * refused the one before it, until it serves a call: a 401 on it is the
+   * vendor refusing the account, not a token that expired.
+   */
+  private unproven: string | undefined;
   /** The last failure; kept after its backoff ends so that the next one doubles it, dropped on success. */
   private failure: SignInFailure | undefined;
+  /** When a failure Redis holds is looked up again; undefined for one kept here (no Redis, or Redis away when it was met). */
+  private failureRecheckAtMs: number | undefined;
   /** The token request in flight, shared by everyone who needs a token meanwhile. */
   private pending: Promise<string> | undefined;
   private readonly secrets: Pick<HeldSecrets, 'hold' | 'forget'>;
@@ -106,22 +119,30 @@ export class TokenProvider {
     return this.obtainOnce({ reason: 'rejected', rejectedToken, notBeforeMs });
   }
 
+  /** Called when `token` served a call: from then on a 401 on it means it expired, nothing more. */
+  served(token: string): void {
+    if (this.unproven === token) this.unproven = undefined;
+  }
+
   /**
-   * Called when the token `renew()` produced was refused too, on its first
-   * use. The vendor then refuses the account's tokens, not one revoked token:
-   * signing in again would only repeat, once per operation (8 operations
-   * once made 9 sign-ins and 16 dashboard calls). Remembered like a refused
-   * sign-in instead (readiness, metrics, `retryAfter`): the token is dropped,
-   * and the next sign-in waits for the backoff. Only the token obtained for
-   * the refusal counts (signed in here or shared by another replica): one
-   * that has since been replaced is not judged.
+   * Called on a 401 with `token`; true when that 401 is the vendor refusing
+   * the account: the token is the one this process's own sign-in just issued
+   * after a refusal, on its first use. Signing in again would then only
+   * repeat, once per operation (8 operations once made 9 sign-ins and 16
+   * dashboard calls): it is remembered like a refused sign-in instead
+   * (readiness, metrics, `retryAfter`), the token is dropped, and the next
+   * sign-in waits for the backoff. Any other token (one that served calls,
+   * or one another replica signed in for and shared) simply expired: false,
+   * and the caller renews it.
    */
-  renewalRejected(renewedToken: string): void {
-    if (this.replacement === undefined || this.replacement.token !== renewedToken || this.current !== this.replacement) return;
+  refused(token: string): boolean {
+    if (this.unproven !== token || this.current?.token !== token) return false;
     this.current = undefined;
-    this.replacement = undefined;
+    this.unproven = undefined;
     const refusal = new UpstreamError({ service: 'reporting', endpoint: DASHBOARD_QUERY_PATH, kind: 'http', status: 401 });
     this.failure = nextSignInFailure(refusal, 'refused', this.failure, this.now(), this.backoff);
+    this.failureRecheckAtMs = undefined;
+    return true;
   }
 
   /** For readiness and metrics: whether sign-in is backing off after a failure, why and until when. Never a secret. */
@@ -132,12 +153,20 @@ export class TokenProvider {
   private obtainOnce(demand: TokenDemand): Promise<string> {
     if (this.pending !== undefined) return this.pending;
     const nowMs = this.now();
-    if (this.failure !== undefined && nowMs < this.failure.untilMs) return Promise.reject(backoffError(this.failure, nowMs));
+    const backingOff = this.failure !== undefined && nowMs < this.failure.untilMs ? this.failure : undefined;
+    if (backingOff !== undefined && (this.failureRecheckAtMs === undefined || nowMs < this.failureRecheckAtMs)) {
+      return Promise.reject(backoffError(backingOff, nowMs));
+    }
+    let signedInHere = false;
+    const signIn = () => {
+      signedInHere = true;
+      return this.signInNow(demand.reason);
+    };
     this.pending = this.exchange
-      .obtain(demand, () => this.signInNow(demand.reason))
+      .obtain(backingOff === undefined ? demand : { ...demand, backingOff }, signIn)
       .then((outcome) => {
         const token = this.settle(outcome);
-        this.replacement = demand.reason === 'rejected' ? this.current : undefined;
+        this.unproven = demand.reason === 'rejected' && signedInHere ? token : undefined;
         return token;
       })
       .finally(() => {
@@ -157,16 +186,19 @@ export class TokenProvider {
       const failureReason = classifySignInFailure(error);
       // Not the vendor's answer (or a local refusal with its own wait): rejects everyone waiting now, the next call tries again.
       if (failureReason === undefined) throw error;
-      return { failure: nextSignInFailure(error as UpstreamError, failureReason, this.failure, this.now(), this.backoff) };
+      return { failure: nextSignInFailure(error as UpstreamError, failureReason, this.failure, this.now(), this.backoff), shared: false };
     }
   }
 
   private settle(outcome: SignInOutcome): string {
     if ('failure' in outcome) {
       this.failure = outcome.failure;
+      // A failure Redis holds lasts as long as its key there, for this replica too: looked up again soon.
+      this.failureRecheckAtMs = outcome.shared ? this.now() + SHARED_FAILURE_RECHECK_MS : undefined;
       throw backoffError(outcome.failure, this.now());
     }
     this.failure = undefined;
+    this.failureRecheckAtMs = undefined;
     this.current = outcome.token;
     this.holdForRedaction(outcome.token.token);
     return outcome.token.token;

@@ -177,7 +177,7 @@ describe('TokenProvider', () => {
     await tokens.getToken();
     await expect(tokens.renew('token-1')).resolves.toBe('token-2');
 
-    tokens.renewalRejected('token-2');
+    expect(tokens.refused('token-2')).toBe(true);
 
     expect(tokens.signInState()).toMatchObject({ state: 'backing_off', reason: 'refused', retryAfterSeconds: 60 });
     // The refused token is not handed out again, and no one signs in before the backoff ends.
@@ -199,13 +199,27 @@ describe('TokenProvider', () => {
     const tokens = new TokenProvider({ signIn, now: clock });
     await tokens.getToken();
 
-    tokens.renewalRejected('token-1'); // the first token: obtained for no refusal
+    expect(tokens.refused('token-1')).toBe(false); // the first token: obtained for no refusal
     await tokens.renew('token-1');
     await tokens.renew('token-2'); // token-2 served until revoked; token-3 replaced it
-    tokens.renewalRejected('token-2');
+    expect(tokens.refused('token-2')).toBe(false);
 
     expect(tokens.signInState()).toEqual({ state: 'ok' });
     await expect(tokens.getToken()).resolves.toBe('token-3');
+    expect(signIn).toHaveBeenCalledTimes(3);
+  });
+
+  test('a renewed token that served a call simply expires: a later 401 on it renews, never backs off', async () => {
+    const signIn = countingSignIn();
+    const tokens = new TokenProvider({ signIn, now: clock });
+    await tokens.getToken();
+    await expect(tokens.renew('token-1')).resolves.toBe('token-2');
+
+    tokens.served('token-2');
+
+    expect(tokens.refused('token-2')).toBe(false);
+    expect(tokens.signInState()).toEqual({ state: 'ok' });
+    await expect(tokens.renew('token-2')).resolves.toBe('token-3');
     expect(signIn).toHaveBeenCalledTimes(3);
   });
 

@@ -12,7 +12,7 @@ import type { UpstreamObserver } from '../observer';
 export type SignInEndpoint = () => Promise<string>;
 
 /** What the reporting datasource needs from a token holder: in process, or shared through Redis. */
-export type TokenSource = Pick<TokenProvider, 'getToken' | 'renew' | 'renewalRejected' | 'signInState'>;
+export type TokenSource = Pick<TokenProvider, 'getToken' | 'renew' | 'served' | 'refused' | 'signInState'>;
 
 export interface SignInEndpointOptions extends SignInOptions {
   logger: Pick<Logger, 'info' | 'warn'>;
