@@ -1,14 +1,12 @@
 import {
   DEFAULT_SIGNIN_BACKOFF,
   backoffError,
-  classifySignInFailure,
   nextSignInFailure,
   signInState,
   type SignInBackoffOptions,
   type SignInFailure,
   type SignInState,
 } from './signInBackoff';
-import { UpstreamError } from '../upstream/failures/upstreamError';
 import { FOURTEEN_DAYS_MS, HOUR_MS, renewalTimeMs } from './tokenLifetime';
 import {
   SIGN_IN_DIRECTLY,
@@ -19,11 +17,13 @@ import {
   type TokenExchange,
 } from './tokenExchange';
 import { heldSecrets, type HeldSecrets } from '../redaction/secret';
-import { DASHBOARD_QUERY_PATH } from '../upstream/datasources/reportingAPI';
+import type { SignInErrors } from './signInErrors';
 
 export interface TokenProviderOptions {
   /** Signs in and resolves with a fresh bearer token. */
   signIn: () => Promise<string>;
+  /** What its errors mean (remembered? why?) and what callers get during a backoff: the upstream room's (datasources/signInErrors.ts). */
+  errors: SignInErrors;
   now?: () => number;
   /** How long before expiry a token is replaced, at most (a tenth of the lifetime for short tokens). Default: 1 hour. */
   safetyMarginMs?: number;
@@ -60,10 +60,11 @@ const SHARED_FAILURE_RECHECK_MS = 500;
  * sign-in instead of each starting their own, and a failed sign-in is not
  * tried again before its backoff ends: callers meanwhile get the same error
  * at once, with `retryAfterSeconds`. The Redis-shared provider is this class
- * with a Redis exchange (sharedTokenProvider.ts).
+ * with a Redis exchange (upstream/stores/sharedTokenProvider.ts).
  */
 export class TokenProvider {
   private readonly signIn: () => Promise<string>;
+  private readonly errors: SignInErrors;
   private readonly now: () => number;
   private readonly safetyMarginMs: number;
   private readonly fallbackTtlMs: number;
@@ -89,6 +90,7 @@ export class TokenProvider {
 
   constructor(options: TokenProviderOptions) {
     this.signIn = options.signIn;
+    this.errors = options.errors;
     this.now = options.now ?? Date.now;
     this.safetyMarginMs = options.safetyMarginMs ?? HOUR_MS;
     this.fallbackTtlMs = options.fallbackTtlMs ?? FOURTEEN_DAYS_MS;
@@ -139,8 +141,7 @@ export class TokenProvider {
     if (this.unproven !== token || this.current?.token !== token) return false;
     this.current = undefined;
     this.unproven = undefined;
-    const refusal = new UpstreamError({ service: 'reporting', endpoint: DASHBOARD_QUERY_PATH, kind: 'http', status: 401 });
-    this.failure = nextSignInFailure(refusal, 'refused', this.failure, this.now(), this.backoff);
+    this.failure = nextSignInFailure(this.errors.tokenRefused, 'refused', this.failure, this.now(), this.backoff);
     this.failureRecheckAtMs = undefined;
     return true;
   }
@@ -155,7 +156,7 @@ export class TokenProvider {
     const nowMs = this.now();
     const backingOff = this.failure !== undefined && nowMs < this.failure.untilMs ? this.failure : undefined;
     if (backingOff !== undefined && (this.failureRecheckAtMs === undefined || nowMs < this.failureRecheckAtMs)) {
-      return Promise.reject(backoffError(backingOff, nowMs));
+      return Promise.reject(backoffError(backingOff, nowMs, this.errors));
     }
     let signedInHere = false;
     const signIn = () => {
@@ -183,10 +184,11 @@ export class TokenProvider {
       const token = await this.signIn();
       return { token: { token, issuedAtMs: startedAtMs, renewAtMs: this.renewalTime(token, startedAtMs) } };
     } catch (error) {
-      const failureReason = classifySignInFailure(error);
+      const remembered = this.errors.remembered(error);
       // Not the vendor's answer (or a local refusal with its own wait): rejects everyone waiting now, the next call tries again.
-      if (failureReason === undefined) throw error;
-      return { failure: nextSignInFailure(error as UpstreamError, failureReason, this.failure, this.now(), this.backoff), shared: false };
+      if (remembered === undefined) throw error;
+      const failure = nextSignInFailure(remembered.details, remembered.reason, this.failure, this.now(), this.backoff);
+      return { failure, shared: false };
     }
   }
 
@@ -195,7 +197,7 @@ export class TokenProvider {
       this.failure = outcome.failure;
       // A failure Redis holds lasts as long as its key there, for this replica too: looked up again soon.
       this.failureRecheckAtMs = outcome.shared ? this.now() + SHARED_FAILURE_RECHECK_MS : undefined;
-      throw backoffError(outcome.failure, this.now());
+      throw backoffError(outcome.failure, this.now(), this.errors);
     }
     this.failure = undefined;
     this.failureRecheckAtMs = undefined;

@@ -6,7 +6,7 @@
  * Only a failure a replica met itself while Redis was away is kept locally,
  * and a replica whose Redis went away keeps the backoff it had.
  */
-import { SharedTokenProvider } from '../../src/auth/sharedTokenProvider';
+import { SharedTokenProvider } from '../../src/upstream/stores/sharedTokenProvider';
 import type { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
 import { SIGN_IN_PATH } from '../../src/upstream/datasources/signIn';
 import { redisHarness } from '../support/redisHarness';

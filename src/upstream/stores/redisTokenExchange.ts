@@ -1,10 +1,11 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { takeLease, type Lease } from '../upstream/stores/redis/lease';
-import { fieldsOf, readValue } from '../upstream/stores/redis/readValue';
-import type { SharedRedis } from '../upstream/stores/redis/sharedRedis';
-import { MAX_TTL_MS, clampTime, ttlMs } from '../upstream/stores/redis/ttl';
-import { parseSignInFailure, type SignInFailure } from './signInBackoff';
-import type { IssuedToken, SignInOutcome, TokenDemand, TokenExchange } from './tokenExchange';
+import type { SignInFailure } from '../../auth/signInBackoff';
+import type { IssuedToken, SignInOutcome, TokenDemand, TokenExchange } from '../../auth/tokenExchange';
+import { parseSignInFailure, withoutUpstreamWords } from '../datasources/signInErrors';
+import { takeLease, type Lease } from './redis/lease';
+import { fieldsOf, readValue } from './redis/readValue';
+import type { SharedRedis } from './redis/sharedRedis';
+import { MAX_TTL_MS, clampTime, ttlMs } from './redis/ttl';
 
 /** Keys under the configured REDIS_KEY_PREFIX. Only the token and a failure's details are stored, never the password. */
 export const TOKEN_KEY = 'reporting:token';
@@ -167,10 +168,4 @@ function validateToken(parsed: unknown, nowMs: number): IssuedToken | undefined 
   const issuedAtMs = clampTime(fields.issuedAtMs, nowMs, 0);
   if (typeof token !== 'string' || token === '' || renewAtMs === undefined || issuedAtMs === undefined) return undefined;
   return { token, renewAtMs, issuedAtMs };
-}
-
-/** The vendor's message and field errors stay with the replica that received them; other replicas get the kind and status only. */
-function withoutUpstreamWords(error: SignInFailure['error']): SignInFailure['error'] {
-  const { upstreamMessage: _message, upstreamErrors: _errors, ...rest } = error;
-  return rest;
 }
