@@ -42,6 +42,8 @@ export interface TokenDemand {
  */
 export interface TokenExchange {
   obtain(demand: TokenDemand, signIn: () => Promise<SignInOutcome>): Promise<SignInOutcome>;
+  /** Offers a failure this process met outside a sign-in (its fresh token refused) to the others; resolves whether it is now shared. */
+  share?(failure: SignInFailure): Promise<boolean>;
 }
 
 export const SIGN_IN_DIRECTLY: TokenExchange = { obtain: (_demand, signIn) => signIn() };

@@ -82,6 +82,8 @@ export class TokenProvider {
   private failure: SignInFailure | undefined;
   /** When a failure Redis holds is looked up again; undefined for one kept here (no Redis, or Redis away when it was met). */
   private failureRecheckAtMs: number | undefined;
+  /** The token the vendor refused on its first use: never taken back from a shared store, until a new token comes. */
+  private refusedToken: string | undefined;
   /** The token request in flight, shared by everyone who needs a token meanwhile. */
   private pending: Promise<string> | undefined;
   private readonly secrets: Pick<HeldSecrets, 'hold' | 'forget'>;
@@ -141,9 +143,23 @@ export class TokenProvider {
     if (this.unproven !== token || this.current?.token !== token) return false;
     this.current = undefined;
     this.unproven = undefined;
-    this.failure = nextSignInFailure(this.errors.tokenRefused, 'refused', this.failure, this.now(), this.backoff);
+    this.refusedToken = token;
+    const failure = nextSignInFailure(this.errors.tokenRefused, 'refused', this.failure, this.now(), this.backoff);
+    this.failure = failure;
     this.failureRecheckAtMs = undefined;
+    void this.shareRefusal(failure);
     return true;
+  }
+
+  /**
+   * The other replicas back off too instead of each signing in for a token
+   * the vendor will refuse; once shared, the failure lasts here as long as in
+   * Redis, so a valid token another replica signs in for afterwards (after an
+   * operator's DEL) ends this backoff too.
+   */
+  private async shareRefusal(failure: SignInFailure): Promise<void> {
+    const shared = (await this.exchange.share?.(failure)) ?? false;
+    if (shared && this.failure === failure) this.failureRecheckAtMs = this.now() + SHARED_FAILURE_RECHECK_MS;
   }
 
   /** For readiness and metrics: whether sign-in is backing off after a failure, why and until when. Never a secret. */
@@ -163,8 +179,14 @@ export class TokenProvider {
       signedInHere = true;
       return this.signInNow(demand.reason);
     };
+    const rejectedToken = demand.rejectedToken ?? this.refusedToken;
+    const asked = {
+      ...demand,
+      ...(rejectedToken === undefined ? {} : { rejectedToken }),
+      ...(backingOff === undefined ? {} : { backingOff }),
+    };
     this.pending = this.exchange
-      .obtain(backingOff === undefined ? demand : { ...demand, backingOff }, signIn)
+      .obtain(asked, signIn)
       .then((outcome) => {
         const token = this.settle(outcome);
         this.unproven = demand.reason === 'rejected' && signedInHere ? token : undefined;
@@ -201,6 +223,7 @@ export class TokenProvider {
     }
     this.failure = undefined;
     this.failureRecheckAtMs = undefined;
+    this.refusedToken = undefined;
     this.current = outcome.token;
     this.holdForRedaction(outcome.token.token);
     return outcome.token.token;

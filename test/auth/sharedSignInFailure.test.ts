@@ -9,7 +9,7 @@
 import { SharedTokenProvider } from '../../src/upstream/stores/sharedTokenProvider';
 import type { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
 import { SIGN_IN_PATH } from '../../src/upstream/datasources/signIn';
-import { redisHarness } from '../support/redisHarness';
+import { eventually, redisHarness } from '../support/redisHarness';
 import { describeWithRedis } from '../support/redisServer';
 import { refusedSignIn } from '../support/tokenFixtures';
 
@@ -100,6 +100,34 @@ describeWithRedis('a sign-in failure shared through Redis', () => {
 
     await expect(Promise.all([tokensA.getToken(), tokensB.getToken()])).resolves.toEqual(['token-1', 'token-1']);
     expect(signIn).toHaveBeenCalledTimes(2);
+  });
+
+  test('a replica whose fresh token was refused backs off no longer than Redis holds no valid token: it takes the one another replica signed in for', async () => {
+    const admin = await harness.admin();
+    const [a, b] = await Promise.all([harness.replica(), harness.replica()]);
+    let signedInA = 0;
+    const signInA = jest.fn(async () => `token-${(signedInA += 1)}`);
+    const signInB = jest.fn(async () => 'token-from-b');
+    const tokensA = provider(a.redis, signInA);
+    const tokensB = provider(b.redis, signInB);
+    await expect(tokensA.getToken()).resolves.toBe('token-1');
+    await expect(tokensA.renew('token-1')).resolves.toBe('token-2');
+    expect(tokensA.refused('token-2')).toBe(true);
+    await eventually(async () => (await admin.exists(FAILURE_KEY)) === 1);
+
+    // The other replica meets the refused token through Redis, and backs off with the shared failure: no sign-in.
+    await expect(tokensB.getToken()).resolves.toBe('token-2');
+    expect(tokensB.refused('token-2')).toBe(false);
+    await expect(tokensB.renew('token-2')).rejects.toMatchObject({ status: 401, endpoint: '/api/dashboard/query' });
+    expect(signInB).not.toHaveBeenCalled();
+
+    // The operator clears the failure; the other replica signs in, and the first one takes its token within a second.
+    await admin.del(FAILURE_KEY);
+    now += SECOND;
+    await expect(tokensB.renew('token-2')).resolves.toBe('token-from-b');
+    await expect(tokensA.getToken()).resolves.toBe('token-from-b');
+    expect(tokensA.signInState()).toEqual({ state: 'ok' });
+    expect(signInA).toHaveBeenCalledTimes(2);
   });
 
   test('a failure this replica met while Redis was away is kept locally until its backoff ends: no sign-in meanwhile', async () => {

@@ -74,6 +74,10 @@ export class RedisTokenExchange implements TokenExchange {
     return this.signInAlone(demand, signIn);
   }
 
+  share(failure: SignInFailure): Promise<boolean> {
+    return this.publishFailure(failure);
+  }
+
   private async signInHoldingLock(demand: TokenDemand, signIn: () => Promise<SignInOutcome>, lock: Lease): Promise<SignInOutcome> {
     try {
       const seen = await this.read(demand);
