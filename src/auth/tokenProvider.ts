@@ -216,10 +216,12 @@ export class TokenProvider {
 
   private settle(outcome: SignInOutcome): string {
     if ('failure' in outcome) {
-      this.failure = outcome.failure;
+      // Read back, the failure this replica met and shared keeps the vendor's words it had (Redis holds kind and status only).
+      const failure = isSameFailure(this.failure, outcome.failure) ? (this.failure ?? outcome.failure) : outcome.failure;
+      this.failure = failure;
       // A failure Redis holds lasts as long as its key there, for this replica too: looked up again soon.
       this.failureRecheckAtMs = outcome.shared ? this.now() + SHARED_FAILURE_RECHECK_MS : undefined;
-      throw backoffError(outcome.failure, this.now(), this.errors);
+      throw backoffError(failure, this.now(), this.errors);
     }
     this.failure = undefined;
     this.failureRecheckAtMs = undefined;
@@ -240,4 +242,8 @@ export class TokenProvider {
   private renewalTime(token: string, issuedAtMs: number): number {
     return renewalTimeMs(token, issuedAtMs, { safetyMarginMs: this.safetyMarginMs, fallbackTtlMs: this.fallbackTtlMs });
   }
+}
+
+function isSameFailure(held: SignInFailure | undefined, read: SignInFailure): boolean {
+  return held !== undefined && held.reason === read.reason && held.streak === read.streak && held.untilMs === read.untilMs;
 }

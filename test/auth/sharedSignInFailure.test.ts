@@ -102,6 +102,21 @@ describeWithRedis('a sign-in failure shared through Redis', () => {
     expect(signIn).toHaveBeenCalledTimes(2);
   });
 
+  test("looked up again, a failure keeps the vendor's words on the replica that met it; the others get kind and status only", async () => {
+    const [a, b] = await Promise.all([harness.replica(), harness.replica()]);
+    const { signIn } = credentials();
+    const tokensA = provider(a.redis, signIn);
+    const tokensB = provider(b.redis, signIn);
+    await expect(tokensA.getToken()).rejects.toMatchObject({ upstreamMessage: 'Invalid credentials' });
+
+    now += SECOND;
+
+    await expect(tokensA.getToken()).rejects.toMatchObject({ status: 401, upstreamMessage: 'Invalid credentials' });
+    const seenByB: unknown = await tokensB.getToken().catch((error: unknown) => error);
+    expect(seenByB).toMatchObject({ status: 401, endpoint: SIGN_IN_PATH, upstreamMessage: undefined });
+    expect(signIn).toHaveBeenCalledTimes(1);
+  });
+
   test('a replica whose fresh token was refused backs off no longer than Redis holds no valid token: it takes the one another replica signed in for', async () => {
     const admin = await harness.admin();
     const [a, b] = await Promise.all([harness.replica(), harness.replica()]);
