@@ -44,6 +44,8 @@ export interface TokenExchange {
   obtain(demand: TokenDemand, signIn: () => Promise<SignInOutcome>): Promise<SignInOutcome>;
   /** Offers a failure this process met outside a sign-in (its fresh token refused) to the others; resolves whether it is now shared. */
   share?(failure: SignInFailure): Promise<boolean>;
+  /** The failure the others share now: 'none' when there is none, 'away' when the shared store cannot say. A read, never a sign-in. */
+  sharedFailure?(): Promise<SignInFailure | 'none' | 'away'>;
 }
 
 export const SIGN_IN_DIRECTLY: TokenExchange = { obtain: (_demand, signIn) => signIn() };

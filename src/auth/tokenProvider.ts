@@ -164,7 +164,30 @@ export class TokenProvider {
 
   /** For readiness and metrics: whether sign-in is backing off after a failure, why and until when. Never a secret. */
   signInState(): SignInState {
+    this.lookAgainIfDue();
     return signInState(this.failure, this.now());
+  }
+
+  /**
+   * A readiness probe or a metrics scrape looks at a shared failure again
+   * when it is due, in the background (a read, never a sign-in): a replica
+   * with no traffic also reports ok soon after the key is gone.
+   */
+  private lookAgainIfDue(): void {
+    const failure = this.failure;
+    const nowMs = this.now();
+    const due =
+      failure !== undefined && this.failureRecheckAtMs !== undefined && nowMs >= this.failureRecheckAtMs && nowMs < failure.untilMs;
+    if (!due || this.pending !== undefined || this.exchange.sharedFailure === undefined) return;
+    this.failureRecheckAtMs = nowMs + SHARED_FAILURE_RECHECK_MS;
+    void this.exchange.sharedFailure().then(
+      (shared) => {
+        if (shared !== 'none' || this.failure !== failure) return;
+        this.failure = undefined;
+        this.failureRecheckAtMs = undefined;
+      },
+      () => {}, // a failed look changes nothing: the next one, or the next demand, asks again
+    );
   }
 
   private obtainOnce(demand: TokenDemand): Promise<string> {

@@ -67,6 +67,23 @@ describeWithRedis('a sign-in failure shared through Redis', () => {
     expect(signIn).toHaveBeenCalledTimes(1);
   });
 
+  test('readiness follows the key too: a replica with no traffic reports ok again within a second of the DEL, with no sign-in', async () => {
+    const admin = await harness.admin();
+    const b = await harness.replica();
+    await admin.set(FAILURE_KEY, fifteenMinuteFailure(), 'PX', 15 * MINUTE);
+    const { signIn } = credentials();
+    const tokens = provider(b.redis, signIn);
+    await expect(tokens.getToken()).rejects.toMatchObject({ status: 401 });
+
+    now += SECOND;
+    await admin.del(FAILURE_KEY);
+    now += SECOND;
+
+    tokens.signInState(); // a readiness probe: looks at Redis again in the background
+    await eventually(async () => tokens.signInState().state === 'ok');
+    expect(signIn).not.toHaveBeenCalled();
+  });
+
   test('while the key is there, the replica keeps refusing, second after second, without signing in', async () => {
     const admin = await harness.admin();
     const b = await harness.replica();

@@ -78,6 +78,15 @@ export class RedisTokenExchange implements TokenExchange {
     return this.publishFailure(failure);
   }
 
+  async sharedFailure(): Promise<SignInFailure | 'none' | 'away'> {
+    const stored = await this.redis.attempt((client) => client.get(SIGNIN_FAILURE_KEY));
+    // Refused (a key of another type): as good as absent, as in read().
+    if (!stored.ok) return stored.failure === 'away' ? 'away' : 'none';
+    const nowMs = this.now();
+    const failure = readValue(this.redis, SIGNIN_FAILURE_KEY, stored.value, (parsed) => this.validateFailure(parsed, nowMs));
+    return failure !== undefined && nowMs < failure.untilMs ? failure : 'none';
+  }
+
   private async signInHoldingLock(demand: TokenDemand, signIn: () => Promise<SignInOutcome>, lock: Lease): Promise<SignInOutcome> {
     try {
       const seen = await this.read(demand);
