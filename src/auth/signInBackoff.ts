@@ -1,6 +1,6 @@
 import { UPSTREAM_PATH_DEFAULTS } from '../config/upstreamPath';
 import { UPSTREAM_CALL_DEFAULTS } from '../config/upstreamCalls';
-import { UpstreamError, failurePolicyOf, type UpstreamErrorDetails } from '../upstream/failures/upstreamError';
+import type { SignInErrors, SignInFailureDetails, SignInFailureReason } from './signInErrors';
 
 const SECOND_MS = 1_000;
 
@@ -21,8 +21,7 @@ export const DEFAULT_SIGNIN_BACKOFF: SignInBackoffOptions = {
   ...UPSTREAM_PATH_DEFAULTS.signInBackoff,
 };
 
-/** `refused`: the vendor said no to our credentials. `unavailable`: the vendor could not answer. */
-export type SignInFailureReason = 'refused' | 'unavailable';
+export type { SignInFailureReason } from './signInErrors';
 
 /** A remembered sign-in failure: plain data, so it can be shared through Redis. Holds no secret (createSignIn scrubs the password). */
 export interface SignInFailure {
@@ -30,24 +29,14 @@ export interface SignInFailure {
   untilMs: number;
   /** Failures in a row, this one included: the next pause doubles from it. */
   streak: number;
-  error: UpstreamErrorDetails;
+  error: SignInFailureDetails;
 }
 
 export type SignInState = { state: 'ok' } | { state: 'backing_off'; reason: SignInFailureReason; until: string; retryAfterSeconds: number };
 
-/**
- * Which failures are remembered: the failure policy's `signInBackoff` column
- * (failures/policy.ts). A refusal of our configuration and a failing host
- * are; a local refusal or a 429 carries its own wait, and a non-upstream
- * error is a bug, not the vendor's answer.
- */
-export function classifySignInFailure(error: unknown): SignInFailureReason | undefined {
-  return failurePolicyOf(error)?.signInBackoff;
-}
-
 /** The pause after this failure: the base, doubled for each failure before it in a row, capped. */
 export function nextSignInFailure(
-  error: UpstreamError,
+  details: SignInFailureDetails,
   reason: SignInFailureReason,
   previous: SignInFailure | undefined,
   nowMs: number,
@@ -57,12 +46,12 @@ export function nextSignInFailure(
   const [baseMs, maxMs] =
     reason === 'refused' ? [options.refusedBaseMs, options.refusedMaxMs] : [options.unavailableBaseMs, options.unavailableMaxMs];
   const pauseMs = Math.min(Math.max(baseMs, maxMs), baseMs * 2 ** Math.min(streak - 1, 30));
-  return { reason, untilMs: nowMs + pauseMs, streak, error: detailsOf(error) };
+  return { reason, untilMs: nowMs + pauseMs, streak, error: details };
 }
 
 /** What every caller during the pause gets: the same error as the failed sign-in, with the seconds left. */
-export function backoffError(failure: SignInFailure, nowMs: number): UpstreamError {
-  return new UpstreamError({ ...failure.error, retryAfterSeconds: secondsLeft(failure, nowMs) });
+export function backoffError(failure: SignInFailure, nowMs: number, errors: Pick<SignInErrors, 'duringBackoff'>): Error {
+  return errors.duringBackoff(failure.error, secondsLeft(failure, nowMs));
 }
 
 export function signInState(failure: SignInFailure | undefined, nowMs: number): SignInState {
@@ -83,26 +72,4 @@ export function backoffSeconds(state: SignInState): number {
 
 function secondsLeft(failure: SignInFailure, nowMs: number): number {
   return Math.max(1, Math.ceil((failure.untilMs - nowMs) / SECOND_MS));
-}
-
-function detailsOf(error: UpstreamError): UpstreamErrorDetails {
-  const details: UpstreamErrorDetails = { service: error.service, endpoint: error.endpoint, kind: error.kind };
-  if (error.status !== undefined) details.status = error.status;
-  if (error.upstreamMessage !== undefined) details.upstreamMessage = error.upstreamMessage;
-  if (error.upstreamErrors !== undefined) details.upstreamErrors = error.upstreamErrors;
-  if (error.reason !== undefined) details.reason = error.reason;
-  if (error.timeoutMs !== undefined) details.timeoutMs = error.timeoutMs;
-  return details;
-}
-
-/** Reads a failure shared through Redis; anything malformed counts as none. */
-export function parseSignInFailure(value: unknown): SignInFailure | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const { reason, untilMs, streak, error } = value as Record<string, unknown>;
-  if (reason !== 'refused' && reason !== 'unavailable') return undefined;
-  if (typeof untilMs !== 'number' || typeof streak !== 'number' || typeof error !== 'object' || error === null) return undefined;
-  const { service, endpoint, kind } = error as Record<string, unknown>;
-  if (service !== 'reporting' || typeof endpoint !== 'string' || typeof kind !== 'string') return undefined;
-  // Rebuilt through UpstreamError so a tampered entry is scrubbed and typed like any upstream error.
-  return { reason, untilMs, streak, error: detailsOf(new UpstreamError(error as UpstreamErrorDetails)) };
 }

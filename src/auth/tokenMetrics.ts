@@ -1,15 +1,19 @@
 import type { Metrics } from '../observability/metrics/metrics';
-import type { UpstreamObserver } from '../upstream/observer';
 import { backoffSeconds } from './signInBackoff';
 import type { SignInReason } from './tokenExchange';
 import type { TokenProvider } from './tokenProvider';
+
+/** Told of each renewal: the upstream observer (upstream/observer.ts) in the subgraph. */
+export interface RenewalObserver {
+  tokenRenewed(reason: Exclude<SignInReason, 'initial'>): void;
+}
 
 /**
  * The `onSignIn` both providers take: every sign-in but the first counts as a
  * renewal (`subgraph_upstream_token_renewals_total{reason}`). With Redis only
  * the replica that signs in is told, so the cluster's sum is its renewals.
  */
-export function renewalCounter(observer: Pick<UpstreamObserver, 'tokenRenewed'>): (reason: SignInReason) => void {
+export function renewalCounter(observer: RenewalObserver): (reason: SignInReason) => void {
   return (reason) => {
     if (reason !== 'initial') observer.tokenRenewed(reason);
   };

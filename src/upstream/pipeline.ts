@@ -30,7 +30,7 @@ import type { TokenProvider } from '../auth/tokenProvider';
  *    7. breaker                       circuit breaker, upstream outages only (stages/breaker.ts)
  *    8. request                       the endpoint's datasource call (datasources/*.ts)
  * Per HTTP request, HTTP-level (`httpPath`, `reportingHttpPath` below; each an HttpStage over the next):
- *    9. token                         reporting only: bearer token, renew and repeat once after a 401 (stages/tokenRenewal.ts)
+ *    9. token                         reporting only: bearer token, renew and repeat after a 401 (stages/tokenRenewal.ts)
  *   10. retry                         backoff with jitter, the 429 repeat, deadline-aware (stages/retry.ts)
  *   11. governor                      each attempt takes its place in its rate; a 429 pauses it (stages/governorStage.ts)
  *   12. transport                     one HTTP attempt within the call's deadline (transport/httpClient.ts)
@@ -45,7 +45,7 @@ export function httpPath(parts: { retry: RetryOptions; governor: GovernorStageOp
 }
 
 /** Stage 9 over stages 10–12: the reporting API's authenticated path (the sign-in itself takes `httpPath`). */
-export function reportingHttpPath(tokens: Pick<TokenProvider, 'getToken' | 'renew' | 'renewalRejected'>, http: HttpClient): HttpClient {
+export function reportingHttpPath(tokens: Pick<TokenProvider, 'getToken' | 'renew' | 'served' | 'refused'>, http: HttpClient): HttpClient {
   return tokenRenewalStage(tokens)(http);
 }
 

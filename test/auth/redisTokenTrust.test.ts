@@ -4,7 +4,7 @@
  * and an end, what is read back is bounded, far expiries are clamped, and
  * every outage's recovery writes the token back.
  */
-import { SharedTokenProvider, TOKEN_KEY } from '../../src/auth/sharedTokenProvider';
+import { SharedTokenProvider, TOKEN_KEY } from '../../src/upstream/stores/sharedTokenProvider';
 import { waitUntilReady } from '../../src/upstream/stores/redis/client';
 import { MAX_TTL_MS } from '../../src/upstream/stores/redis/ttl';
 import type { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';

@@ -1,4 +1,5 @@
-import { backoffSeconds, classifySignInFailure, parseSignInFailure, signInState } from '../../src/auth/signInBackoff';
+import { backoffSeconds, signInState } from '../../src/auth/signInBackoff';
+import { classifySignInFailure, parseSignInFailure } from '../../src/upstream/datasources/signInErrors';
 import { renewalTimeMs } from '../../src/auth/tokenLifetime';
 import { UpstreamError, type UpstreamErrorKind } from '../../src/upstream/failures/upstreamError';
 
@@ -51,7 +52,8 @@ describe('the backoff state', () => {
     expect(parseSignInFailure({ ...remembered, error: { ...remembered.error, service: 'elsewhere' } })).toBeUndefined();
     expect(parseSignInFailure('garbage')).toBeUndefined();
     const echoed = parseSignInFailure({ ...remembered, error: { ...remembered.error, upstreamMessage: 'bad token Bearer abc.def.ghi' } });
-    expect(echoed?.error.upstreamMessage).not.toContain('abc.def.ghi');
+    expect(JSON.stringify(echoed?.error)).not.toContain('abc.def.ghi');
+    expect(echoed?.error).toMatchObject({ upstreamMessage: expect.any(String) });
   });
 });
 

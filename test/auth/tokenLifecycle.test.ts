@@ -10,10 +10,11 @@
 import type { Redis } from 'ioredis';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
-import { SharedTokenProvider } from '../../src/auth/sharedTokenProvider';
+import { SharedTokenProvider } from '../../src/upstream/stores/sharedTokenProvider';
 import { renewalCounter, watchSignInBackoff } from '../../src/auth/tokenMetrics';
 import { upstreamMetricsObserver } from '../../src/upstream/metricsObserver';
 import { TokenProvider, type TokenProviderOptions } from '../../src/auth/tokenProvider';
+import { REPORTING_SIGN_IN_ERRORS } from '../../src/upstream/datasources/signInErrors';
 import { ReportingAPI } from '../../src/upstream/datasources/reportingAPI';
 import { createSignIn } from '../../src/upstream/datasources/signIn';
 import type { DashboardQueryBody } from '../../src/upstream/datasources/wire';
@@ -93,8 +94,8 @@ describeWithRedis('30-minute tokens against the emulator', () => {
     return new SharedRedis({ ...REDIS_STATE_DEFAULTS.sharedRedis, client, logger: quietLogger, retryAfterMs: 0, timeoutMs: 2_000 });
   }
 
-  const subjects: [string, number, (options: TokenProviderOptions, prefix: string) => Promise<TokenProvider>][] = [
-    ['one in-process provider', 1, async (options) => new TokenProvider(options)],
+  const subjects: [string, number, (options: Omit<TokenProviderOptions, 'errors'>, prefix: string) => Promise<TokenProvider>][] = [
+    ['one in-process provider', 1, async (options) => new TokenProvider({ ...options, errors: REPORTING_SIGN_IN_ERRORS })],
     [
       'three replicas sharing Redis',
       3,

@@ -1,4 +1,5 @@
 import { TokenProvider } from '../../src/auth/tokenProvider';
+import { REPORTING_SIGN_IN_ERRORS } from '../../src/upstream/datasources/signInErrors';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -42,7 +43,7 @@ describe('TokenProvider', () => {
 
   test('signs in on the first call and reuses the token afterwards', async () => {
     const signIn = countingSignIn();
-    const tokens = new TokenProvider({ signIn, now: clock });
+    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
 
     expect(signIn).not.toHaveBeenCalled();
     await expect(tokens.getToken()).resolves.toBe('token-1');
@@ -54,7 +55,7 @@ describe('TokenProvider', () => {
 
   test('renews before the JWT exp, by the safety margin', async () => {
     const signIn = countingSignIn((n) => jwt({ sub: String(n), exp: (now + 2 * HOUR) / 1000 }));
-    const tokens = new TokenProvider({ signIn, now: clock, safetyMarginMs: 5 * MINUTE });
+    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock, safetyMarginMs: 5 * MINUTE });
     const first = await tokens.getToken();
 
     now = START + 2 * HOUR - 5 * MINUTE - 1;
@@ -69,7 +70,7 @@ describe('TokenProvider', () => {
   test('uses exp - iat as the lifetime, so a skewed upstream clock does not matter', async () => {
     const upstreamNow = START / 1000 + 30 * 24 * 3600;
     const signIn = countingSignIn(() => jwt({ iat: upstreamNow, exp: upstreamNow + 3600 }));
-    const tokens = new TokenProvider({ signIn, now: clock, safetyMarginMs: 5 * MINUTE });
+    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock, safetyMarginMs: 5 * MINUTE });
     await tokens.getToken();
 
     now = START + 54 * MINUTE;
@@ -82,7 +83,7 @@ describe('TokenProvider', () => {
 
   test('caps the margin at a tenth of a short lifetime instead of signing in on every call', async () => {
     const signIn = countingSignIn(() => jwt({ iat: now / 1000, exp: now / 1000 + 60 }));
-    const tokens = new TokenProvider({ signIn, now: clock });
+    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
     await tokens.getToken();
 
     now = START + 53_999;
@@ -99,7 +100,7 @@ describe('TokenProvider', () => {
     ['a JWT with a garbage payload', 'eyJhbGciOiJIUzI1NiJ9.bm90IGpzb24.c2ln'],
   ])('falls back to 14 days from sign-in for %s', async (_label, token) => {
     const signIn = jest.fn(async () => token);
-    const tokens = new TokenProvider({ signIn, now: clock, safetyMarginMs: HOUR });
+    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock, safetyMarginMs: HOUR });
     await tokens.getToken();
 
     now = START + 14 * DAY - HOUR - 1;
@@ -112,7 +113,7 @@ describe('TokenProvider', () => {
 
   test('50 concurrent callers share exactly one sign-in', async () => {
     const { signIn, calls } = scriptedSignIn();
-    const tokens = new TokenProvider({ signIn, now: clock });
+    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
 
     const waiting = Array.from({ length: 50 }, () => tokens.getToken());
     calls[0].resolve('shared');
@@ -123,7 +124,7 @@ describe('TokenProvider', () => {
 
   test("a failure that is not the upstream's answer rejects every waiter and is not remembered: the next call tries again", async () => {
     const { signIn, calls } = scriptedSignIn();
-    const tokens = new TokenProvider({ signIn, now: clock });
+    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
 
     const waiting = Array.from({ length: 5 }, () => tokens.getToken());
     calls[0].reject(new Error('Invalid credentials'));
@@ -138,7 +139,7 @@ describe('TokenProvider', () => {
 
   test('renew(rejected) when a newer token is already current does not sign in', async () => {
     const signIn = countingSignIn();
-    const tokens = new TokenProvider({ signIn, now: clock });
+    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
     const old = await tokens.getToken();
     const current = await tokens.renew(old);
     expect(signIn).toHaveBeenCalledTimes(2);
@@ -149,7 +150,7 @@ describe('TokenProvider', () => {
 
   test('renew(current) from many concurrent callers signs in exactly once', async () => {
     const signIn = countingSignIn();
-    const tokens = new TokenProvider({ signIn, now: clock });
+    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
     const rejected = await tokens.getToken();
 
     const renewed = await Promise.all(Array.from({ length: 20 }, () => tokens.renew(rejected)));
@@ -161,7 +162,7 @@ describe('TokenProvider', () => {
 
   test('renew() during a sign-in in flight joins it', async () => {
     const { signIn, calls } = scriptedSignIn();
-    const tokens = new TokenProvider({ signIn, now: clock });
+    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
 
     const first = tokens.getToken();
     const renewed = tokens.renew('whatever');
@@ -173,11 +174,11 @@ describe('TokenProvider', () => {
 
   test('a token refused right after the sign-in that replaced a refused one starts the sign-in backoff instead of a loop', async () => {
     const signIn = countingSignIn();
-    const tokens = new TokenProvider({ signIn, now: clock, signInBackoff: { refusedBaseMs: MINUTE } });
+    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock, signInBackoff: { refusedBaseMs: MINUTE } });
     await tokens.getToken();
     await expect(tokens.renew('token-1')).resolves.toBe('token-2');
 
-    tokens.renewalRejected('token-2');
+    expect(tokens.refused('token-2')).toBe(true);
 
     expect(tokens.signInState()).toMatchObject({ state: 'backing_off', reason: 'refused', retryAfterSeconds: 60 });
     // The refused token is not handed out again, and no one signs in before the backoff ends.
@@ -196,22 +197,36 @@ describe('TokenProvider', () => {
 
   test('only the token obtained for the refusal, while current, can start that backoff', async () => {
     const signIn = countingSignIn();
-    const tokens = new TokenProvider({ signIn, now: clock });
+    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
     await tokens.getToken();
 
-    tokens.renewalRejected('token-1'); // the first token: obtained for no refusal
+    expect(tokens.refused('token-1')).toBe(false); // the first token: obtained for no refusal
     await tokens.renew('token-1');
     await tokens.renew('token-2'); // token-2 served until revoked; token-3 replaced it
-    tokens.renewalRejected('token-2');
+    expect(tokens.refused('token-2')).toBe(false);
 
     expect(tokens.signInState()).toEqual({ state: 'ok' });
     await expect(tokens.getToken()).resolves.toBe('token-3');
     expect(signIn).toHaveBeenCalledTimes(3);
   });
 
+  test('a renewed token that served a call simply expires: a later 401 on it renews, never backs off', async () => {
+    const signIn = countingSignIn();
+    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    await tokens.getToken();
+    await expect(tokens.renew('token-1')).resolves.toBe('token-2');
+
+    tokens.served('token-2');
+
+    expect(tokens.refused('token-2')).toBe(false);
+    expect(tokens.signInState()).toEqual({ state: 'ok' });
+    await expect(tokens.renew('token-2')).resolves.toBe('token-3');
+    expect(signIn).toHaveBeenCalledTimes(3);
+  });
+
   test('a failed renewal leaves no token behind: the next getToken signs in', async () => {
     const { signIn, calls } = scriptedSignIn();
-    const tokens = new TokenProvider({ signIn, now: clock });
+    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
     const first = tokens.getToken();
     calls[0].resolve('revoked');
     await first;
@@ -235,7 +250,7 @@ describe('TokenProvider on the real clock (jest fake timers)', () => {
   test('with its default clock, renews an hour before a 14-day exp and not before', async () => {
     jest.useFakeTimers({ now: START });
     const signIn = countingSignIn((n) => jwt({ sub: String(n), iat: Date.now() / 1000, exp: (Date.now() + 14 * DAY) / 1000 }));
-    const tokens = new TokenProvider({ signIn });
+    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn });
     const first = await tokens.getToken();
 
     jest.setSystemTime(START + 14 * DAY - HOUR - 1);

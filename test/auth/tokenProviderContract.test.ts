@@ -5,8 +5,9 @@
  * Time is an injected clock; sign-ins are stubs the test settles.
  */
 import type { Redis } from 'ioredis';
-import { SharedTokenProvider } from '../../src/auth/sharedTokenProvider';
+import { SharedTokenProvider } from '../../src/upstream/stores/sharedTokenProvider';
 import { TokenProvider, type SignInReason } from '../../src/auth/tokenProvider';
+import { REPORTING_SIGN_IN_ERRORS } from '../../src/upstream/datasources/signInErrors';
 import { UpstreamError } from '../../src/upstream/failures/upstreamError';
 import { createRedisClient, waitUntilReady } from '../../src/upstream/stores/redis/client';
 import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
@@ -56,7 +57,7 @@ describeWithRedis('the token provider contract', () => {
   }
 
   const subjects: [string, (options: ProviderOptions) => Promise<Provider>][] = [
-    ['in process', async (options) => new TokenProvider(options)],
+    ['in process', async (options) => new TokenProvider({ ...options, errors: REPORTING_SIGN_IN_ERRORS })],
     [
       'shared through Redis',
       async (options) => new SharedTokenProvider({ ...options, redis: await sharedRedis(server.url, true), lockMs: 2_000, pollMs: 5 }),

@@ -6,7 +6,7 @@
  * or delayed by a seeded random amount, and sign-ins end when the test says.
  */
 import type { Redis } from 'ioredis';
-import { SharedTokenProvider } from '../../src/auth/sharedTokenProvider';
+import { SharedTokenProvider } from '../../src/upstream/stores/sharedTokenProvider';
 import { createRedisClient, waitUntilReady } from '../../src/upstream/stores/redis/client';
 import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
 import { Secret } from '../../src/redaction/secret';

@@ -3,7 +3,7 @@
  * the call path takes about a failure, pinned for each kind and status, and
  * read back through the places that act on it.
  */
-import { classifySignInFailure } from '../../src/auth/signInBackoff';
+import { classifySignInFailure } from '../../src/upstream/datasources/signInErrors';
 import { formatError } from '../../src/graphql/errors';
 import { FAILURE_POLICY, policyOfDetails } from '../../src/upstream/failures/policy';
 import { UpstreamError, failurePolicyOf, type UpstreamErrorDetails } from '../../src/upstream/failures/upstreamError';

@@ -4,7 +4,7 @@
  * empties as answers lapse; the only key without a TTL is the replica roster,
  * one member per live replica.
  */
-import { SharedTokenProvider } from '../../src/auth/sharedTokenProvider';
+import { SharedTokenProvider } from '../../src/upstream/stores/sharedTokenProvider';
 import { createApolloCache } from '../../src/upstream/stores/redis/apolloCache';
 import { MemoryAnswerStore } from '../../src/upstream/stores/memoryAnswerStore';
 import { RedisAnswerStore } from '../../src/upstream/stores/redisAnswerStore';

@@ -4,7 +4,7 @@
  * cache, and the fallback when Redis is down, slow or flushed.
  */
 import type { Redis } from 'ioredis';
-import { SharedTokenProvider, TOKEN_KEY } from '../../src/auth/sharedTokenProvider';
+import { SharedTokenProvider, TOKEN_KEY } from '../../src/upstream/stores/sharedTokenProvider';
 import type { Fetched } from '../../src/upstream/datasources/fetched';
 import { createApolloCache } from '../../src/upstream/stores/redis/apolloCache';
 import { createRedisClient, waitUntilReady } from '../../src/upstream/stores/redis/client';

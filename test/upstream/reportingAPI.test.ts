@@ -1,5 +1,6 @@
 import type { Agent } from 'undici';
 import { TokenProvider } from '../../src/auth/tokenProvider';
+import { REPORTING_SIGN_IN_ERRORS } from '../../src/upstream/datasources/signInErrors';
 import { findDashboardShapeProblem, ReportingAPI } from '../../src/upstream/datasources/reportingAPI';
 import { createSignIn } from '../../src/upstream/datasources/signIn';
 import type { DashboardMetricResultWire, DashboardQueryBody } from '../../src/upstream/datasources/wire';
@@ -59,7 +60,10 @@ beforeEach(() => {
   agent = createAgent({ connections: UPSTREAM_PATH_DEFAULTS.connectionsPerOrigin });
   const http = createHttpClient({ dispatcher: agent, timeoutMs: 2_000 });
   const baseUrl = `${upstream.url}/base/`;
-  const tokens = new TokenProvider({ signIn: createSignIn({ baseUrl, email: EMAIL, password: new Secret(PASSWORD), http }) });
+  const tokens = new TokenProvider({
+    errors: REPORTING_SIGN_IN_ERRORS,
+    signIn: createSignIn({ baseUrl, email: EMAIL, password: new Secret(PASSWORD), http }),
+  });
   reporting = new ReportingAPI({ baseUrl, http: reportingHttpPath(tokens, http), now: () => FETCHED_AT });
 });
 

@@ -1,8 +1,9 @@
-import { SharedTokenProvider } from '../../auth/sharedTokenProvider';
 import type { SignInBackoffOptions } from '../../auth/signInBackoff';
 import { renewalCounter, watchSignInBackoff } from '../../auth/tokenMetrics';
 import { TokenProvider } from '../../auth/tokenProvider';
 import { createSignIn, type SignInOptions } from '../datasources/signIn';
+import { REPORTING_SIGN_IN_ERRORS } from '../datasources/signInErrors';
+import { SharedTokenProvider } from '../stores/sharedTokenProvider';
 import type { Logger } from '../../observability/logger';
 import type { Metrics } from '../../observability/metrics/metrics';
 import type { SharedRedis } from '../stores/redis/sharedRedis';
@@ -12,7 +13,7 @@ import type { UpstreamObserver } from '../observer';
 export type SignInEndpoint = () => Promise<string>;
 
 /** What the reporting datasource needs from a token holder: in process, or shared through Redis. */
-export type TokenSource = Pick<TokenProvider, 'getToken' | 'renew' | 'renewalRejected' | 'signInState'>;
+export type TokenSource = Pick<TokenProvider, 'getToken' | 'renew' | 'served' | 'refused' | 'signInState'>;
 
 export interface SignInEndpointOptions extends SignInOptions {
   logger: Pick<Logger, 'info' | 'warn'>;
@@ -67,7 +68,7 @@ export function createTokenSource(options: TokenSourceOptions): TokenSource {
   };
   const tokens =
     options.redis === undefined
-      ? new TokenProvider(common)
+      ? new TokenProvider({ ...common, errors: REPORTING_SIGN_IN_ERRORS })
       : new SharedTokenProvider({ ...common, redis: options.redis, lockMs: options.lockMs });
   if (options.metrics !== undefined) watchSignInBackoff(options.metrics, tokens);
   return tokens;

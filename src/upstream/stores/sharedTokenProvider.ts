@@ -1,11 +1,12 @@
-import type { SharedRedis } from '../upstream/stores/redis/sharedRedis';
+import { DEFAULT_SIGNIN_BACKOFF } from '../../auth/signInBackoff';
+import { TokenProvider, type TokenProviderOptions } from '../../auth/tokenProvider';
+import { REPORTING_SIGN_IN_ERRORS } from '../datasources/signInErrors';
+import type { SharedRedis } from './redis/sharedRedis';
 import { RedisTokenExchange } from './redisTokenExchange';
-import { DEFAULT_SIGNIN_BACKOFF } from './signInBackoff';
-import { TokenProvider, type TokenProviderOptions } from './tokenProvider';
 
 export { TOKEN_KEY } from './redisTokenExchange';
 
-export interface SharedTokenProviderOptions extends Omit<TokenProviderOptions, 'exchange'> {
+export interface SharedTokenProviderOptions extends Omit<TokenProviderOptions, 'exchange' | 'errors'> {
   redis: SharedRedis;
   /** How long the renewal lock is held at most: longer than a sign-in can take (its timeout). */
   lockMs: number;
@@ -15,7 +16,7 @@ export interface SharedTokenProviderOptions extends Omit<TokenProviderOptions, '
 
 /**
  * The reporting token shared by every replica through Redis: the in-process
- * TokenProvider (single-flight, renewal time, failure backoff, onSignIn) whose
+ * TokenProvider (auth/) (single-flight, renewal time, failure backoff, onSignIn) whose
  * new tokens come through Redis (RedisTokenExchange) instead of straight from
  * a sign-in. A replica keeps the token it last saw and asks Redis only when
  * that one is due or was refused.
@@ -26,6 +27,6 @@ export class SharedTokenProvider extends TokenProvider {
     const backoff = { ...DEFAULT_SIGNIN_BACKOFF, ...options.signInBackoff };
     const maxBackoffMs = Math.max(backoff.refusedBaseMs, backoff.refusedMaxMs, backoff.unavailableBaseMs, backoff.unavailableMaxMs);
     const exchange = new RedisTokenExchange({ redis: options.redis, lockMs: options.lockMs, pollMs: options.pollMs, maxBackoffMs, now });
-    super({ ...options, now, exchange });
+    super({ ...options, now, exchange, errors: REPORTING_SIGN_IN_ERRORS });
   }
 }

@@ -1,10 +1,11 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { takeLease, type Lease } from '../upstream/stores/redis/lease';
-import { fieldsOf, readValue } from '../upstream/stores/redis/readValue';
-import type { SharedRedis } from '../upstream/stores/redis/sharedRedis';
-import { MAX_TTL_MS, clampTime, ttlMs } from '../upstream/stores/redis/ttl';
-import { parseSignInFailure, type SignInFailure } from './signInBackoff';
-import type { IssuedToken, SignInOutcome, TokenDemand, TokenExchange } from './tokenExchange';
+import type { SignInFailure } from '../../auth/signInBackoff';
+import type { IssuedToken, SignInOutcome, TokenDemand, TokenExchange } from '../../auth/tokenExchange';
+import { parseSignInFailure, withoutUpstreamWords } from '../datasources/signInErrors';
+import { takeLease, type Lease } from './redis/lease';
+import { fieldsOf, readValue } from './redis/readValue';
+import type { SharedRedis } from './redis/sharedRedis';
+import { MAX_TTL_MS, clampTime, ttlMs } from './redis/ttl';
 
 /** Keys under the configured REDIS_KEY_PREFIX. Only the token and a failure's details are stored, never the password. */
 export const TOKEN_KEY = 'reporting:token';
@@ -63,28 +64,48 @@ export class RedisTokenExchange implements TokenExchange {
     const giveUpAtMs = this.now() + 2 * this.lockMs;
     while (this.now() < giveUpAtMs) {
       const seen = await this.read(demand);
-      if (seen === 'redis-failed') return this.signInAlone(signIn);
+      if (seen === 'redis-failed') return this.signInAlone(demand, signIn);
       if (seen !== 'nothing') return this.remember(seen);
       const lock = await takeLease(this.redis, LOCK_KEY, { leaseMs: Math.min(LOCK_LEASE_MS, this.lockMs), holdAtMostMs: this.lockMs });
-      if (lock.kind === 'away') return this.signInAlone(signIn);
+      if (lock.kind === 'away') return this.signInAlone(demand, signIn);
       if (lock.kind === 'taken') return this.signInHoldingLock(demand, signIn, lock.lease);
       await delay(this.pollMs);
     }
-    return this.signInAlone(signIn);
+    return this.signInAlone(demand, signIn);
+  }
+
+  share(failure: SignInFailure): Promise<boolean> {
+    return this.publishFailure(failure);
+  }
+
+  async sharedFailure(): Promise<SignInFailure | 'none' | 'away'> {
+    const stored = await this.redis.attempt((client) => client.get(SIGNIN_FAILURE_KEY));
+    // Refused (a key of another type): as good as absent, as in read().
+    if (!stored.ok) return stored.failure === 'away' ? 'away' : 'none';
+    const nowMs = this.now();
+    const failure = readValue(this.redis, SIGNIN_FAILURE_KEY, stored.value, (parsed) => this.validateFailure(parsed, nowMs));
+    return failure !== undefined && nowMs < failure.untilMs ? failure : 'none';
   }
 
   private async signInHoldingLock(demand: TokenDemand, signIn: () => Promise<SignInOutcome>, lock: Lease): Promise<SignInOutcome> {
     try {
       const seen = await this.read(demand);
-      if (seen !== 'nothing' && seen !== 'redis-failed') return this.remember(seen);
+      if (seen === 'redis-failed') return await this.signInAlone(demand, signIn);
+      if (seen !== 'nothing') return this.remember(seen);
       return await this.publish(await signIn());
     } finally {
       await lock.release();
     }
   }
 
-  /** Redis failed us mid-way: sign in like a lone replica, then offer the outcome to the others (best effort). */
-  private async signInAlone(signIn: () => Promise<SignInOutcome>): Promise<SignInOutcome> {
+  /**
+   * Redis failed us mid-way: sign in like a lone replica, then offer the
+   * outcome to the others (best effort). A backoff this replica is in stands
+   * while Redis cannot say it was lifted: no sign-in before it ends.
+   */
+  private async signInAlone(demand: TokenDemand, signIn: () => Promise<SignInOutcome>): Promise<SignInOutcome> {
+    // Only a shared failure is looked up again (TokenProvider): as far as this replica can tell, it still is.
+    if (demand.backingOff !== undefined) return { failure: demand.backingOff, shared: true };
     return this.publish(await signIn());
   }
 
@@ -100,7 +121,7 @@ export class RedisTokenExchange implements TokenExchange {
       return { token };
     }
     const failure = readValue(this.redis, SIGNIN_FAILURE_KEY, rawFailure, (parsed) => this.validateFailure(parsed, nowMs));
-    if (failure !== undefined && nowMs < failure.untilMs) return { failure };
+    if (failure !== undefined && nowMs < failure.untilMs) return { failure, shared: true };
     return 'nothing';
   }
 
@@ -124,10 +145,9 @@ export class RedisTokenExchange implements TokenExchange {
       await this.publishToken('always');
       // A success ends the backoff for every replica.
       await this.redis.attempt((client) => client.del(SIGNIN_FAILURE_KEY));
-    } else {
-      await this.publishFailure(outcome.failure);
+      return outcome;
     }
-    return outcome;
+    return { failure: outcome.failure, shared: await this.publishFailure(outcome.failure) };
   }
 
   /** The key lives until the token is due (at most MAX_TTL_MS), so an expired token is never read back from Redis. */
@@ -142,11 +162,13 @@ export class RedisTokenExchange implements TokenExchange {
     );
   }
 
-  private async publishFailure(failure: SignInFailure): Promise<void> {
+  /** Whether Redis now holds the failure: then it lasts as long as the key, for this replica too. */
+  private async publishFailure(failure: SignInFailure): Promise<boolean> {
     const keepMs = ttlMs(Math.min(failure.untilMs - this.now(), this.maxBackoffMs));
-    if (keepMs === undefined) return;
+    if (keepMs === undefined) return false;
     const shared = { ...failure, error: withoutUpstreamWords(failure.error) };
-    await this.redis.attempt((client) => client.set(SIGNIN_FAILURE_KEY, JSON.stringify(shared), 'PX', keepMs));
+    const stored = await this.redis.attempt((client) => client.set(SIGNIN_FAILURE_KEY, JSON.stringify(shared), 'PX', keepMs));
+    return stored.ok;
   }
 }
 
@@ -159,10 +181,4 @@ function validateToken(parsed: unknown, nowMs: number): IssuedToken | undefined 
   const issuedAtMs = clampTime(fields.issuedAtMs, nowMs, 0);
   if (typeof token !== 'string' || token === '' || renewAtMs === undefined || issuedAtMs === undefined) return undefined;
   return { token, renewAtMs, issuedAtMs };
-}
-
-/** The vendor's message and field errors stay with the replica that received them; other replicas get the kind and status only. */
-function withoutUpstreamWords(error: SignInFailure['error']): SignInFailure['error'] {
-  const { upstreamMessage: _message, upstreamErrors: _errors, ...rest } = error;
-  return rest;
 }
