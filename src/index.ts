@@ -91,7 +91,14 @@ async function main(): Promise<void> {
   const port = await listen(server.httpServer, config.port, 'PORT');
   const corsOrigins = allowedOrigins(config.production, config.corsOrigins);
   logger.info(
-    { url: `http://localhost:${port}/graphql`, production: config.production, corsOrigins, tracing: tracing !== undefined },
+    {
+      url: `http://localhost:${port}/graphql`,
+      production: config.production,
+      corsOrigins,
+      tracing: tracing !== undefined,
+      // Which proofs each /graphql request must carry (CALLER_AUTH): `none` says the port is open.
+      callerAuth: server.callerProofs,
+    },
     'subgraph listening',
   );
 }
