@@ -73,14 +73,14 @@ function readProofs(reader: EnvReader, production: boolean, upstream: UpstreamCo
 }
 
 function readRouterSecret(reader: EnvReader): { header: string; secret: Secret } {
-  const header =
-    reader.matching('ROUTER_SECRET_HEADER', HEADER_NAME, 'an HTTP header name') ?? CALLER_AUTH_DEFAULTS.routerSecretHeader;
+  const header = reader.matching('ROUTER_SECRET_HEADER', HEADER_NAME, 'an HTTP header name') ?? CALLER_AUTH_DEFAULTS.routerSecretHeader;
   return { header: header.toLowerCase(), secret: requiredSecret(reader, 'ROUTER_SECRET', 'router-secret') };
 }
 
 function requiredSecret(reader: EnvReader, name: string, proof: CallerProof): Secret {
   const value = reader.valueOrFile(name);
-  if (value === undefined && !reader.isSetOrFile(name)) reader.problem(`${name} (or ${name}_FILE) is required when CALLER_AUTH includes ${proof}`);
+  if (value === undefined && !reader.isSetOrFile(name))
+    reader.problem(`${name} (or ${name}_FILE) is required when CALLER_AUTH includes ${proof}`);
   // Placeholder when unusable: the problem is recorded and this never leaves loadConfig.
   return new Secret(value ?? 'unset');
 }
