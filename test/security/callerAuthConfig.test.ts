@@ -15,7 +15,7 @@ function problems(env: NodeJS.ProcessEnv, files: Record<string, string> = {}): s
       return files[path];
     });
   } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
+    if (error instanceof ConfigError) return [...error.problems];
     throw error;
   }
   return [];
