@@ -41,6 +41,9 @@ async function main(): Promise<void> {
   const target = await resolveUpstream(config, logger);
   // From here on every exit (errors, logs, spans, metrics) redacts the password and the email:password pair.
   heldSecrets.holdCredentials(target.email, target.password);
+  // The callers' shared secrets (CALLER_AUTH) are redacted at every exit too.
+  for (const secret of [config.callerAuth.routerSecret?.secret, config.callerAuth.hmac?.secret])
+    if (secret !== undefined) heldSecrets.hold(secret);
   const shared =
     config.redis === undefined
       ? undefined
