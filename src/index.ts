@@ -42,8 +42,10 @@ async function main(): Promise<void> {
   // From here on every exit (errors, logs, spans, metrics) redacts the password and the email:password pair.
   heldSecrets.holdCredentials(target.email, target.password);
   // The callers' shared secrets (CALLER_AUTH) are redacted at every exit too.
-  for (const secret of [config.callerAuth.routerSecret?.secret, config.callerAuth.hmac?.secret])
+  const { routerSecret, hmac } = config.callerAuth;
+  for (const secret of [routerSecret?.secret, routerSecret?.previous, hmac?.secret, hmac?.previous]) {
     if (secret !== undefined) heldSecrets.hold(secret);
+  }
   const shared =
     config.redis === undefined
       ? undefined

@@ -21,8 +21,9 @@ export interface JwtSettings {
 export interface CallerAuthConfig {
   /** Every proof each /graphql request must carry; empty: any caller (`none`). */
   proofs: CallerProof[];
-  routerSecret?: { header: string; secret: Secret };
-  hmac?: { secret: Secret };
+  /** `previous`: the secret being rotated out, still accepted until it is unset (docs/security.md, "Rotating secrets"). */
+  routerSecret?: { header: string; secret: Secret; previous?: Secret };
+  hmac?: { secret: Secret; previous?: Secret };
   jwt?: JwtSettings;
 }
 
@@ -40,7 +41,12 @@ export function readCallerAuth(reader: EnvReader, production: boolean, upstream:
   const proofs = readProofs(reader, production, upstream);
   const config: CallerAuthConfig = { proofs };
   if (proofs.includes('router-secret')) config.routerSecret = readRouterSecret(reader);
-  if (proofs.includes('hmac')) config.hmac = { secret: requiredSecret(reader, 'ROUTER_HMAC_SECRET', 'hmac') };
+  if (proofs.includes('hmac')) {
+    config.hmac = {
+      secret: requiredSecret(reader, 'ROUTER_HMAC_SECRET', 'hmac'),
+      ...previousSecret(reader, 'ROUTER_HMAC_SECRET_PREVIOUS'),
+    };
+  }
   if (proofs.includes('jwt')) config.jwt = readJwt(reader);
   return config;
 }
@@ -72,9 +78,19 @@ function readProofs(reader: EnvReader, production: boolean, upstream: UpstreamCo
   return CALLER_PROOFS.filter((proof) => names.includes(proof));
 }
 
-function readRouterSecret(reader: EnvReader): { header: string; secret: Secret } {
+function readRouterSecret(reader: EnvReader): NonNullable<CallerAuthConfig['routerSecret']> {
   const header = reader.matching('ROUTER_SECRET_HEADER', HEADER_NAME, 'an HTTP header name') ?? CALLER_AUTH_DEFAULTS.routerSecretHeader;
-  return { header: header.toLowerCase(), secret: requiredSecret(reader, 'ROUTER_SECRET', 'router-secret') };
+  return {
+    header: header.toLowerCase(),
+    secret: requiredSecret(reader, 'ROUTER_SECRET', 'router-secret'),
+    ...previousSecret(reader, 'ROUTER_SECRET_PREVIOUS'),
+  };
+}
+
+/** The secret being rotated out (`*_PREVIOUS`, or its `_FILE`), when set. */
+function previousSecret(reader: EnvReader, name: string): { previous?: Secret } {
+  const value = reader.valueOrFile(name);
+  return value === undefined ? {} : { previous: new Secret(value) };
 }
 
 function requiredSecret(reader: EnvReader, name: string, proof: CallerProof): Secret {

@@ -63,7 +63,7 @@ export class CallerGate {
     const params = operationParams(request, body);
     let signed = false;
     if (this.config.hmac !== undefined) {
-      const problem = hmacProblem(params, this.config.hmac.secret);
+      const problem = hmacProblem(params, this.config.hmac);
       if (problem !== undefined) problems.push(problem);
       else signed = true;
     }
@@ -117,18 +117,24 @@ async function verified(run: () => Promise<Claims>): Promise<{ claims: Claims } 
   }
 }
 
-function routerSecretProblems(request: IncomingMessage, { header, secret }: NonNullable<CallerAuthConfig['routerSecret']>): string[] {
+function routerSecretProblems(
+  request: IncomingMessage,
+  { header, secret, previous }: NonNullable<CallerAuthConfig['routerSecret']>,
+): string[] {
   const presented = headerValue(request, header);
   if (presented === undefined) return [`missing the ${header} header`];
-  return isRouterSecret(presented, secret) ? [] : [`the ${header} header does not hold the router's secret`];
+  // Both compared every time: which one matched must not show in the timing either.
+  const current = isRouterSecret(presented, secret);
+  const rotatedOut = previous !== undefined && isRouterSecret(presented, previous);
+  return current || rotatedOut ? [] : [`the ${header} header does not hold the router's secret`];
 }
 
-function hmacProblem(params: OperationParams, secret: NonNullable<CallerAuthConfig['hmac']>['secret']): string | undefined {
+function hmacProblem(params: OperationParams, { secret, previous }: NonNullable<CallerAuthConfig['hmac']>): string | undefined {
   const signature = params.extensions?.[HMAC_EXTENSION];
   if (typeof signature !== 'string' || signature === '') return `missing extensions["${HMAC_EXTENSION}"] (the router's HMAC signature)`;
-  return isValidSignature(params, signature, secret)
-    ? undefined
-    : `extensions["${HMAC_EXTENSION}"] does not match the request's query and variables`;
+  const current = isValidSignature(params, signature, secret);
+  const rotatedOut = previous !== undefined && isValidSignature(params, signature, previous);
+  return current || rotatedOut ? undefined : `extensions["${HMAC_EXTENSION}"] does not match the request's query and variables`;
 }
 
 function bearerToken(request: IncomingMessage): { token: string } | { problem: string } | undefined {

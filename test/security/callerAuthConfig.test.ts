@@ -42,6 +42,7 @@ describe('CALLER_AUTH', () => {
         ROUTER_SECRET_HEADER: 'X-Gateway-Secret',
         ROUTER_SECRET_FILE: '/run/secrets/router',
         ROUTER_HMAC_SECRET: 'hmac-secret',
+        ROUTER_HMAC_SECRET_PREVIOUS: 'hmac-secret-before',
         JWT_JWKS_FILE: '/run/jwks.json',
         JWT_ISSUER: 'https://idp.example/',
         JWT_AUDIENCE: 'analytics',
@@ -53,6 +54,8 @@ describe('CALLER_AUTH', () => {
     expect(config.routerSecret?.header).toBe('x-gateway-secret');
     expect(config.routerSecret?.secret.reveal()).toBe('from-file');
     expect(config.hmac?.secret.reveal()).toBe('hmac-secret');
+    expect(config.hmac?.previous?.reveal()).toBe('hmac-secret-before');
+    expect(config.routerSecret?.previous).toBeUndefined();
     expect(config.jwt).toEqual({
       jwks: { keySet: JSON.parse(JWKS_FILE) },
       issuer: 'https://idp.example/',

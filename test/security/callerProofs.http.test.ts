@@ -119,6 +119,39 @@ describe('router-secret', () => {
   );
 });
 
+describe('rotating the router secret and the HMAC secret (*_PREVIOUS)', () => {
+  const NEXT = 'router-secret-next-fedcba';
+  const NEXT_HMAC = 'hmac-secret-next-abcdef';
+  withSubgraph(
+    () => ({
+      proofs: ['router-secret', 'hmac'],
+      routerSecret: { header: 'x-router-secret', secret: new Secret(NEXT), previous: new Secret(ROUTER_SECRET) },
+      hmac: { secret: new Secret(NEXT_HMAC), previous: new Secret(HMAC_SECRET) },
+    }),
+    (subgraph) => {
+      const send = (routerSecret: string, hmacSecret: string) =>
+        postGraphQL(subgraph().graphqlUrl, DASHBOARD, {
+          variables: VARIABLES,
+          headers: { 'x-router-secret': routerSecret },
+          extensions: { 'hmac-signature': signParams({ query: DASHBOARD, variables: VARIABLES }, new Secret(hmacSecret)) },
+        });
+
+      test('the new and the previous secrets are both accepted while both are set', async () => {
+        expectAnswered(await send(NEXT, NEXT_HMAC));
+        expectAnswered(await send(ROUTER_SECRET, HMAC_SECRET));
+      });
+
+      test('any other secret is refused, naming both problems, neither secret shown', async () => {
+        await expectRefused(() => send('stale-secret', 'stale-hmac'), 401, /x-router-secret header does not hold the router's secret/);
+        const answer = await send(NEXT, 'stale-hmac');
+        expect(answer.status).toBe(401);
+        expect(answer.text).not.toContain(NEXT);
+        expect(answer.text).not.toContain(NEXT_HMAC);
+      });
+    },
+  );
+});
+
 describe('hmac (Hive Gateway signs query and variables)', () => {
   const sign = (variables: Record<string, unknown>) => signParams({ query: DASHBOARD, variables }, new Secret(HMAC_SECRET));
   withSubgraph(
