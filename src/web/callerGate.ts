@@ -13,6 +13,7 @@ export interface Refusal {
 
 export type Admission = { caller: Caller; body: unknown } | { refusal: Refusal };
 
+const MISSING_BEARER = 'missing a bearer token: send Authorization: Bearer <JWT>';
 /** The header a router sets to name its client (Apollo Router and Hive Gateway both send it). */
 const CLIENT_NAME_HEADER = 'apollographql-client-name';
 /** Where Hive Gateway's JWT plugin forwards the verified token's claims (`forward.payload`) and the token (`forward.token`). */
@@ -56,6 +57,8 @@ export class CallerGate {
         else claims = result.claims;
       }
     }
+    // Without hmac no claims can come in the body: a missing bearer token is known from the headers already.
+    if (this.jwt !== undefined && bearer === undefined && this.config.hmac === undefined) problems.push(MISSING_BEARER);
     // Refused on headers alone: a stranger's body is never read.
     if (problems.length > 0) return { refusal: { status: 401, problems } };
 
@@ -81,7 +84,7 @@ export class CallerGate {
   /** Hive Gateway's forwarded JWT, trusted only behind a valid HMAC signature: its token verified when forwarded, else its claims checked. */
   private async forwardedClaims(forwarded: unknown): Promise<{ claims: Claims } | { problem: string } | { refusal: Refusal }> {
     const jwt = this.jwt!;
-    const missing = `missing a bearer token: send Authorization: Bearer <JWT>${this.config.hmac === undefined ? '' : ', or the claims Hive Gateway forwards in extensions.jwt of a signed request'}`;
+    const missing = `${MISSING_BEARER}, or the claims Hive Gateway forwards in extensions.jwt of a signed request`;
     if (!isRecord(forwarded)) return { problem: missing };
     const token = isRecord(forwarded.token) ? forwarded.token.value : undefined;
     if (typeof token === 'string') {
