@@ -27,7 +27,7 @@ export interface CallerAuthConfig {
   jwt?: JwtSettings;
 }
 
-export const CALLER_AUTH_DEFAULTS = Object.freeze({ routerSecretHeader: 'x-router-secret' });
+const CALLER_AUTH_DEFAULTS = Object.freeze({ routerSecretHeader: 'x-router-secret' });
 
 /** RFC 7230 token characters: what a header name may hold. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$/;

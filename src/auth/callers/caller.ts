@@ -16,7 +16,7 @@ export interface Caller {
   sites?: ReadonlySet<string>;
 }
 
-export const ANONYMOUS_ID = 'anonymous';
+const ANONYMOUS_ID = 'anonymous';
 
 /** The caller of a subgraph that asks for no proof (CALLER_AUTH=none), and of in-process executeOperation calls. */
 export const OPEN_CALLER: Caller = Object.freeze({ id: ANONYMOUS_ID });

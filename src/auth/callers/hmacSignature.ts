@@ -17,7 +17,7 @@ export interface SignedParams {
  * they hold anything. Signer and verifier must share this serializer; a
  * variable changed after signing changes the text, and the signature fails.
  */
-export function signedText(params: SignedParams): string {
+function signedText(params: SignedParams): string {
   const variables = params.variables;
   const hasVariables = variables !== null && typeof variables === 'object' && Object.keys(variables).length > 0;
   return stableStringify({ query: params.query, ...(hasVariables ? { variables } : {}) });
