@@ -170,6 +170,8 @@ async function scenario(
     REPORTING_EMAIL: DEMO_EMAIL,
     REPORTING_PASSWORD: DEMO_PASSWORD,
     NODE_ENV: 'production',
+    // Open on purpose: a bench (or test) is the only caller.
+    CALLER_AUTH: 'none',
     LOG_LEVEL: 'error',
     ...(redis === undefined ? {} : { REDIS_URL: redis.url, REDIS_KEY_PREFIX: `newsroom-${Date.now()}:` }),
   };

@@ -55,6 +55,8 @@ export async function benchOps(emulator: EmulatorProcess, pool: RenderParamsPool
 function upstreamEnv(emulator: EmulatorProcess): Record<string, string> {
   return {
     NODE_ENV: 'production',
+    // Open on purpose: a bench (or test) is the only caller.
+    CALLER_AUTH: 'none',
     LOG_LEVEL: 'warn',
     REPORTING_BASE_URL: emulator.url,
     RECOMMENDER_URL: emulator.url,

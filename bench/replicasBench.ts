@@ -56,6 +56,8 @@ function replicaEnv(emulator: EmulatorProcess, redis: RedisServer | undefined, e
     RENDER_RATE_PER_MINUTE: '1000000',
     SIGNIN_RATE_PER_MINUTE: '20',
     NODE_ENV: 'production',
+    // Open on purpose: a bench (or test) is the only caller.
+    CALLER_AUTH: 'none',
     LOG_LEVEL: 'warn',
     ...(redis === undefined ? {} : { REDIS_URL: redis.url, REDIS_KEY_PREFIX: `bench-${Date.now()}:` }),
     ...extra,

@@ -66,6 +66,8 @@ async function benchEmulatorAndSubgraph(): Promise<void> {
     const emulatorFigures = await benchEmulator(emulator, pool);
     const subgraph = await spawnSubgraph({
       NODE_ENV: 'production',
+      // Open on purpose: a bench (or test) is the only caller.
+      CALLER_AUTH: 'none',
       // Per-operation logs off: the figures are the subgraph's work, not the terminal's.
       LOG_LEVEL: 'warn',
       REPORTING_BASE_URL: emulator.url,

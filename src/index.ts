@@ -43,6 +43,11 @@ async function main(): Promise<void> {
   const target = await resolveUpstream(config, logger);
   // From here on every exit (errors, logs, spans, metrics) redacts the password and the email:password pair.
   heldSecrets.holdCredentials(target.email, target.password);
+  // The callers' shared secrets (CALLER_AUTH) are redacted at every exit too.
+  const { routerSecret, hmac } = config.callerAuth;
+  for (const secret of [routerSecret?.secret, routerSecret?.previous, hmac?.secret, hmac?.previous]) {
+    if (secret !== undefined) heldSecrets.hold(secret);
+  }
   const shared =
     config.redis === undefined
       ? undefined
@@ -98,7 +103,14 @@ async function main(): Promise<void> {
   const port = await listen(server.httpServer, config.port, 'PORT');
   const corsOrigins = allowedOrigins(config.production, config.corsOrigins);
   logger.info(
-    { url: `http://localhost:${port}/graphql`, production: config.production, corsOrigins, tracing: tracing !== undefined },
+    {
+      url: `http://localhost:${port}/graphql`,
+      production: config.production,
+      corsOrigins,
+      tracing: tracing !== undefined,
+      // Which proofs each /graphql request must carry (CALLER_AUTH): `none` says the port is open.
+      callerAuth: server.callerProofs,
+    },
     'subgraph listening',
   );
 }

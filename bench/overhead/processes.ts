@@ -66,6 +66,8 @@ const CLOCK_TICKS_PER_SECOND = 100;
 export function subgraphEnvOver(upstreamUrl: string): Record<string, string> {
   return {
     NODE_ENV: 'production',
+    // Open on purpose: a bench (or test) is the only caller.
+    CALLER_AUTH: 'none',
     LOG_LEVEL: 'warn',
     REPORTING_BASE_URL: upstreamUrl,
     RECOMMENDER_URL: upstreamUrl,

@@ -3,7 +3,8 @@
  * includes the analytics subgraph: demand control at the limit the subgraph's
  * @cost / @listSize weights are tuned for, and response caching that keeps
  * the answers the subgraph marks PRIVATE (@cacheControl, composed into the
- * supergraph) to the caller they were made for.
+ * supergraph) to the caller they were made for, and, with ROUTER_HMAC_SECRET
+ * set, the HMAC signature the subgraph's `CALLER_AUTH=hmac` checks.
  *
  * Run it from this directory, where the CLI finds `gateway.config.ts`:
  *   npx @graphql-hive/gateway supergraph supergraph.graphql
@@ -41,4 +42,7 @@ export const gatewayConfig = {
     // `max-age` can only lower it.
     ttl: 60_000,
   },
-} satisfies Pick<GatewayConfigSupergraph, 'demandControl' | 'responseCaching'>;
+  // Signs every subgraph request (extensions["hmac-signature"] over the query and variables) with the secret the
+  // subgraph checks when CALLER_AUTH includes hmac (docs/security.md, with the JWT forwarding that goes with it).
+  ...(process.env.ROUTER_HMAC_SECRET === undefined ? {} : { hmacSignature: { secret: process.env.ROUTER_HMAC_SECRET } }),
+} satisfies Pick<GatewayConfigSupergraph, 'demandControl' | 'responseCaching' | 'hmacSignature'>;

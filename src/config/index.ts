@@ -7,6 +7,7 @@ import { Secret } from '../redaction/secret';
 import { readAnalytics, type AnalyticsConfig } from './analytics';
 import { readBreaker, type BreakerConfig } from './breaker';
 import { readCache, type CacheConfig } from './cache';
+import { readCallerAuth, type CallerAuthConfig } from './callerAuth';
 import { ConfigError } from './configError';
 import { readDoctor, type DoctorSettings } from './doctor';
 import { EnvReader, type ReadSecretFile } from './env';
@@ -22,6 +23,7 @@ import { readUpstreamCalls, type UpstreamCallSettings } from './upstreamCalls';
 export { DEFAULT_ANALYTICS_CONFIG, type AnalyticsConfig } from './analytics';
 export { DEFAULT_BREAKER_CONFIG, type BreakerConfig } from './breaker';
 export { DEFAULT_CACHE_CONFIG, type CacheConfig } from './cache';
+export type { CallerAuthConfig, CallerProof, JwtSettings } from './callerAuth';
 export { ConfigError } from './configError';
 export { EMBEDDED_GOVERNOR_CONFIG, type GovernorConfig } from './governor';
 export { DEFAULT_LIMITS, type LimitsConfig } from './limits';
@@ -50,6 +52,8 @@ export interface Config extends ServerSettings, UpstreamCallSettings, MetricsSet
   redis: RedisConfig | undefined;
   limits: LimitsConfig;
   tracing: TracingConfig;
+  /** Who may call /graphql (CALLER_AUTH and each proof's settings). */
+  callerAuth: CallerAuthConfig;
 }
 
 /**
@@ -66,6 +70,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, readSecretFile?: ReadSecretFi
   const config: Config = {
     ...server,
     upstream,
+    callerAuth: readCallerAuth(reader, server.production, upstream),
     ...calls,
     analytics: readAnalytics(reader, calls.reportingMaxRows),
     cache: readCache(reader),

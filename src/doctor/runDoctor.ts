@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig, type Config } from '../config';
 import { fail, formatNote, formatResult, pass, skip, type CheckResult } from './checkResult';
+import { describeCallerAuth } from './callerAuthSummary';
 import { checkDashboard, DASHBOARD_CHECK } from './dashboardCheck';
 import { resolveTarget, type DoctorTarget } from './doctorTarget';
 import { checkReachable } from './reachability';
@@ -183,7 +184,7 @@ const hostCheckName = (host: string, variable: string | undefined): string => `$
 
 function describeConfig(config: Config): string {
   if (config.upstream.mode === 'remote') {
-    return `valid; remote upstream, signing in as ${config.upstream.email}`;
+    return `valid; remote upstream, signing in as ${config.upstream.email}; ${describeCallerAuth(config)}`;
   }
-  return 'valid; no upstream configured (REPORTING_BASE_URL etc. unset), so the checks run against an embedded emulator with demo data, started here as `npm start` would';
+  return `valid; no upstream configured (REPORTING_BASE_URL etc. unset), so the checks run against an embedded emulator with demo data, started here as \`npm start\` would; ${describeCallerAuth(config)}`;
 }

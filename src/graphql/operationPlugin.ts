@@ -7,6 +7,7 @@ import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics/metrics';
 import { UpstreamError } from '../upstream/failures/upstreamError';
 import { AllowanceExceeded } from '../operation/upstreamAllowance';
+import { SiteForbidden } from '../reporting/sites/callerSites';
 import { operationOutcome, sentErrorCodes } from '../observability/operationOutcome';
 import { analyticsAskFields } from '../observability/analyticsAsks';
 
@@ -80,5 +81,7 @@ export function operationPlugin({ logger, metrics, now }: OperationPluginOptions
 
 /** Errors with a code of their own; anything else is a bug. */
 function isExpected(error: unknown): boolean {
-  return error instanceof GraphQLError || error instanceof UpstreamError || error instanceof AllowanceExceeded;
+  return (
+    error instanceof GraphQLError || error instanceof UpstreamError || error instanceof AllowanceExceeded || error instanceof SiteForbidden
+  );
 }

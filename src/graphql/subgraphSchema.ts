@@ -13,12 +13,13 @@ import {
   type GraphQLInputType,
   type GraphQLSchema,
 } from 'graphql';
+import { enforceScopes } from './access/enforceScopes';
 import { resolvers } from './resolvers';
 import { loadTypeDefs } from './schema';
 
-/** The subgraph's executable schema: schema/*.graphql with the resolver map. */
+/** The subgraph's executable schema: schema/*.graphql with the resolver map, and the scopes it declares enforced. */
 export function buildSchema(): GraphQLSchema {
-  return withEnumDefaultsAsInternalValues(buildSubgraphSchema({ typeDefs: loadTypeDefs(), resolvers }));
+  return enforceScopes(withEnumDefaultsAsInternalValues(buildSubgraphSchema({ typeDefs: loadTypeDefs(), resolvers })));
 }
 
 /**

@@ -9,6 +9,7 @@ import { countingCacheHits } from './cacheHits';
 import { withDashboardAllowance } from './dashboardAllowance';
 import { UpstreamAllowance } from './upstreamAllowance';
 import type { Logger } from '../observability/logger';
+import { OPEN_CALLER, type Caller } from '../auth/callers/caller';
 import type { Metrics } from '../observability/metrics/metrics';
 import type { RenderEndpoint } from '../upstream/endpoints/render';
 import type { DashboardEndpoint } from '../upstream/endpoints/dashboard';
@@ -43,6 +44,8 @@ export interface Context {
   allowance: UpstreamAllowance;
   /** REPORTING_MAX_ROWS: the most rows one dashboard query may ask for. */
   maxRows: number;
+  /** Who asks (src/web/callerGate.ts): the id the budget's share counts, the scopes and sites the caller may read. */
+  caller: Caller;
 }
 
 export type CacheTtls = Pick<Config['cache'], 'renderTtlSeconds' | 'dashboardTtlSeconds'>;
@@ -69,7 +72,7 @@ export interface SharedDependencies {
  * Called once per GraphQL request. Loaders are created here and only here:
  * a module-level loader would serve one caller's cached answers to the next.
  */
-export function createContext(shared: SharedDependencies): Context {
+export function createContext(shared: SharedDependencies, caller: Caller = OPEN_CALLER): Context {
   const now = shared.now ?? Date.now;
   const maxRows = shared.reportingMaxRows;
   const allowance = new UpstreamAllowance(shared.maxUpstreamCallsPerOperation);
@@ -97,5 +100,6 @@ export function createContext(shared: SharedDependencies): Context {
     logger: shared.logger,
     allowance,
     maxRows,
+    caller,
   };
 }

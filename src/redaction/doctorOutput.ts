@@ -8,6 +8,16 @@ import { HeldSecrets } from './secret';
  */
 export function doctorRedaction(env: NodeJS.ProcessEnv): HeldSecrets {
   const secrets = new HeldSecrets();
-  if (env.REPORTING_PASSWORD !== undefined) secrets.hold(env.REPORTING_PASSWORD);
+  // The callers' shared secrets too (CALLER_AUTH): the doctor reads them with the rest of the configuration.
+  for (const name of [
+    'REPORTING_PASSWORD',
+    'ROUTER_SECRET',
+    'ROUTER_SECRET_PREVIOUS',
+    'ROUTER_HMAC_SECRET',
+    'ROUTER_HMAC_SECRET_PREVIOUS',
+  ]) {
+    const value = env[name];
+    if (value !== undefined) secrets.hold(value);
+  }
   return secrets;
 }

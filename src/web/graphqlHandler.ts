@@ -1,13 +1,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HeaderMap, type ApolloServer, type BaseContext, type HTTPGraphQLResponse } from '@apollo/server';
+import type { Caller } from '../auth/callers/caller';
 import { BodyError, readJsonBody } from './body';
+import type { CallerGate, Refusal } from './callerGate';
 import type { CorsPolicy } from './cors';
-import { sendRequestError, type RouteHandler } from './respond';
+import { sendJson, sendRequestError, type RouteHandler } from './respond';
 
 export interface GraphQLHandlerOptions<TContext extends BaseContext> {
   apollo: ApolloServer<TContext>;
-  /** Built once per GraphQL request. */
-  context: () => Promise<TContext>;
+  /** Built once per GraphQL request, for the caller the gate admitted. */
+  context: (caller: Caller) => Promise<TContext>;
+  /** The proofs (CALLER_AUTH) every request must carry, checked before the body is parsed. */
+  gate: CallerGate;
   cors: CorsPolicy;
   bodyLimitBytes: number;
   /** Added to the landing page (an HTML answer): Apollo's landing-page hook sets no headers of its own. */
@@ -28,10 +32,17 @@ export function createGraphQLHandler<TContext extends BaseContext>(options: Grap
     try {
       // Checked first so that the usual request (a router's, without Origin) awaits nothing for CORS.
       if (options.cors.concerns(request) && !(await options.cors.apply(request, response))) return;
-      const body = request.method === 'POST' ? await readJsonBody(request, options.bodyLimitBytes) : undefined;
+      const admission = await options.gate.admit(request, async () =>
+        request.method === 'POST' ? await readJsonBody(request, options.bodyLimitBytes) : undefined,
+      );
+      if ('refusal' in admission) {
+        refuse(response, admission.refusal);
+        return;
+      }
+      const { caller, body } = admission;
       const result = await options.apollo.executeHTTPGraphQLRequest({
         httpGraphQLRequest: { method: request.method ?? 'GET', headers: headerMap(request), search: searchOf(request.url), body },
-        context: options.context,
+        context: () => options.context(caller),
       });
       if (options.landingPageHeaders && isHtml(result))
         for (const [name, value] of Object.entries(options.landingPageHeaders)) result.headers.set(name, value);
@@ -44,6 +55,14 @@ export function createGraphQLHandler<TContext extends BaseContext>(options: Grap
 
 function isHtml(result: HTTPGraphQLResponse): boolean {
   return result.headers.get('content-type')?.startsWith('text/html') ?? false;
+}
+
+/** 401 (or 503) in the GraphQL error shape, naming every problem; a body left unread closes the connection. */
+function refuse(response: ServerResponse, refusal: Refusal): void {
+  if (!response.req.complete) response.setHeader('connection', 'close');
+  const code = refusal.status === 401 ? 'UNAUTHENTICATED' : 'SERVICE_UNAVAILABLE';
+  const message = `${refusal.status === 401 ? 'caller not authenticated' : 'caller cannot be authenticated now'}: ${refusal.problems.join('; ')}`;
+  sendJson(response, refusal.status, { errors: [{ message, extensions: { code, problems: refusal.problems } }] });
 }
 
 function headerMap(request: IncomingMessage): HeaderMap {

@@ -22,6 +22,8 @@ import type { Metrics } from '../observability/metrics/metrics';
 import { operationPlugin } from '../graphql/operationPlugin';
 import { responseCachePlugin } from '../graphql/responseCache/responseCachePlugin';
 import { buildSchema } from '../graphql/subgraphSchema';
+import type { Caller } from '../auth/callers/caller';
+import { CallerGate } from './callerGate';
 import { allowedOrigins, createCorsPolicy } from './cors';
 import { explorerAssetRoutes } from './explorer/assets';
 import { landingPageHeaders, landingPagePlugin } from './explorer/landingPage';
@@ -46,6 +48,7 @@ export type ServerConfig = Pick<
   | 'httpTimeouts'
   | 'landingPage'
   | 'governor'
+  | 'callerAuth'
 > & { cache: CacheTtls };
 
 export interface ServerDependencies {
@@ -87,8 +90,10 @@ export interface BuiltServer {
   httpServer: Server;
   apollo: ApolloServer<Context>;
   lifecycle(): Lifecycle;
-  /** A fresh per-request context, as the /graphql route builds for each request (for executeOperation). */
-  createContext(): Context;
+  /** A fresh per-request context, as the /graphql route builds for each request (for executeOperation); default caller: anonymous, every scope and site. */
+  createContext(caller?: Caller): Context;
+  /** The proofs /graphql requires, for the start-up log (`none`, or e.g. `router-secret, jwt`). */
+  callerProofs: string;
   /** Starts Apollo and opens /graphql; readiness turns 200 afterwards. */
   start(): Promise<void>;
   /**
@@ -132,10 +137,12 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
     maxUpstreamCallsPerOperation: limits.maxUpstreamCallsPerOperation,
     reportingMaxRows: config.reportingMaxRows,
   };
-  const context = async () => createContext(shared);
+  const context = async (caller: Caller) => createContext(shared, caller);
+  const gate = new CallerGate(config.callerAuth);
   const graphql = createGraphQLHandler({
     apollo,
     context,
+    gate,
     cors: createCorsPolicy(allowedOrigins(config.production, config.corsOrigins)),
     bodyLimitBytes: BODY_LIMIT_BYTES,
     landingPageHeaders: landingPageHeaders(config.landingPage),
@@ -151,7 +158,8 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
     httpServer,
     apollo,
     lifecycle: () => state,
-    createContext: () => createContext(shared),
+    createContext: (caller) => createContext(shared, caller),
+    callerProofs: gate.describe(),
     async start() {
       await apollo.start();
       // Only now: before Apollo runs, /graphql is an unknown path (404) like any other.

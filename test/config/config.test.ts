@@ -71,6 +71,7 @@ describe('loadConfig', () => {
         persistedQueriesOnly: false,
       },
       tracing: { enabled: false },
+      callerAuth: { proofs: [] },
     });
   });
 

@@ -94,6 +94,8 @@ function upstreamOptions(passwordFile: string): string[] {
     ...['--network', network ?? 'bridge'],
     ...['--volume', `${passwordFile}:/run/secrets/reporting_password:ro`],
     ...['--env', 'REPORTING_BASE_URL=http://emulator:4010', '--env', 'RECOMMENDER_URL=http://emulator:4010'],
+    // The image runs with NODE_ENV=production: open on purpose, the test is the only caller.
+    ...['--env', 'CALLER_AUTH=none'],
     ...['--env', `REPORTING_EMAIL=${DEMO_API_USER.email}`, '--env', 'REPORTING_PASSWORD_FILE=/run/secrets/reporting_password'],
   ];
 }

@@ -27,6 +27,19 @@ describe('schema check against the published schema', () => {
     expect(comparison.dangerous).toEqual([]);
   });
 
+  it('passes federation directives starting to be imported by their short names (@requiresScopes, was @federation__requiresScopes)', async () => {
+    // The schema as published before: neither directive imported nor used.
+    const before = currentSource
+      .replace(', "@authenticated", "@requiresScopes"', '')
+      .replace(/\s*@requiresScopes\(scopes: \[\["[a-z:]+"\]\]\)/g, '');
+    expect(before).not.toContain('requiresScopes(');
+    const comparison = await compareSchemas(subgraphSdl(parse(before)), published);
+    expect(comparison.breaking.map(describeChange)).toEqual([]);
+    expect(comparison.safe.map(describeChange)).toContain(
+      "@federation__requiresScopes: Directive 'federation__requiresScopes' was removed",
+    );
+  });
+
   it('fails a removed field, naming it', async () => {
     expect(await breakingChanges(edited(/\n\s*"URL of the article's picture, when it has one."\n\s*img: String\n/, '\n'))).toEqual([
       expect.stringMatching(/^Recommendation\.img: .*removed/),

@@ -44,6 +44,8 @@ function startTracedSubgraph(): Promise<{ url: string; exited: Promise<number | 
     ...process.env,
     PORT: '0',
     NODE_ENV: 'production',
+    // Open on purpose: a bench (or test) is the only caller.
+    CALLER_AUTH: 'none',
     REPORTING_BASE_URL: proxy.url,
     RECOMMENDER_URL: proxy.url,
     REPORTING_EMAIL: DEMO_API_USER.email,

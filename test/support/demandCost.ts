@@ -15,7 +15,7 @@
  * RouterCostEstimator (below) adds up these estimates over a query plan, as
  * the router does for a client operation.
  */
-import { operationFromDocument, Supergraph } from '@apollo/federation-internals';
+import { operationFromDocument, ROUTER_SUPPORTED_SUPERGRAPH_FEATURES, Supergraph } from '@apollo/federation-internals';
 import { QueryPlanner, type PlanNode } from '@apollo/query-planner';
 import {
   getNamedType,
@@ -163,7 +163,8 @@ export class RouterCostEstimator {
     /** One estimator per subgraph, by the subgraph's name in the supergraph. */
     private readonly subgraphs: Record<string, CostEstimator>,
   ) {
-    this.supergraph = Supergraph.build(supergraphSdl);
+    // The features Apollo Router supports (its authorization directives among them), not @apollo/gateway's narrower set.
+    this.supergraph = Supergraph.build(supergraphSdl, { supportedFeatures: ROUTER_SUPPORTED_SUPERGRAPH_FEATURES });
     this.planner = new QueryPlanner(this.supergraph);
   }
 

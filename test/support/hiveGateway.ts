@@ -30,8 +30,8 @@ export interface RunningHiveGateway {
   close(): Promise<void>;
 }
 
-/** What a test may set beside the supergraph: the example's demand control and response caching. */
-export type HiveGatewayOptions = Pick<GatewayConfigSupergraph, 'demandControl' | 'responseCaching'>;
+/** What a test may set beside the supergraph: the example's demand control and response caching, HMAC signing and the edge's auth. */
+export type HiveGatewayOptions = Pick<GatewayConfigSupergraph, 'demandControl' | 'responseCaching' | 'hmacSignature' | 'genericAuth'>;
 
 export async function startHiveGateway(supergraphSdl: string, options: HiveGatewayOptions): Promise<RunningHiveGateway> {
   const cache = new InMemoryLRUCache();

@@ -14,7 +14,15 @@ const TSX_LOADER = pathToFileURL(require.resolve('tsx')).href;
 const STARTUP_TIMEOUT_MS = 25_000;
 
 /** Variables that would select a remote upstream or a port: each test sets what it means. */
-const INHERITED_BUT_CLEARED = ['REPORTING_BASE_URL', 'RECOMMENDER_URL', 'REPORTING_EMAIL', 'REPORTING_PASSWORD', 'NODE_ENV', 'PORT'];
+const INHERITED_BUT_CLEARED = [
+  'REPORTING_BASE_URL',
+  'RECOMMENDER_URL',
+  'REPORTING_EMAIL',
+  'REPORTING_PASSWORD',
+  'NODE_ENV',
+  'PORT',
+  'CALLER_AUTH',
+];
 
 export interface SubgraphProcess {
   child: ChildProcess;

@@ -445,7 +445,6 @@ export type FederationReferenceTypes = ResolversObject<{
 export type ResolversTypes = ResolversObject<{
   Article: ResolverTypeWrapper<ArticleRef>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
-  String: ResolverTypeWrapper<Scalars['String']['output']>;
   ArticleAnalytics: ResolverTypeWrapper<ArticleAnalyticsParent>;
   Float: ResolverTypeWrapper<Scalars['Float']['output']>;
   ArticleRanking: ResolverTypeWrapper<ArticleRankingParent>;
@@ -472,13 +471,13 @@ export type ResolversTypes = ResolversObject<{
   TimeUnit: TimeUnit;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
+  String: ResolverTypeWrapper<Scalars['String']['output']>;
 }>;
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = ResolversObject<{
   Article: ArticleRef;
   ID: Scalars['ID']['output'];
-  String: Scalars['String']['output'];
   ArticleAnalytics: ArticleAnalyticsParent;
   Float: Scalars['Float']['output'];
   ArticleRanking: ArticleRankingParent;
@@ -498,6 +497,7 @@ export type ResolversParentTypes = ResolversObject<{
   RelativeWindowInput: RelativeWindowInput;
   Boolean: Scalars['Boolean']['output'];
   Int: Scalars['Int']['output'];
+  String: Scalars['String']['output'];
 }>;
 
 export type CacheControlDirectiveArgs = {
@@ -507,6 +507,12 @@ export type CacheControlDirectiveArgs = {
 };
 
 export type CacheControlDirectiveResolver<Result, Parent, ContextType = Context, Args = CacheControlDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
+
+export type ValueRequiresScopesDirectiveArgs = {
+  scopes: Array<Array<Scalars['String']['input']>>;
+};
+
+export type ValueRequiresScopesDirectiveResolver<Result, Parent, ContextType = Context, Args = ValueRequiresScopesDirectiveArgs> = DirectiveResolverFn<Result, Parent, ContextType, Args>;
 
 export type ArticleResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Article'] = ResolversParentTypes['Article'], FederationReferenceType extends FederationReferenceTypes['Article'] = FederationReferenceTypes['Article']> = ResolversObject<{
   __resolveReference?: ReferenceResolver<Maybe<ResolversTypes['Article']> | FederationReferenceType, FederationReferenceType, ContextType>;
@@ -627,4 +633,5 @@ export type Resolvers<ContextType = Context> = ResolversObject<{
 
 export type DirectiveResolvers<ContextType = Context> = ResolversObject<{
   cacheControl?: CacheControlDirectiveResolver<any, any, ContextType>;
+  valueRequiresScopes?: ValueRequiresScopesDirectiveResolver<any, any, ContextType>;
 }>;

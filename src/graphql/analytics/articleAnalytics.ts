@@ -9,6 +9,8 @@ import { Metric, TimeUnit } from '../../../contract';
 import { hintDashboardAnswer } from '../resolvers/cacheHints';
 import { rejectInvalid } from '../errors';
 import type { ArticleAnalyticsParent } from '../resolvers/mappers';
+import type { ResolveTree } from 'graphql-parse-resolve-info';
+import { mayRead } from '../access/enforceScopes';
 import { selectedMetrics } from './selection';
 import { validateWindow } from '../../reporting/analytics/window';
 
@@ -30,7 +32,7 @@ const ARTICLE_TABLE_RANK = Metric.PAGE_VIEWS_TOTAL;
 export async function resolveArticleAnalytics(
   url: string,
   window: DateWindowInput | null | undefined,
-  context: Pick<Context, 'articleMetrics' | 'analyticsMemo' | 'cacheTtls' | 'now' | 'recordAsk'>,
+  context: Pick<Context, 'articleMetrics' | 'analyticsMemo' | 'cacheTtls' | 'now' | 'recordAsk' | 'caller'>,
   info: GraphQLResolveInfo,
 ): Promise<ArticleAnalyticsParent> {
   const input = window ?? DEFAULT_ANALYTICS_WINDOW;
@@ -38,7 +40,8 @@ export async function resolveArticleAnalytics(
     rejectInvalid(validateWindow(input, 'window'));
     return tableSpec(input, {}, ARTICLE_TABLE_RANK);
   });
-  const selection = context.analyticsMemo.selection(info.variableValues, info.fieldNodes[0], () => selectedMetrics(info));
+  const readable = (field: ResolveTree) => mayRead(info.schema, context.caller, 'ArticleAnalytics', field.name, field.args);
+  const selection = context.analyticsMemo.selection(info.variableValues, info.fieldNodes[0], () => selectedMetrics(info, readable));
   const metrics = selection.metrics.length === 0 ? [PROBE_METRIC] : selection.metrics;
   const values = await loadMetrics(context.articleMetrics, spec, url, metrics);
   const cells = [...values.values()].filter((value): value is Cell => !(value instanceof Error));

@@ -12,14 +12,17 @@ const isMetricName = (value: unknown): value is MetricName => typeof value === '
  * The metrics an `analytics` field's selection reads, fragments, aliases,
  * variables and @skip/@include taken into account (graphql-parse-resolve-info
  * applies GraphQL's own field collection). Known before the subfields run, so
- * the whole selection joins the operation's batch at once.
+ * the whole selection joins the operation's batch at once. Fields the caller
+ * may not read (`readable`) ask for nothing.
  */
-export function selectedMetrics(info: GraphQLResolveInfo): AnalyticsSelection {
+export function selectedMetrics(info: GraphQLResolveInfo, readable: (field: ResolveTree) => boolean = () => true): AnalyticsSelection {
   const parsed = parseResolveInfo(info);
   const fields = isResolveTree(parsed) ? Object.values(parsed.fieldsByTypeName.ArticleAnalytics ?? {}) : [];
   const metrics = new Set<MetricName>();
   let needsAnswer = false;
   for (const field of fields) {
+    // A field the caller may not read fails FORBIDDEN on its own; its metric must not make the ask spend a unit.
+    if (!readable(field)) continue;
     const metric = field.name === 'metric' ? metricArgument(field) : FIELD_METRICS[field.name];
     if (metric !== undefined) metrics.add(metric);
     if (field.name === 'fetchedAt') needsAnswer = true;

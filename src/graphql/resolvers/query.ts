@@ -2,6 +2,7 @@ import type { QueryResolvers } from '../__generated__/resolvers-types';
 import { resolveTopArticles } from '../analytics/topArticles';
 import { toDashboardQueryBody } from '../../reporting/dashboard/toQueryBody';
 import { validateDashboardQuery } from '../../reporting/dashboard/validate';
+import { restrictDashboardToSites } from '../../reporting/sites/callerSites';
 import { rejectInvalid } from '../errors';
 import { rankRecommendations, stampDashboardResults } from './mappers';
 import { hintDashboardAnswer, hintRenderAnswer, recommendationScope } from './cacheHints';
@@ -18,7 +19,7 @@ export const Query: QueryResolvers = {
 
   dashboard: async (_root, { query }, context, info) => {
     rejectInvalid(validateDashboardQuery(query, { maxRows: context.maxRows }));
-    const answer = await context.reporting.query(toDashboardQueryBody(query));
+    const answer = await context.reporting.query(restrictDashboardToSites(toDashboardQueryBody(query), context.caller.sites));
     hintDashboardAnswer(info, context.cacheTtls, query.dates, answer.fetchedAt, context.now);
     return stampDashboardResults(answer);
   },

@@ -2,6 +2,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import ApolloServerPluginResponseCache from '@apollo/server-plugin-response-cache';
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import type { Context } from '../../operation/context';
+import type { Caller } from '../../auth/callers/caller';
 import { CountdownCache } from './countdownCache';
 
 /**
@@ -23,5 +24,14 @@ export function responseCachePlugin(cache: KeyValueCache<string>, now?: () => nu
   return ApolloServerPluginResponseCache<Context>({
     cache: new CountdownCache(cache, now),
     shouldWriteToCache: async ({ overallCachePolicy }) => overallCachePolicy.policyIfCacheable()?.scope !== 'PRIVATE',
+    // What a caller may read is part of the key: a response made for a caller holding revenue:read (or other
+    // sites) is never served to one without. Callers with the same scopes and sites share entries.
+    extraCacheKeyData: async ({ contextValue }) => accessKey(contextValue.caller),
   });
+}
+
+/** The caller's scopes and sites, sorted; nothing when the subgraph checks neither (no jwt proof). */
+function accessKey(caller: Caller | undefined): unknown {
+  if (caller?.scopes === undefined && caller?.sites === undefined) return undefined;
+  return { scopes: [...(caller.scopes ?? [])].sort(), sites: caller.sites === undefined ? 'all' : [...caller.sites].sort() };
 }

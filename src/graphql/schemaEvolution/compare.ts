@@ -41,9 +41,33 @@ const nullabilityTighteningIsBreaking: Rule = ({ changes }) =>
     };
   });
 
-/** Compares the published SDL with the current one; each change is classified by graphql-inspector (plus the rule above). */
+/**
+ * A federation directive the schema starts to import by its short name
+ * (`@link(import: ["@requiresScopes"])`) is printed as `@requiresScopes`
+ * instead of `@federation__requiresScopes`: the same directive of the same
+ * spec, which composition reads either way and no client sees. Not a removal.
+ */
+const federationImportIsSafe: Rule = ({ changes, newSchema }) =>
+  changes.map((change) => {
+    if (change.type !== ChangeType.DirectiveRemoved) return change;
+    const { removedDirectiveName } = change.meta as { removedDirectiveName: string };
+    const shortName = removedDirectiveName.startsWith('federation__') ? removedDirectiveName.slice('federation__'.length) : undefined;
+    if (shortName === undefined || newSchema?.getDirective(shortName) == null) return change;
+    return {
+      ...change,
+      criticality: {
+        level: CriticalityLevel.NonBreaking,
+        reason: `Imported by its short name @${shortName}: the same federation directive.`,
+      },
+    };
+  });
+
+/** Compares the published SDL with the current one; each change is classified by graphql-inspector (plus the rules above). */
 export async function compareSchemas(publishedSdl: string, currentSdl: string): Promise<SchemaComparison> {
-  const changes = await diff(subgraphSchema(publishedSdl), subgraphSchema(currentSdl), [nullabilityTighteningIsBreaking]);
+  const changes = await diff(subgraphSchema(publishedSdl), subgraphSchema(currentSdl), [
+    nullabilityTighteningIsBreaking,
+    federationImportIsSafe,
+  ]);
   const at = (level: CriticalityLevel) => changes.filter((change) => change.criticality.level === level);
   return { breaking: at(CriticalityLevel.Breaking), dangerous: at(CriticalityLevel.Dangerous), safe: at(CriticalityLevel.NonBreaking) };
 }

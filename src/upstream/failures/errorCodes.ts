@@ -2,6 +2,8 @@
 export const ErrorCode = {
   BAD_USER_INPUT: 'BAD_USER_INPUT',
   NOT_FOUND: 'NOT_FOUND',
+  /** The caller's JWT lacks a scope the schema declares, or names a site outside its sites claim (src/graphql/access/). */
+  FORBIDDEN: 'FORBIDDEN',
   UPSTREAM_UNAUTHENTICATED: 'UPSTREAM_UNAUTHENTICATED',
   UPSTREAM_FORBIDDEN: 'UPSTREAM_FORBIDDEN',
   UPSTREAM_RATE_LIMITED: 'UPSTREAM_RATE_LIMITED',

@@ -1,0 +1,70 @@
+import { defaultFieldResolver, isObjectType, type GraphQLSchema } from 'graphql';
+import type { Caller } from '../../auth/callers/caller';
+import { AccessRules, describeScopes, satisfies, type Requirement } from './accessRules';
+import { forbidden } from './forbidden';
+
+const rulesBySchema = new WeakMap<GraphQLSchema, AccessRules>();
+
+/**
+ * The one rule, from the schema's own declarations: a field whose scopes the
+ * caller lacks (or whose arguments name a value it may not use) throws
+ * FORBIDDEN before its resolver runs, so nothing is asked of any upstream;
+ * the error sits at its path and the fields beside it still answer. Only a
+ * caller whose JWT was verified has scopes: without the jwt proof the
+ * routers enforce the same directives at the edge.
+ */
+export function enforceScopes(schema: GraphQLSchema): GraphQLSchema {
+  const rules = new AccessRules(schema);
+  rulesBySchema.set(schema, rules);
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+    for (const field of Object.values(type.getFields())) {
+      const rule = rules.ruleOf(type.name, field.name);
+      if (rule === undefined) continue;
+      const resolve = field.resolve ?? defaultFieldResolver;
+      const typeName = type.name;
+      field.resolve = (source, args: Record<string, unknown>, context: { caller?: Caller }, info) => {
+        const missing = missingRequirement(rules, context.caller, typeName, field.name, args);
+        if (missing !== undefined) throw forbidden(`${typeName}.${field.name} is not readable: ${explain(missing)}`);
+        return resolve(source, args, context, info);
+      };
+    }
+  }
+  return schema;
+}
+
+/**
+ * Whether the caller may read the field with these (coerced) arguments, by
+ * the same rule; for code that plans upstream work for fields before they
+ * resolve (the metrics an `analytics` selection asks for).
+ */
+export function mayRead(
+  schema: GraphQLSchema,
+  caller: Caller | undefined,
+  typeName: string,
+  fieldName: string,
+  args: Readonly<Record<string, unknown>>,
+): boolean {
+  const rules = rulesBySchema.get(schema);
+  return rules === undefined || missingRequirement(rules, caller, typeName, fieldName, args) === undefined;
+}
+
+function missingRequirement(
+  rules: AccessRules,
+  caller: Caller | undefined,
+  typeName: string,
+  fieldName: string,
+  args: Readonly<Record<string, unknown>>,
+): Requirement | undefined {
+  const scopes = caller?.scopes;
+  if (scopes === undefined) return undefined;
+  const rule = rules.ruleOf(typeName, fieldName);
+  if (rule === undefined) return undefined;
+  const unmet = rule.requirements.find((requirement) => !satisfies(scopes, requirement));
+  if (unmet !== undefined || !rule.argumentsMayNameScopedValues) return unmet;
+  return rules.argumentRequirements(typeName, fieldName, args).find((requirement) => !satisfies(scopes, requirement));
+}
+
+function explain(requirement: Requirement): string {
+  return `${requirement.what} needs ${describeScopes(requirement)}`;
+}

@@ -1,0 +1,197 @@
+import type { IncomingMessage } from 'node:http';
+import type { CallerAuthConfig } from '../config';
+import { callerIdOf, OPEN_CALLER, scopesOf, sitesOf, type Caller, type Claims } from '../auth/callers/caller';
+import { HMAC_EXTENSION, isValidSignature, type SignedParams } from '../auth/callers/hmacSignature';
+import { createJwtVerifier, TokenRefused, type JwtVerifier } from '../auth/callers/jwtVerifier';
+import { isRouterSecret } from '../auth/callers/routerSecret';
+
+/** Why a request was turned away: the 401 (or 503 when the JWKS is unreachable) names each problem, never a secret. */
+export interface Refusal {
+  status: 401 | 503;
+  problems: string[];
+}
+
+export type Admission = { caller: Caller; body: unknown } | { refusal: Refusal };
+
+const MISSING_BEARER = 'missing a bearer token: send Authorization: Bearer <JWT>';
+/** The header a router sets to name its client (Apollo Router and Hive Gateway both send it). */
+const CLIENT_NAME_HEADER = 'apollographql-client-name';
+/** Where Hive Gateway's JWT plugin forwards the verified token's claims (`forward.payload`) and the token (`forward.token`). */
+const FORWARDED_JWT_EXTENSION = 'jwt';
+
+/**
+ * The proofs CALLER_AUTH asks of every /graphql request, checked before
+ * GraphQL parses anything and before any budget is spent. Header proofs
+ * (router secret, bearer JWT) are checked before the body is even read; the
+ * HMAC signature and forwarded claims live in the body's `extensions`.
+ */
+export class CallerGate {
+  private readonly jwt: JwtVerifier | undefined;
+
+  constructor(private readonly config: CallerAuthConfig) {
+    this.jwt = config.jwt === undefined ? undefined : createJwtVerifier(config.jwt);
+  }
+
+  /** For the start-up log: which proofs are required (`none` when the port is open). */
+  describe(): string {
+    return this.config.proofs.length === 0 ? 'none' : this.config.proofs.join(', ');
+  }
+
+  /** Checks the proofs and, once the headers pass, reads the body with `readBody`. */
+  async admit(request: IncomingMessage, readBody: () => Promise<unknown>): Promise<Admission> {
+    const { proofs } = this.config;
+    if (proofs.length === 0) return { caller: OPEN_CALLER, body: await readBody() };
+    // A landing-page GET executes nothing: it carries neither a query nor a persisted query's hash.
+    if (isLandingPageRequest(request)) return { caller: OPEN_CALLER, body: undefined };
+    const problems: string[] = [];
+    if (this.config.routerSecret !== undefined) problems.push(...routerSecretProblems(request, this.config.routerSecret));
+    const bearer = bearerToken(request);
+    let claims: Claims | undefined;
+    if (this.jwt !== undefined && bearer !== undefined) {
+      if ('problem' in bearer) problems.push(bearer.problem);
+      else {
+        const jwt = this.jwt;
+        const result = await verified(() => jwt.verify(bearer.token));
+        if ('refusal' in result) return result;
+        if ('problem' in result) problems.push(`the bearer token was refused: ${result.problem}`);
+        else claims = result.claims;
+      }
+    }
+    // Without hmac no claims can come in the body: a missing bearer token is known from the headers already.
+    if (this.jwt !== undefined && bearer === undefined && this.config.hmac === undefined) problems.push(MISSING_BEARER);
+    // Refused on headers alone: a stranger's body is never read.
+    if (problems.length > 0) return { refusal: { status: 401, problems } };
+
+    const body = await readBody();
+    const params = operationParams(request, body);
+    let signed = false;
+    if (this.config.hmac !== undefined) {
+      const problem = hmacProblem(params, this.config.hmac);
+      if (problem !== undefined) problems.push(problem);
+      else signed = true;
+    }
+    if (this.jwt !== undefined && bearer === undefined) {
+      const forwarded = signed ? params.extensions?.[FORWARDED_JWT_EXTENSION] : undefined;
+      const found = await this.forwardedClaims(forwarded);
+      if ('refusal' in found) return found;
+      if ('problem' in found) problems.push(found.problem);
+      else claims = found.claims;
+    }
+    if (problems.length > 0) return { refusal: { status: 401, problems } };
+    return { caller: this.callerOf(request, claims), body };
+  }
+
+  /** Hive Gateway's forwarded JWT, trusted only behind a valid HMAC signature: its token verified when forwarded, else its claims checked. */
+  private async forwardedClaims(forwarded: unknown): Promise<{ claims: Claims } | { problem: string } | { refusal: Refusal }> {
+    const jwt = this.jwt!;
+    const missing = `${MISSING_BEARER}, or the claims Hive Gateway forwards in extensions.jwt of a signed request`;
+    if (!isRecord(forwarded)) return { problem: missing };
+    const token = isRecord(forwarded.token) ? forwarded.token.value : undefined;
+    if (typeof token === 'string') {
+      const result = await verified(() => jwt.verify(token));
+      return 'problem' in result ? { problem: `the forwarded token was refused: ${result.problem}` } : result;
+    }
+    if (!isRecord(forwarded.payload)) return { problem: missing };
+    const payload = forwarded.payload;
+    const result = await verified(async () => jwt.checkForwarded(payload));
+    return 'problem' in result ? { problem: `the forwarded claims were refused: ${result.problem}` } : result;
+  }
+
+  private callerOf(request: IncomingMessage, claims: Claims | undefined): Caller {
+    const vouched = this.config.routerSecret !== undefined || this.config.hmac !== undefined;
+    const clientName = vouched ? headerValue(request, CLIENT_NAME_HEADER) : undefined;
+    const caller: Caller = { id: callerIdOf(claims, clientName) };
+    if (this.jwt !== undefined && claims !== undefined) {
+      caller.scopes = scopesOf(claims);
+      const sitesClaim = this.config.jwt?.sitesClaim;
+      if (sitesClaim !== undefined) caller.sites = sitesOf(claims, sitesClaim);
+    }
+    return caller;
+  }
+}
+
+async function verified(run: () => Promise<Claims>): Promise<{ claims: Claims } | { problem: string } | { refusal: Refusal }> {
+  try {
+    return { claims: await run() };
+  } catch (error) {
+    if (!(error instanceof TokenRefused)) throw error;
+    if (error.unavailable) return { refusal: { status: 503, problems: [`tokens cannot be verified now: ${error.message}`] } };
+    return { problem: error.message };
+  }
+}
+
+function routerSecretProblems(
+  request: IncomingMessage,
+  { header, secret, previous }: NonNullable<CallerAuthConfig['routerSecret']>,
+): string[] {
+  const presented = headerValue(request, header);
+  if (presented === undefined) return [`missing the ${header} header`];
+  // Both compared every time: which one matched must not show in the timing either.
+  const current = isRouterSecret(presented, secret);
+  const rotatedOut = previous !== undefined && isRouterSecret(presented, previous);
+  return current || rotatedOut ? [] : [`the ${header} header does not hold the router's secret`];
+}
+
+function hmacProblem(params: OperationParams, { secret, previous }: NonNullable<CallerAuthConfig['hmac']>): string | undefined {
+  const signature = params.extensions?.[HMAC_EXTENSION];
+  if (typeof signature !== 'string' || signature === '') return `missing extensions["${HMAC_EXTENSION}"] (the router's HMAC signature)`;
+  const current = isValidSignature(params, signature, secret);
+  const rotatedOut = previous !== undefined && isValidSignature(params, signature, previous);
+  return current || rotatedOut ? undefined : `extensions["${HMAC_EXTENSION}"] does not match the request's query and variables`;
+}
+
+function bearerToken(request: IncomingMessage): { token: string } | { problem: string } | undefined {
+  const value = headerValue(request, 'authorization');
+  if (value === undefined) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(value);
+  return match === null ? { problem: 'the Authorization header is not a Bearer token' } : { token: match[1] };
+}
+
+interface OperationParams extends SignedParams {
+  extensions?: Record<string, unknown>;
+}
+
+/** What the router sent: a POST's JSON body, or a GET's search parameters (variables and extensions as JSON). */
+function operationParams(request: IncomingMessage, body: unknown): OperationParams {
+  if (request.method !== 'GET') {
+    if (!isRecord(body)) return {};
+    return { query: body.query, variables: body.variables, ...(isRecord(body.extensions) ? { extensions: body.extensions } : {}) };
+  }
+  const search = new URLSearchParams(searchOf(request.url));
+  const extensions = parseJson(search.get('extensions'));
+  return {
+    query: search.get('query') ?? undefined,
+    variables: parseJson(search.get('variables')),
+    ...(isRecord(extensions) ? { extensions } : {}),
+  };
+}
+
+function isLandingPageRequest(request: IncomingMessage): boolean {
+  if (request.method !== 'GET') return false;
+  const search = new URLSearchParams(searchOf(request.url));
+  return !search.has('query') && !search.has('extensions');
+}
+
+function searchOf(url: string | undefined): string {
+  const index = url === undefined ? -1 : url.indexOf('?');
+  return index < 0 ? '' : url!.slice(index + 1);
+}
+
+function parseJson(text: string | null): unknown {
+  if (text === null) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function headerValue(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
+  const text = Array.isArray(value) ? value[0] : value;
+  return text === undefined || text === '' ? undefined : text;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}

@@ -1,0 +1,123 @@
+/**
+ * Keys, tokens and a JWKS endpoint for the caller-proof tests: keys made by
+ * jose in the test, the JWKS served by a real HTTP server on an ephemeral
+ * port that counts its fetches.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, SignJWT, type JWK, type KeyLike } from 'jose';
+import type { CallerAuthConfig } from '../../src/config';
+import { Secret } from '../../src/redaction/secret';
+
+export const ISSUER = 'https://idp.example/';
+export const AUDIENCE = 'analytics-subgraph';
+
+export interface SigningKey {
+  kid: string;
+  privateKey: KeyLike;
+  publicJwk: JWK;
+}
+
+export async function signingKey(kid: string, alg = 'RS256'): Promise<SigningKey> {
+  const { privateKey, publicKey } = await generateKeyPair(alg);
+  return { kid, privateKey, publicJwk: { ...(await exportJWK(publicKey)), kid, alg, use: 'sig' } };
+}
+
+export interface TokenOptions {
+  claims?: Record<string, unknown>;
+  issuer?: string;
+  audience?: string;
+  /** Seconds from now; negative: already expired. */
+  expiresIn?: number;
+  alg?: string;
+}
+
+export function signToken(key: SigningKey, options: TokenOptions = {}): Promise<string> {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ ...options.claims })
+    .setProtectedHeader({ alg: options.alg ?? 'RS256', kid: key.kid })
+    .setIssuer(options.issuer ?? ISSUER)
+    .setAudience(options.audience ?? AUDIENCE)
+    .setSubject('user-1')
+    .setIssuedAt(now - 10)
+    .setExpirationTime(now + (options.expiresIn ?? 300))
+    .sign(key.privateKey);
+}
+
+/** An unsecured token (`alg: none`) with otherwise valid claims: what a forger sends. */
+export function unsignedToken(claims: Record<string, unknown> = {}): string {
+  const now = Math.floor(Date.now() / 1000);
+  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const payload = { iss: ISSUER, aud: AUDIENCE, sub: 'user-1', exp: now + 300, ...claims };
+  return `${encode({ alg: 'none', typ: 'JWT' })}.${encode(payload)}.`;
+}
+
+export interface JwksServer {
+  url: string;
+  /** How many times the JWKS was fetched. */
+  fetches(): number;
+  close(): Promise<void>;
+}
+
+export async function serveJwks(keys: readonly SigningKey[]): Promise<JwksServer> {
+  let fetches = 0;
+  const server: Server = createServer((_request, response) => {
+    fetches += 1;
+    const body = JSON.stringify({ keys: keys.map((key) => key.publicJwk) });
+    response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    response.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/.well-known/jwks.json`,
+    fetches: () => fetches,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+export const ROUTER_SECRET = 'router-secret-0123456789abcdef';
+export const HMAC_SECRET = 'hmac-secret-fedcba9876543210';
+
+/** CALLER_AUTH's parsed form for tests that build the server directly. */
+export function callerAuth(proofs: CallerAuthConfig['proofs'], jwt?: CallerAuthConfig['jwt']): CallerAuthConfig {
+  return {
+    proofs,
+    ...(proofs.includes('router-secret') ? { routerSecret: { header: 'x-router-secret', secret: new Secret(ROUTER_SECRET) } } : {}),
+    ...(proofs.includes('hmac') ? { hmac: { secret: new Secret(HMAC_SECRET) } } : {}),
+    ...(jwt === undefined ? {} : { jwt }),
+  };
+}
+
+export interface PostOptions {
+  headers?: Record<string, string>;
+  variables?: Record<string, unknown>;
+  extensions?: Record<string, unknown>;
+}
+
+export interface GraphQLAnswer {
+  status: number;
+  text: string;
+  body: {
+    data?: Record<string, unknown> | null;
+    errors?: Array<{ message: string; path?: Array<string | number>; extensions?: Record<string, unknown> }>;
+  };
+}
+
+export async function postGraphQL(url: string, query: string, options: PostOptions = {}): Promise<GraphQLAnswer> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...options.headers },
+    body: JSON.stringify({
+      query,
+      ...(options.variables === undefined ? {} : { variables: options.variables }),
+      ...(options.extensions === undefined ? {} : { extensions: options.extensions }),
+    }),
+  });
+  const text = await response.text();
+  return { status: response.status, text, body: JSON.parse(text) as GraphQLAnswer['body'] };
+}
