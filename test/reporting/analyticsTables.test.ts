@@ -9,6 +9,7 @@ import { MemoryTableStore } from '../../src/reporting/tables/tableStore';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
 import type { MetricName } from '../../src/upstream/datasources/wire';
 import { UpstreamError } from '../../src/upstream/failures/upstreamError';
+import { explainUpstreamError } from '../../src/upstream/failures/upstreamErrorTable';
 import { FakeClock, fakeBoard, fakeDashboard, fakeValue, settle, type FakeDashboard } from './support/tablesFakes';
 
 const START = Date.UTC(2026, 10, 20, 12, 0, 0);
@@ -75,7 +76,10 @@ function cell(answer: Map<string, Map<MetricName, Cell | Error>>, url: string, m
 
 function errorOf(answer: Map<string, Map<MetricName, Cell | Error>>, url: string, metric: MetricName): UpstreamError {
   const value = answer.get(url)?.get(metric);
-  if (!(value instanceof UpstreamError)) throw new Error(`expected an UpstreamError for ${url} ${metric}, got ${JSON.stringify(value)}`);
+  if (!(value instanceof UpstreamError))
+    throw new Error(
+      `expected an UpstreamError for ${url} ${metric}, got ${value instanceof Error ? value.message : JSON.stringify(value)}`,
+    );
   return value;
 }
 
@@ -129,6 +133,40 @@ describe('tables', () => {
       outcome: 'fresh',
     });
     expect(cell(answer, urls[2], 'pageViewsTotal').outcome).toBe('table');
+  });
+});
+
+describe("the vendor refusing the subgraph's own query", () => {
+  it("a 400 on a query the tables built is UPSTREAM_BAD_RESPONSE, never the client's BAD_USER_INPUT", async () => {
+    // Issue 29 item 8: 5,000 articles went out as one query the vendor refused (400), and every field said BAD_USER_INPUT.
+    const clock = new FakeClock(START);
+    const refusing = {
+      query: async () => {
+        throw new UpstreamError({
+          service: 'reporting',
+          endpoint: '/api/dashboard/query',
+          kind: 'http',
+          status: 400,
+          upstreamMessage: 'limit too large',
+        });
+      },
+    };
+    const tables = new AnalyticsTables({
+      reporting: refusing,
+      store: new MemoryTableStore(),
+      clock,
+      ttlSeconds: 60,
+      maxStalenessSeconds: 900,
+      windowAlignSeconds: 60,
+      maxRows: 500,
+      maxColdUrls: 500,
+      coldShare: 0.5,
+    });
+    const answer = await tables.articles(WEEK, ['https://news.example/a'], ['pageViewsTotal'], deadline(clock));
+    const failure = errorOf(answer, 'https://news.example/a', 'pageViewsTotal');
+    expect(explainUpstreamError(failure, { signIn: false }).code).toBe('UPSTREAM_BAD_RESPONSE');
+    expect(failure.message).toContain('limit too large');
+    await expect(tables.ranking(WEEK, 3, deadline(clock))).rejects.toMatchObject({ kind: 'bad_response' });
   });
 });
 

@@ -81,8 +81,11 @@ export class AnalyticsTables {
   /** Specs by key, for naming a fetched table (bounded like the demand). */
   private readonly specs = new Map<string, TableSpec>();
   private readonly scheduler: UnitScheduler;
+  /** Most urls of one cold query: ANALYTICS_CHUNK_SIZE, never more than one answer carries (REPORTING_MAX_ROWS). */
+  private readonly maxColdUrls: number;
 
   constructor(private readonly options: AnalyticsTablesOptions) {
+    this.maxColdUrls = Math.max(1, Math.min(options.maxColdUrls, options.maxRows));
     const board = options.board;
     this.plan = new MetricPlan(board === undefined ? undefined : (metric) => board.learnUnavailable(metric));
     this.scheduler = new UnitScheduler({
@@ -92,7 +95,7 @@ export class AnalyticsTables {
       tableMetrics: (spec) => this.tableMetrics(spec),
       windowOf: (spec, now) => resolveWindow(spec.window, alignInstant(now, options.windowAlignSeconds)),
       maxRows: options.maxRows,
-      maxColdUrls: Math.min(options.maxColdUrls, options.maxRows),
+      maxColdUrls: this.maxColdUrls,
       coldShare: options.coldShare,
       onTable: (table) => this.storeTable(table),
       ...(options.onAnswered === undefined ? {} : { onAnswered: options.onAnswered }),
@@ -237,8 +240,9 @@ export class AnalyticsTables {
 
   /**
    * What no table could say waits for a unit: the whole table when there is
-   * none (or it lacks a metric), then, if it is full, the urls it lacks. At
-   * most two units, both within the deadline; a refusal fills what is left.
+   * none (or it lacks a metric), then, if it is full, the urls it lacks, in
+   * chunks one answer can carry (each a cold ask of its own). At most two
+   * rounds, each within the deadline; a refusal fills what is left.
    */
   private async fetchMissing(
     spec: TableSpec,
@@ -257,23 +261,51 @@ export class AnalyticsTables {
       const whole =
         known === undefined ||
         (wanted.some((metric) => !known?.metrics.includes(metric)) && urls.some((url) => known?.rows.has(url) === true));
-      const need: Need = whole ? { spec, metrics: wanted, articles: urls } : { spec, urls, metrics: wanted, articles: urls };
-      let delivery: Delivery;
-      try {
-        delivery = await this.scheduler.wait(need, deadline);
-      } catch (error) {
-        this.refusal(error);
-        fillError(cells, metrics, error instanceof Error ? error : new Error(String(error)));
-        return;
+      if (whole) {
+        const delivered = await this.waitFor({ spec, metrics: wanted, articles: urls }, cells, metrics, deadline);
+        if (delivered === undefined) return;
+        if (delivered.urls === 'all') known = delivered;
+        continue;
       }
-      this.fill(cells, metrics, delivery.table, fetchedOutcome(delivery));
-      for (const metric of wanted) {
-        if (this.plan.isUnavailable(metric)) fillError(cells, [metric], metricUnavailable(metric));
-      }
-      known = delivery.table.urls === 'all' ? delivery.table : known;
+      await Promise.all(
+        chunked(urls, this.maxColdUrls).map((chunk) => {
+          const chunkCells = new Map(chunk.map((url) => [url, cells.get(url) ?? new Map<MetricName, Cell | Error>()]));
+          const need: Need = { spec, urls: chunk, metrics: missingMetrics(chunkCells, metrics), articles: chunk };
+          return this.waitFor(need, chunkCells, metrics, deadline);
+        }),
+      );
     }
     fillError(cells, metrics, new Error('analytics: the numbers of this article were in no answer'));
   }
+
+  /** Waits for the need's unit and fills `cells` from its table (or with the refusal); the table, or undefined once refused. */
+  private async waitFor(
+    need: Need,
+    cells: Map<string, Map<MetricName, Cell | Error>>,
+    metrics: readonly MetricName[],
+    deadline: number,
+  ): Promise<Table | undefined> {
+    let delivery: Delivery;
+    try {
+      delivery = await this.scheduler.wait(need, deadline);
+    } catch (error) {
+      this.refusal(error);
+      fillError(cells, metrics, error instanceof Error ? error : new Error(String(error)));
+      return undefined;
+    }
+    this.fill(cells, metrics, delivery.table, fetchedOutcome(delivery));
+    for (const metric of need.metrics) {
+      if (this.plan.isUnavailable(metric)) fillError(cells, [metric], metricUnavailable(metric));
+    }
+    return delivery.table;
+  }
+}
+
+/** `urls` in runs of at most `size`. */
+function chunked(urls: readonly string[], size: number): string[][] {
+  const chunks: string[][] = [];
+  for (let start = 0; start < urls.length; start += size) chunks.push(urls.slice(start, start + size));
+  return chunks;
 }
 
 /** `merged`: the query answered other asks too, here or on another replica. */

@@ -1,6 +1,6 @@
 import type { MetricName } from '../../upstream/datasources/wire';
 import { DASHBOARD_QUERY_PATH } from '../../upstream/datasources/reportingAPI';
-import { UpstreamError } from '../../upstream/failures/upstreamError';
+import { failurePolicyOf, UpstreamError } from '../../upstream/failures/upstreamError';
 import { Metric } from '../../graphql/enums';
 
 const GRAPHQL_NAME = new Map<string, string>(Object.entries(Metric).map(([name, wire]) => [wire, name]));
@@ -28,4 +28,22 @@ export function metricUnavailable(metric: MetricName): UpstreamError {
 
 export function isUpstreamError(error: unknown, kind: UpstreamError['kind']): error is UpstreamError {
   return error instanceof UpstreamError && error.kind === kind;
+}
+
+/**
+ * A failure of a query the tables built (never the API client's words): a
+ * refusal the failure policy says no client input can fix becomes the
+ * upstream's unexpected answer, naming what it said.
+ */
+export function builtQueryFailure(error: unknown): Error {
+  if (!(error instanceof UpstreamError)) return error instanceof Error ? error : new Error(`dashboard query failed: ${String(error)}`);
+  if (failurePolicyOf(error)?.ownQuery !== 'bad_response') return error;
+  const said = error.upstreamMessage === undefined ? '' : `: ${error.upstreamMessage}`;
+  return new UpstreamError({
+    service: error.service,
+    endpoint: error.endpoint,
+    kind: 'bad_response',
+    ...(error.status === undefined ? {} : { status: error.status }),
+    reason: `it refused a query the subgraph built (HTTP ${error.status ?? 'error'}${said})`,
+  });
 }

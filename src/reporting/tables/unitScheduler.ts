@@ -3,7 +3,7 @@ import type { DashboardQueryBody, MetricName } from '../../upstream/datasources/
 import type { ResolvedWindow } from '../analytics/window';
 import type { AnalyticsBoard, PostedNeed } from './analyticsBoard';
 import type { Clock } from './clock';
-import { isUpstreamError, metricUnavailable, refused } from './errors';
+import { builtQueryFailure, isUpstreamError, metricUnavailable, refused } from './errors';
 import type { MetricPlan } from './metricPlan';
 import { readCell, tabulate, type Table } from './table';
 import { coldQuery, tableQuery, type TableSpec } from './tableSpec';
@@ -361,7 +361,7 @@ export class UnitScheduler {
         from: work.window.from,
         to: work.window.to,
         fetchedAt: served.fetchedAt,
-        limit: work.body.limit ?? this.options.maxRows,
+        limit: Math.min(work.body.limit ?? this.options.maxRows, this.options.maxRows),
         ...(work.urls === undefined ? {} : { urls: work.urls }),
       });
       this.options.plan.learnAvailable(table.metrics);
@@ -397,7 +397,7 @@ export class UnitScheduler {
       }
       return;
     }
-    const failure = error instanceof Error ? error : new Error(`dashboard query failed: ${String(error)}`);
+    const failure = builtQueryFailure(error);
     for (const waiter of live) waiter.settle(failure);
   }
 }

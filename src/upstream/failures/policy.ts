@@ -31,6 +31,12 @@ export interface FailurePolicy {
   code: ErrorCode;
   /** The code when the failed call was the sign-in, which our configuration drives (not the API client's input). */
   signInCode?: ErrorCode;
+  /**
+   * When the refused request was a query the subgraph built (the analytics tables' whole tables and asks
+   * outside them), not one the API client wrote: `bad_response` makes it the upstream's unexpected answer
+   * (UPSTREAM_BAD_RESPONSE), since no client input can fix it. Absent: the error stands as it is.
+   */
+  ownQuery?: 'bad_response';
 }
 
 /** One row: which failures it covers (the first matching row wins), and its policy. */
@@ -72,7 +78,8 @@ export const FAILURE_POLICY: readonly FailurePolicyRow[] = [
     ...ACCOUNT_REFUSED,
     code: ErrorCode.BAD_USER_INPUT,
     signInCode: ErrorCode.UPSTREAM_UNAUTHENTICATED,
-    why: 'the request is invalid; on the sign-in, even a malformed email is a credentials problem',
+    ownQuery: 'bad_response',
+    why: "the request is invalid; on the sign-in, even a malformed email is a credentials problem; on a query the subgraph built, the subgraph's",
   },
   { kind: 'http', statuses: [401], ...ACCOUNT_REFUSED, code: ErrorCode.UPSTREAM_UNAUTHENTICATED, why: 'the token or the credentials' },
   { kind: 'http', statuses: [403], ...ACCOUNT_REFUSED, code: ErrorCode.UPSTREAM_FORBIDDEN, why: 'the account lacks the role or the site' },

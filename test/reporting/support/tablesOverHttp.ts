@@ -41,6 +41,8 @@ export async function startTablesOverHttp(options: {
   maxRows: number;
   cache: typeof DEFAULT_CACHE_TTLS;
   analytics: AnalyticsConfig;
+  /** The emulator's data scale (default: the small emulator's); 1 has some 3,000 articles. */
+  emulatorScale?: number;
 }): Promise<TablesOverHttp> {
   const clock = new FakeClock(Date.now());
   let waiting = 0;
@@ -63,7 +65,10 @@ export async function startTablesOverHttp(options: {
       watcher.reached();
     }
   };
-  const emulator = await startSmallEmulator({ profile: 'realistic' });
+  const emulator = await startSmallEmulator({
+    profile: 'realistic',
+    ...(options.emulatorScale === undefined ? {} : { scale: options.emulatorScale }),
+  });
   const recorder = await startBodyRecorder(emulator.url);
   const upstreams = demoUpstreams({
     reportingBaseUrl: recorder.url,
