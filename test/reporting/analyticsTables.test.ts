@@ -390,6 +390,31 @@ describe('replicas sharing one store', () => {
     expect(cell(fromC, urls[15], 'totalDuration')).toMatchObject({ value: fakeValue(urls, urls[15], 'totalDuration'), outcome: 'merged' });
   });
 
+  it("a waiting ask for an article outside the table whose unit went to another replica's whole-table fetch gets the budget's refusal with retryAfter", async () => {
+    // Issue 29 item 14: the whole table (for the other replica's ask) was handed to this ask although it lacks its
+    // article; its second try ended as INTERNAL_SERVER_ERROR "the numbers of this article were in no answer".
+    const urls = site(20);
+    const { clock, dashboard, board, replica } = setUpReplicas({ urls, maxRows: 10, ttlSeconds: 600 });
+    const a = replica();
+    const other = board.replica();
+    await a.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
+    await clock.advance(UNIT_MS);
+    // A metric the table lacks for an article it ranks: the whole table again (this unit), then the article it lacks, cold.
+    const asked = a.articles(WEEK, [urls[2], urls[15]], ['totalDuration'], clock.now() + 100_000);
+    await settle();
+    expect(dashboard.sent).toHaveLength(2);
+    // Another replica waits for the whole table with a metric it lacks: the next unit fetches the whole table for it.
+    other.post(WEEK.key, [{ metrics: ['pageViewsPerUser'], deadline: clock.now() + 600_000 }]);
+    await clock.advance(2 * UNIT_MS);
+    const answer = await asked;
+
+    expect(bodiesOf(dashboard)[2]?.urls).toBeUndefined();
+    expect(cell(answer, urls[2], 'totalDuration').value).toBe(fakeValue(urls, urls[2], 'totalDuration'));
+    const refusal = errorOf(answer, urls[15], 'totalDuration');
+    expect(refusal.kind).toBe('budget_exhausted');
+    expect(refusal.retryAfterSeconds).toBeGreaterThan(0);
+  });
+
   it('a refresh another replica already did is dropped, not sent again', async () => {
     const urls = site(5);
     const { clock, dashboard, replica } = setUpReplicas({ urls });

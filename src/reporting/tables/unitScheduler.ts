@@ -367,9 +367,12 @@ export class UnitScheduler {
       this.options.plan.learnAvailable(table.metrics);
       await this.options.onTable(table);
       const live = work.waiters.filter((waiter) => !waiter.settled);
-      const asks = live.length + work.othersAsks;
+      // A whole table fetched for another ask lacks the articles a cold ask waits for: that ask waits for a unit of its own.
+      const answered = live.filter((waiter) => waiter.need.urls === undefined || covers(table, waiter.need, this.options.plan));
+      for (const waiter of live) if (!answered.includes(waiter)) this.enqueue(waiter);
+      const asks = answered.length + work.othersAsks;
       this.options.onAnswered?.(asks);
-      for (const waiter of live) waiter.settle({ table, asks });
+      for (const waiter of answered) waiter.settle({ table, asks });
     } catch (error) {
       this.fail(work, error);
     }
