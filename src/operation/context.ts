@@ -2,7 +2,8 @@ import { AnalyticsMemo } from '../reporting/analytics/operationMemo';
 import { AnalyticsTables, tableLabel, type AnalyticsTablesOptions, type AskOutcome } from '../reporting/tables/analyticsTables';
 import { analyticsTableMetrics } from '../observability/metrics/analyticsTables';
 import { SYSTEM_CLOCK, type Clock } from '../reporting/tables/clock';
-import { DashboardWaitingRoom } from '../reporting/dashboard/waitingRoom';
+import { DashboardAsks } from '../reporting/dashboard/dashboardAsks';
+import { BudgetQueue } from '../reporting/budgetQueue';
 import { MemoryTableStore, type TableStore } from '../reporting/tables/tableStore';
 import type { AnalyticsBoard } from '../reporting/tables/analyticsBoard';
 import type { AnalyticsConfig, Config } from '../config';
@@ -68,8 +69,8 @@ export interface SharedDependencies {
   tableStore?: TableStore;
   /** What the replicas share besides the tables (waiting asks, demand, learned plan) through Redis; default none. */
   analyticsBoard?: AnalyticsBoard;
-  /** Where dashboard asks wait for the next unit; built once per SharedDependencies when absent (tests inject one on a fake clock). */
-  dashboardWaitingRoom?: DashboardWaitingRoom;
+  /** Dashboard asks in the budget queue; built once per SharedDependencies when absent, in the tables' queue (tests inject one on a fake clock). */
+  dashboardAsks?: DashboardAsks;
   /** MAX_UPSTREAM_CALLS_PER_OPERATION. */
   maxUpstreamCallsPerOperation: number;
   /** REPORTING_MAX_ROWS. */
@@ -91,7 +92,7 @@ export function createContext(shared: SharedDependencies): Context {
   const metrics = shared.metrics;
   const tables = analyticsTablesOf(shared, maxRows);
   const analyticsDeadline = now() + shared.analytics.askDeadlineMs;
-  const reporting = withDashboardAllowance(dashboardWaitingRoomOf(shared).asker(analyticsDeadline), allowance);
+  const reporting = withDashboardAllowance(dashboardAsksOf(shared, tables).asker(analyticsDeadline), allowance);
   const askOutcomes: AskOutcome[] = [];
   const recommender: RenderEndpoint = { render: countingCacheHits((params: RenderParams) => shared.recommender.render(params), allowance) };
   return {
@@ -115,18 +116,24 @@ export function createContext(shared: SharedDependencies): Context {
   };
 }
 
-/** One waiting room per set of shared dependencies (one server): asks of every operation meet there. */
-const roomsByShared = new WeakMap<SharedDependencies, DashboardWaitingRoom>();
+/** One set of dashboard asks per set of shared dependencies (one server): asks of every operation meet in its budget queue. */
+const dashboardAsksByShared = new WeakMap<SharedDependencies, DashboardAsks>();
 
-function dashboardWaitingRoomOf(shared: SharedDependencies): DashboardWaitingRoom {
-  if (shared.dashboardWaitingRoom !== undefined) return shared.dashboardWaitingRoom;
-  let room = roomsByShared.get(shared);
-  if (room === undefined) {
+function dashboardAsksOf(shared: SharedDependencies, tables: AnalyticsTables): DashboardAsks {
+  if (shared.dashboardAsks !== undefined) return shared.dashboardAsks;
+  let asks = dashboardAsksByShared.get(shared);
+  if (asks === undefined) {
     // The process-wide endpoint: a merged query is every waiting operation's; each operation's allowance counts its own bodies.
-    room = new DashboardWaitingRoom({ dashboard: shared.reporting, clock: clockOf(shared), unitLeadMs: shared.dashboardUnitLeadMs });
-    roomsByShared.set(shared, room);
+    // The tables' queue: one queue for the reporting budget, one order between dashboards and tables.
+    asks = new DashboardAsks({
+      queue: tables.queue,
+      dashboard: shared.reporting,
+      clock: clockOf(shared),
+      unitLeadMs: shared.dashboardUnitLeadMs,
+    });
+    dashboardAsksByShared.set(shared, asks);
   }
-  return room;
+  return asks;
 }
 
 function clockOf(shared: SharedDependencies): Clock {
@@ -140,7 +147,10 @@ function analyticsTablesOf(shared: SharedDependencies, maxRows: number): Analyti
   if (shared.analyticsTables !== undefined) return shared.analyticsTables;
   let tables = tablesByShared.get(shared);
   if (tables === undefined) {
+    const clock = clockOf(shared);
     tables = new AnalyticsTables({
+      // The one queue for the reporting budget, which the dashboards' asks join (dashboardAsksOf).
+      queue: new BudgetQueue({ reporting: shared.reporting, clock, outsideShare: shared.analytics.coldShare }),
       // The process-wide endpoint: a table is every operation's, so no operation's allowance pays for it.
       reporting: shared.reporting,
       store: shared.tableStore ?? new MemoryTableStore(),

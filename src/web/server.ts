@@ -57,7 +57,7 @@ export interface ServerDependencies {
   /** What the replicas share besides the tables (Redis); default: nothing, each replica its own. */
   analyticsBoard?: SharedDependencies['analyticsBoard'];
   /** Where dashboard asks wait for the next unit, when the caller builds it (tests on a fake clock); default: one per server. */
-  dashboardWaitingRoom?: SharedDependencies['dashboardWaitingRoom'];
+  dashboardAsks?: SharedDependencies['dashboardAsks'];
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
   /** Apollo's cache (persisted queries, the response cache) shared through Redis; default: an in-process LRU. */
   apolloCache?: KeyValueCache<string>;

@@ -18,7 +18,7 @@ import type { AddressInfo } from 'node:net';
 import type { RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG, EMBEDDED_GOVERNOR_CONFIG } from '../../src/config';
 import { Metric } from '../../src/graphql/enums';
-import { DashboardWaitingRoom } from '../../src/reporting/dashboard/waitingRoom';
+import { DashboardAsks } from '../../src/reporting/dashboard/dashboardAsks';
 import type { DashboardMetricResultWire, DashboardQueryBody } from '../../src/upstream/datasources/wire';
 import type { Upstreams } from '../../src/upstream/upstreams';
 import { buildServer, type BuiltServer } from '../../src/web/server';
@@ -59,7 +59,7 @@ interface Rig {
 async function startRig(options: {
   rates?: { reportingPerMinute: number };
   protection: ProtectionOverrides;
-  dashboardWaitingRoom?: (upstreams: Upstreams) => DashboardWaitingRoom;
+  dashboardAsks?: (upstreams: Upstreams) => DashboardAsks;
   now?: () => number;
 }): Promise<Rig> {
   const emulator = await startSmallEmulator({ profile: 'realistic', ...(options.rates === undefined ? {} : { rates: options.rates }) });
@@ -76,7 +76,7 @@ async function startRig(options: {
       reporting: upstreams.reporting,
       recommender: upstreams.recommender,
       logger: silentLogger,
-      ...(options.dashboardWaitingRoom === undefined ? {} : { dashboardWaitingRoom: options.dashboardWaitingRoom(upstreams) }),
+      ...(options.dashboardAsks === undefined ? {} : { dashboardAsks: options.dashboardAsks(upstreams) }),
       ...(options.now === undefined ? {} : { now: options.now }),
     },
   );
@@ -155,7 +155,7 @@ describe('with the real budget: one query a minute', () => {
     rig = await startRig({
       // One a minute, as on a real host; refused at once rather than queued, so asks wait on the injected clock.
       protection: { now: () => clock.now(), governor: { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 1, queueTimeoutMs: 0 } },
-      dashboardWaitingRoom: (upstreams) => new DashboardWaitingRoom({ dashboard: upstreams.reporting, clock, unitLeadMs: 0, onWaiting }),
+      dashboardAsks: (upstreams) => new DashboardAsks({ dashboard: upstreams.reporting, clock, unitLeadMs: 0, onWaiting }),
       now: () => clock.now(),
     });
   });

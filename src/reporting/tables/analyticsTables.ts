@@ -7,11 +7,12 @@ import type { AnalyticsBoard } from './analyticsBoard';
 import type { Clock } from './clock';
 import { Demand } from './demand';
 import { isUpstreamError, metricUnavailable } from './errors';
-import { MetricPlan } from './metricPlan';
+import type { MetricPlan } from './metricPlan';
 import { readCell, topRows, type Table } from './table';
 import type { TableStore } from './tableStore';
 import type { TableSpec } from './tableSpec';
-import { UnitScheduler, type Delivery, type Need } from './unitScheduler';
+import { TableAsks, type Delivery, type Need } from './tableAsks';
+import type { BudgetQueue } from '../budgetQueue';
 
 /**
  * How an ask was answered, for the operation log: fetched for it alone
@@ -39,6 +40,8 @@ export interface Ranking {
 }
 
 export interface AnalyticsTablesOptions {
+  /** The one queue for the reporting budget, shared with the dashboards (default: a queue of the tables' asks alone). */
+  queue?: BudgetQueue;
   reporting: Pick<DashboardEndpoint, 'query'>;
   store: TableStore;
   clock: Clock;
@@ -77,21 +80,22 @@ const ARTICLE_METRICS: readonly MetricName[] = Object.values(FIELD_METRICS);
  */
 export class AnalyticsTables {
   private readonly plan: MetricPlan;
+  /** The budget queue the tables' asks wait in (the dashboards' too, when the process shares it). */
+  readonly queue: BudgetQueue;
   private readonly demand = new Demand();
   /** Specs by key, for naming a fetched table (bounded like the demand). */
   private readonly specs = new Map<string, TableSpec>();
-  private readonly scheduler: UnitScheduler;
+  private readonly scheduler: TableAsks;
   /** Most urls of one cold query: ANALYTICS_CHUNK_SIZE, never more than one answer carries (REPORTING_MAX_ROWS). */
   private readonly maxColdUrls: number;
 
   constructor(private readonly options: AnalyticsTablesOptions) {
     this.maxColdUrls = Math.max(1, Math.min(options.maxColdUrls, options.maxRows));
     const board = options.board;
-    this.plan = new MetricPlan(board === undefined ? undefined : (metric) => board.learnUnavailable(metric));
-    this.scheduler = new UnitScheduler({
+    this.scheduler = new TableAsks({
+      ...(options.queue === undefined ? {} : { queue: options.queue }),
       reporting: options.reporting,
       clock: options.clock,
-      plan: this.plan,
       tableMetrics: (spec) => this.tableMetrics(spec),
       windowOf: (spec, now) => resolveWindow(spec.window, alignInstant(now, options.windowAlignSeconds)),
       maxRows: options.maxRows,
@@ -103,6 +107,9 @@ export class AnalyticsTables {
       ...(options.shared === true ? { lookup: (need: Need) => this.sharedAnswer(need) } : {}),
       ...(board === undefined ? {} : { board, adoptSharedPlan: () => this.adoptSharedPlan() }),
     });
+    this.queue = this.scheduler.queue;
+    this.plan = this.queue.plan;
+    if (board !== undefined) this.plan.tellUnavailable((metric) => board.learnUnavailable(metric));
   }
 
   /** The numbers of `urls` × `metrics`: each a Cell, or the Error its field answers. */

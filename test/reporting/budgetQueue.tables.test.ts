@@ -6,7 +6,7 @@
 import { alignInstant, resolveWindow } from '../../src/reporting/analytics/window';
 import { MetricPlan } from '../../src/reporting/tables/metricPlan';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
-import { UnitScheduler, type Delivery } from '../../src/reporting/tables/unitScheduler';
+import { TableAsks, type Delivery } from '../../src/reporting/tables/tableAsks';
 import { FakeClock, fakeDashboard } from './support/tablesFakes';
 
 const START = Date.UTC(2026, 10, 20, 12, 0, 0);
@@ -19,7 +19,7 @@ const URLS = ['https://news.example/a', 'https://news.example/b'];
 function setUp() {
   const clock = new FakeClock(START);
   const dashboard = fakeDashboard({ clock, unitMs: UNIT_MS, urls: URLS });
-  const scheduler = new UnitScheduler({
+  const scheduler = new TableAsks({
     reporting: dashboard,
     clock,
     plan: new MetricPlan(),
