@@ -2,7 +2,7 @@ import type { DashboardEndpoint } from '../upstream/endpoints/dashboard';
 import type { DashboardQueryBody } from '../upstream/datasources/wire';
 import type { DashboardAnswer } from './dashboard/metricKinds';
 import type { Clock } from './tables/clock';
-import { isUpstreamError, refused } from './tables/errors';
+import { refused, waitsForSlot } from './tables/errors';
 import { MetricPlan } from './tables/metricPlan';
 
 /**
@@ -119,7 +119,7 @@ export class BudgetQueue {
       const answer = await this.options.reporting.query(body);
       return answer;
     } catch (error) {
-      if (isUpstreamError(error, 'budget_exhausted')) this.learnRefusal(error.retryAfterSeconds);
+      if (waitsForSlot(error)) this.learnRefusal(error.retryAfterSeconds);
       throw error;
     }
   }
@@ -271,7 +271,7 @@ export class BudgetQueue {
     try {
       answer = await this.options.reporting.query(turn.body);
     } catch (error) {
-      if (isUpstreamError(error, 'budget_exhausted')) {
+      if (waitsForSlot(error)) {
         // Not sent, no slot spent: the asks wait for the slot the refusal names.
         this.learnRefusal(error.retryAfterSeconds);
         for (const ask of turn.asks) this.requeue(ask);

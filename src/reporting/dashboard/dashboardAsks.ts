@@ -4,7 +4,7 @@ import type { UpstreamError } from '../../upstream/failures/upstreamError';
 import { dashboardBodyKey } from '../../upstream/keys';
 import { BudgetQueue, type AskKind, type Candidate, type QueuedAsk, type Turn } from '../budgetQueue';
 import type { Clock } from '../tables/clock';
-import { isUpstreamError } from '../tables/errors';
+import { splitsOnEmptyBody, waitsForSlot } from '../tables/errors';
 import { carriesMetrics, kindOf, mergedBody, sliceAnswer, type DashboardAnswer } from './metricKinds';
 
 /** How one operation's dashboard asks reach the upstream: grouped by what may share a query, each group asked at once. */
@@ -84,7 +84,7 @@ export class DashboardAsks implements AskKind {
       const answer = await this.query(merged, deadline, alone);
       return bodies.map((body) => sliceAnswer(answer, body.metrics));
     } catch (error) {
-      if (isUpstreamError(error, 'metric_unavailable') && distinctCount(bodies) > 1) {
+      if (splitsOnEmptyBody(error) && distinctCount(bodies) > 1) {
         // One body's metric spoiled the union: each alone, so the others still get their numbers.
         return Promise.all(bodies.map((body) => this.ask([body], deadline, true).then((results) => results[0])));
       }
@@ -115,7 +115,7 @@ export class DashboardAsks implements AskKind {
       return this.learnAnswered(body, await this.queue.tryNow(body));
     } catch (error) {
       this.learnFailed(body, error);
-      if (!isUpstreamError(error, 'budget_exhausted')) throw error;
+      if (!waitsForSlot(error)) throw error;
       refusal = error;
     }
     const covered = await this.fromLastFetched(body);
@@ -157,7 +157,7 @@ export class DashboardAsks implements AskKind {
       },
       failed: (error) => {
         this.learnFailed(body, error);
-        if (isUpstreamError(error, 'metric_unavailable') && distinctCount(bodies) > 1) {
+        if (splitsOnEmptyBody(error) && distinctCount(bodies) > 1) {
           // Each waiter alone (its own operation splits its own body further), each at a slot of its own within its deadline.
           for (const waiter of live()) {
             this.query(waiter.body, waiter.deadline, true).then(
@@ -186,7 +186,7 @@ export class DashboardAsks implements AskKind {
 
   /** The upstream does not say which metric is outside the plan: every one of the query's not yet seen answered is a suspect. */
   private learnFailed(body: DashboardQueryBody, error: unknown): void {
-    if (isUpstreamError(error, 'metric_unavailable')) this.queue.plan.learnSuspects(body.metrics);
+    if (splitsOnEmptyBody(error)) this.queue.plan.learnSuspects(body.metrics);
   }
 }
 

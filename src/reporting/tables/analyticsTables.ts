@@ -6,7 +6,7 @@ import { FIELD_METRICS } from '../analytics/selection';
 import type { AnalyticsBoard } from './analyticsBoard';
 import type { Clock } from './clock';
 import { Demand } from './demand';
-import { isUpstreamError, metricUnavailable } from './errors';
+import { metricUnavailable, splitsOnEmptyBody, waitsForSlot } from './errors';
 import type { MetricPlan } from './metricPlan';
 import { readCell, topRows, type Table } from './table';
 import type { TableStore } from './tableStore';
@@ -165,11 +165,7 @@ export class AnalyticsTables {
   }
 
   private refusal(error: unknown): void {
-    const reason = isUpstreamError(error, 'budget_exhausted')
-      ? 'deadline'
-      : isUpstreamError(error, 'metric_unavailable')
-        ? 'metric_unavailable'
-        : 'upstream_error';
+    const reason = waitsForSlot(error) ? 'deadline' : splitsOnEmptyBody(error) ? 'metric_unavailable' : 'upstream_error';
     this.options.onRefused?.(reason);
   }
 

@@ -26,8 +26,14 @@ export function metricUnavailable(metric: MetricName): UpstreamError {
   });
 }
 
-export function isUpstreamError(error: unknown, kind: UpstreamError['kind']): error is UpstreamError {
-  return error instanceof UpstreamError && error.kind === kind;
+/** The governor refused for want of a slot and names the next one: the ask waits for it (failure policy `waitForSlot`). */
+export function waitsForSlot(error: unknown): error is UpstreamError {
+  return failurePolicyOf(error)?.waitForSlot === true;
+}
+
+/** A metric of the query is outside the plan and the upstream does not say which (failure policy `splitOnEmptyBody`). */
+export function splitsOnEmptyBody(error: unknown): error is UpstreamError {
+  return failurePolicyOf(error)?.splitOnEmptyBody === true;
 }
 
 /**

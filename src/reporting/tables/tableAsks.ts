@@ -5,7 +5,7 @@ import { BudgetQueue, type AskKind, type Candidate, type QueuedAsk, type Turn } 
 import type { ResolvedWindow } from '../analytics/window';
 import type { AnalyticsBoard, PostedNeed } from './analyticsBoard';
 import type { Clock } from './clock';
-import { builtQueryFailure, isUpstreamError, metricUnavailable } from './errors';
+import { builtQueryFailure, metricUnavailable, splitsOnEmptyBody } from './errors';
 import type { MetricPlan } from './metricPlan';
 import { readCell, tabulate, type Table } from './table';
 import { coldQuery, tableQuery, type TableSpec } from './tableSpec';
@@ -321,7 +321,7 @@ export class TableAsks implements AskKind {
 
   private failed(work: Work, error: unknown): void {
     const live = work.waiters.filter((waiter) => !waiter.settled);
-    if (isUpstreamError(error, 'metric_unavailable') && work.unproven !== undefined) {
+    if (splitsOnEmptyBody(error) && work.unproven !== undefined) {
       // The one unproven metric was the cause; the asks wait for the next slot without it.
       this.plan.learnUnavailable(work.unproven);
       for (const waiter of live) {
