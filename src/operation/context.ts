@@ -1,6 +1,6 @@
 import { AnalyticsMemo } from '../reporting/analytics/operationMemo';
-import { AnalyticsTables, tableLabel, type AnalyticsTablesOptions, type AskOutcome } from '../reporting/tables/analyticsTables';
-import { analyticsTableMetrics } from '../observability/metrics/analyticsTables';
+import { AnalyticsTables, type AskOutcome } from '../reporting/tables/analyticsTables';
+import { upstreamMetricsObserver } from '../observability/metrics/upstreamObserver';
 import { SYSTEM_CLOCK, type Clock } from '../reporting/tables/clock';
 import { DashboardAsks } from '../reporting/dashboard/dashboardAsks';
 import { BudgetQueue } from '../reporting/budgetQueue';
@@ -14,7 +14,7 @@ import { countingCacheHits } from './cacheHits';
 import { withDashboardAllowance } from './dashboardAllowance';
 import { UpstreamAllowance } from './upstreamAllowance';
 import type { Logger } from '../observability/logger';
-import type { Metrics } from '../observability/metrics/metrics';
+import { Metrics } from '../observability/metrics/metrics';
 import type { DashboardEndpoint } from '../upstream/endpoints/dashboard';
 import type { RenderEndpoint } from '../upstream/endpoints/render';
 
@@ -150,7 +150,13 @@ function analyticsTablesOf(shared: SharedDependencies, maxRows: number): Analyti
     const clock = clockOf(shared);
     tables = new AnalyticsTables({
       // The one queue for the reporting budget, which the dashboards' asks join (dashboardAsksOf).
-      queue: new BudgetQueue({ reporting: shared.reporting, clock, outsideShare: shared.analytics.coldShare }),
+      queue: new BudgetQueue({
+        reporting: shared.reporting,
+        clock,
+        outsideShare: shared.analytics.coldShare,
+        // The one observer implementation: the queue's events become the analytics series of the process's metrics.
+        ...(shared.metrics instanceof Metrics ? { observer: upstreamMetricsObserver(shared.metrics) } : {}),
+      }),
       // The process-wide endpoint: a table is every operation's, so no operation's allowance pays for it.
       reporting: shared.reporting,
       store: shared.tableStore ?? new MemoryTableStore(),
@@ -163,21 +169,8 @@ function analyticsTablesOf(shared: SharedDependencies, maxRows: number): Analyti
       maxRows,
       maxColdUrls: shared.analytics.chunkSize,
       coldShare: shared.analytics.coldShare,
-      ...tableMetricsHooks(shared),
     });
     tablesByShared.set(shared, tables);
   }
   return tables;
-}
-
-function tableMetricsHooks(shared: SharedDependencies): Partial<AnalyticsTablesOptions> {
-  const registry = shared.metrics?.registry;
-  if (registry === undefined) return {};
-  const metrics = analyticsTableMetrics(registry, shared.now ?? Date.now);
-  return {
-    onAnswered: (asks) => metrics.recordAnswered(asks),
-    onWaiting: (count) => metrics.recordWaiting(count),
-    onRefused: (reason) => metrics.recordRefusal(reason),
-    onTable: (spec, fetchedAt) => metrics.recordTable(tableLabel(spec), fetchedAt),
-  };
 }

@@ -1,5 +1,7 @@
 import type { DashboardEndpoint } from '../upstream/endpoints/dashboard';
 import type { DashboardQueryBody } from '../upstream/datasources/wire';
+import type { UpstreamError } from '../upstream/failures/upstreamError';
+import { NO_OBSERVER, safeObserver, type AskKindName, type UpstreamObserver } from '../upstream/observer';
 import type { DashboardAnswer } from './dashboard/metricKinds';
 import type { Clock } from './tables/clock';
 import { refused, waitsForSlot } from './tables/errors';
@@ -33,7 +35,8 @@ export interface Turn {
   asks: QueuedAsk[];
   /** Which share the slot counts in when answered: the asks outside the tables', or the whole tables'; none for dashboards. */
   share?: 'outside' | 'table';
-  answered(answer: DashboardAnswer): Promise<void>;
+  /** Settles the asks the answer serves; how many asks it answered (this replica's and others'). */
+  answered(answer: DashboardAnswer): Promise<number>;
   /** The governor refused the slot: the kind puts back what it keeps outside the list (a refresh). */
   slotRefused?(): void;
   /** Any other failure: the kind's rule (split a merged body, learn the plan, or fail its asks). */
@@ -53,6 +56,8 @@ export interface Candidate {
 
 /** A kind of ask: its merge rule and what it keeps besides waiting asks. */
 export interface AskKind {
+  /** Its name for the observer. */
+  readonly name: AskKindName;
   /**
    * How long before the slot its query goes (the governor holds it until the
    * slot, so an ask arriving in those last moments cannot take the slot for
@@ -82,6 +87,8 @@ export interface BudgetQueueOptions {
   outsideShare: number;
   /** What the account's plan allows, learned from every answer of every kind (default: a plan of this process). */
   plan?: MetricPlan;
+  /** Hears the asks waiting, refused and answered per slot, and the tables fetched (the metrics; tests record it). */
+  observer?: UpstreamObserver;
 }
 
 /**
@@ -96,10 +103,13 @@ export interface BudgetQueueOptions {
 export class BudgetQueue {
   readonly plan: MetricPlan;
   readonly clock: Clock;
+  readonly observer: UpstreamObserver;
   private readonly waiting: QueuedAsk[] = [];
   private readonly kinds = new Set<AskKind>();
   /** The earliest instant the governor may grant a slot, as its last refusal said; 0: try now. */
   private nextSlotAt = 0;
+  /** The governor's last refusal: a refusal given here keeps its words and never says more than it did. */
+  private governorRefusal: UpstreamError | undefined;
   /** The query in flight went before the slot: if the governor refused it after all, the next one waits for the slot itself. */
   private wentEarly = false;
   private running = false;
@@ -111,6 +121,7 @@ export class BudgetQueue {
   constructor(private readonly options: BudgetQueueOptions) {
     this.plan = options.plan ?? new MetricPlan();
     this.clock = options.clock;
+    this.observer = safeObserver(options.observer ?? NO_OBSERVER);
   }
 
   /** Sends a body at once, outside the queue's order (an ask that may find a slot free); a refusal teaches the next slot. */
@@ -119,7 +130,7 @@ export class BudgetQueue {
       const answer = await this.options.reporting.query(body);
       return answer;
     } catch (error) {
-      if (waitsForSlot(error)) this.learnRefusal(error.retryAfterSeconds);
+      if (waitsForSlot(error)) this.learnRefusal(error);
       throw error;
     }
   }
@@ -127,7 +138,7 @@ export class BudgetQueue {
   /** Waits for a slot: resolves with what the kind settles it with, or rejects with the refusal once its deadline cannot be met. */
   wait<Outcome>(kind: AskKind, group: string, deadline: number, extra: object = {}): Promise<Outcome> {
     const now = this.clock.now();
-    if (this.nextSlotAt > deadline || deadline <= now) return Promise.reject(this.refusal());
+    if (this.nextSlotAt > deadline || deadline <= now) return Promise.reject(this.refusal(kind));
     return new Promise<Outcome>((resolve, reject) => {
       const ask: QueuedAsk<Outcome> = Object.assign(extra, {
         kind,
@@ -144,7 +155,7 @@ export class BudgetQueue {
         },
       });
       this.enqueue(ask);
-      void this.clock.sleep(deadline - now).then(() => ask.settle(this.refusal()));
+      void this.clock.sleep(deadline - now).then(() => this.refuse(ask));
       this.start();
     });
   }
@@ -167,26 +178,38 @@ export class BudgetQueue {
     this.closed = true;
   }
 
-  /** The refusal an ask gets when no slot comes within its deadline: the governor's, with its seconds until the slot. */
-  refusal(): Error {
-    return refused(Math.max(1_000, this.nextSlotAt - this.clock.now()));
+  /** The refusal an ask of `kind` gets when no slot comes within its deadline (told to the observer): the governor's, with its seconds until the slot. */
+  private refusal(kind: AskKind): Error {
+    this.observer.askRefused(kind.name, 'deadline');
+    return refused(Math.max(1_000, this.nextSlotAt - this.clock.now()), this.governorRefusal);
   }
 
-  private learnRefusal(retryAfterSeconds: number | undefined): void {
-    this.nextSlotAt = this.clock.now() + (retryAfterSeconds ?? 1) * 1000;
+  private refuse(ask: QueuedAsk): void {
+    if (!ask.settled) ask.settle(this.refusal(ask.kind));
+  }
+
+  private learnRefusal(refusal: UpstreamError): void {
+    this.governorRefusal = refusal;
+    this.nextSlotAt = this.clock.now() + (refusal.retryAfterSeconds ?? 1) * 1000;
   }
 
   private enqueue(ask: QueuedAsk): void {
     this.kinds.add(ask.kind);
     this.waiting.push(ask);
-    ask.kind.waitingChanged?.(this.asksOf(ask.kind), ask.group);
+    this.waitingChanged(ask);
   }
 
   private remove(ask: QueuedAsk): void {
     const index = this.waiting.indexOf(ask);
     if (index < 0) return;
     this.waiting.splice(index, 1);
-    ask.kind.waitingChanged?.(this.asksOf(ask.kind), ask.group);
+    this.waitingChanged(ask);
+  }
+
+  private waitingChanged(ask: QueuedAsk): void {
+    const asks = this.asksOf(ask.kind);
+    this.observer.asksWaiting(ask.kind.name, asks.length);
+    ask.kind.waitingChanged?.(asks, ask.group);
   }
 
   private asksOf(kind: AskKind): QueuedAsk[] {
@@ -221,7 +244,7 @@ export class BudgetQueue {
         const turn = await candidate.take();
         if (turn === undefined) continue;
         this.wentEarly = untilSlotMs > 0;
-        await this.spend(turn);
+        await this.spend(turn, candidate.kind);
       }
     } catch (error) {
       // Nothing awaited here should throw (the stores and the board fall back on their own); if something does, no ask hangs.
@@ -245,8 +268,8 @@ export class BudgetQueue {
    * Within a class, the group answering the most asks, then the earliest
    * deadline. A per-caller fair share is one more rule here.
    */
-  private order(): Candidate | undefined {
-    const candidates = [...this.kinds].flatMap((kind) => kind.candidates(this.asksOf(kind)));
+  private order(): (Candidate & { kind: AskKind }) | undefined {
+    const candidates = [...this.kinds].flatMap((kind) => kind.candidates(this.asksOf(kind)).map((candidate) => ({ ...candidate, kind })));
     const best = (cls: AskClass) =>
       candidates
         .filter((candidate) => candidate.class === cls)
@@ -260,11 +283,11 @@ export class BudgetQueue {
   /** Asks whose deadline comes before the next slot get their refusal now rather than at their deadline. */
   private refuseHopeless(): void {
     for (const ask of [...this.waiting]) {
-      if (ask.kind.refusesHopeless && ask.deadline < this.nextSlotAt) ask.settle(this.refusal());
+      if (ask.kind.refusesHopeless && ask.deadline < this.nextSlotAt) this.refuse(ask);
     }
   }
 
-  private async spend(turn: Turn): Promise<void> {
+  private async spend(turn: Turn, kind: AskKind): Promise<void> {
     // Taken off the list while in flight: asks arriving now wait for the next slot's query.
     for (const ask of turn.asks) this.remove(ask);
     let answer: DashboardAnswer;
@@ -273,7 +296,7 @@ export class BudgetQueue {
     } catch (error) {
       if (waitsForSlot(error)) {
         // Not sent, no slot spent: the asks wait for the slot the refusal names.
-        this.learnRefusal(error.retryAfterSeconds);
+        this.learnRefusal(error);
         for (const ask of turn.asks) this.requeue(ask);
         turn.slotRefused?.();
         return;
@@ -284,6 +307,6 @@ export class BudgetQueue {
     this.nextSlotAt = 0;
     if (turn.share === 'outside') this.outsideSlots += 1;
     else if (turn.share === 'table') this.tableSlots += 1;
-    await turn.answered(answer);
+    this.observer.slotSpent(kind.name, await turn.answered(answer));
   }
 }

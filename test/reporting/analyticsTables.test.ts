@@ -4,6 +4,7 @@
  * table answers many asks, cold asks wait for the next unit and share one
  * query, deadlines, staleness, refresh by demand, metric learning.
  */
+import { NO_OBSERVER } from '../../src/upstream/observer';
 import { AnalyticsTables, type AnalyticsTablesOptions, type Cell } from '../../src/reporting/tables/analyticsTables';
 import { MemoryTableStore } from '../../src/reporting/tables/tableStore';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
@@ -55,7 +56,7 @@ function setUpReplicas(options: SetUpOptions) {
       maxRows: options.maxRows ?? 500,
       maxColdUrls: 500,
       coldShare: options.coldShare ?? 0.5,
-      onAnswered: (asks) => answered.push(asks),
+      observer: { ...NO_OBSERVER, slotSpent: (_kind, asks) => answered.push(asks) },
     });
   const replica = () => tables({ shared: true, board: board.replica() });
   return { clock, dashboard, board, answered, replica, single: () => tables({}) };

@@ -6,6 +6,7 @@
  * whose deadline comes before the unit is refused with retryAfter; a metric
  * outside the plan fails only the asks naming it.
  */
+import { NO_OBSERVER } from '../../src/upstream/observer';
 import { DashboardAsks } from '../../src/reporting/dashboard/dashboardAsks';
 import { Metric } from '../../src/graphql/enums';
 import type { Served } from '../../src/upstream/datasources/fetched';
@@ -80,7 +81,12 @@ function setUp(unplanned: readonly MetricName[] = [], queueMs = 0) {
   const clock = new FakeClock(Date.UTC(2026, 10, 25, 12));
   const vendor = fakeVendor(clock, unplanned, queueMs);
   const counts: number[] = [];
-  const room = new DashboardAsks({ dashboard: vendor, clock, unitLeadMs: queueMs, onWaiting: (count) => counts.push(count) });
+  const room = new DashboardAsks({
+    dashboard: vendor,
+    clock,
+    unitLeadMs: queueMs,
+    observer: { ...NO_OBSERVER, asksWaiting: (_kind, count) => counts.push(count) },
+  });
   const waiting = () => counts.at(-1) ?? 0;
   /** One operation's asks of one group, with the deadline of an operation started now. */
   const ask = (...bodies: DashboardQueryBody[]) => room.ask(bodies, clock.now() + DEADLINE_MS);

@@ -14,6 +14,7 @@
  * With a budget that grants every query (metric outside the plan): the merged
  * query's empty body fails only the fields naming the unplanned metric.
  */
+import { NO_OBSERVER } from '../../src/upstream/observer';
 import type { AddressInfo } from 'node:net';
 import type { RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG, EMBEDDED_GOVERNOR_CONFIG } from '../../src/config';
@@ -155,7 +156,13 @@ describe('with the real budget: one query a minute', () => {
     rig = await startRig({
       // One a minute, as on a real host; refused at once rather than queued, so asks wait on the injected clock.
       protection: { now: () => clock.now(), governor: { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 1, queueTimeoutMs: 0 } },
-      dashboardAsks: (upstreams) => new DashboardAsks({ dashboard: upstreams.reporting, clock, unitLeadMs: 0, onWaiting }),
+      dashboardAsks: (upstreams) =>
+        new DashboardAsks({
+          dashboard: upstreams.reporting,
+          clock,
+          unitLeadMs: 0,
+          observer: { ...NO_OBSERVER, asksWaiting: (_kind, count) => onWaiting(count) },
+        }),
       now: () => clock.now(),
     });
   });

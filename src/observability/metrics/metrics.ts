@@ -1,9 +1,12 @@
 import type { Registry } from 'prom-client';
+import type { AskKindName, AskRefusalReason } from '../../upstream/observer';
 import { BoundedLabel } from './boundedLabel';
 import { createInstruments, type Instruments, type MetricsOptions } from './registry';
 
 /** Distinct operation names kept as labels; the rest count as `__other__`. */
 const DEFAULT_OPERATION_NAME_LIMIT = 200;
+/** Distinct analytics tables shown by their age; the rest share `__other__`. */
+const TABLE_LABEL_LIMIT = 20;
 
 export interface OperationRecord {
   name: string | null | undefined;
@@ -43,6 +46,7 @@ export class Metrics {
   readonly registry: Registry;
   private readonly instruments: Instruments;
   private readonly operationNames: BoundedLabel;
+  private readonly tableNames = new BoundedLabel(TABLE_LABEL_LIMIT);
 
   constructor(options: MetricsOptions & { operationNameLimit?: number } = {}) {
     this.instruments = createInstruments(options);
@@ -122,6 +126,28 @@ export class Metrics {
 
   recordBatch(loader: string, size: number): void {
     this.instruments.loaderBatchSize.observe({ loader }, size);
+  }
+
+  /** Asks one query of the analytics tables answered: `subgraph_analytics_asks_per_query`. */
+  recordAnalyticsAnswered(asks: number): void {
+    this.instruments.analyticsAsksPerQuery.observe(asks);
+  }
+
+  /** Asks of a kind waiting in the reporting budget's queue; the tables' also as `subgraph_analytics_asks_waiting`. */
+  recordAsksWaiting(kind: AskKindName, count: number): void {
+    this.instruments.reportingAsksWaiting.set({ kind }, count);
+    if (kind === 'table') this.instruments.analyticsAsksWaiting.set(count);
+  }
+
+  recordAnalyticsRefusal(reason: AskRefusalReason): void {
+    this.instruments.analyticsRefusals.inc({ reason });
+  }
+
+  /** A table's name is its window and rank metric (never filter values), bounded. */
+  recordTableFetched(name: string, fetchedAt: number): void {
+    const label = this.tableNames.valueOf(name);
+    const ages = this.instruments.analyticsTableAge.fetchedAt;
+    ages.set(label, Math.max(ages.get(label) ?? 0, fetchedAt));
   }
 
   /** `subgraph_upstream_signin_backoff_seconds` reads `secondsLeft` at each scrape (e.g. backoffSeconds(tokens.signInState())). */

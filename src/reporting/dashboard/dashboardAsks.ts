@@ -1,6 +1,7 @@
 import type { DashboardEndpoint } from '../../upstream/endpoints/dashboard';
 import type { DashboardQueryBody } from '../../upstream/datasources/wire';
 import type { UpstreamError } from '../../upstream/failures/upstreamError';
+import type { UpstreamObserver } from '../../upstream/observer';
 import { dashboardBodyKey } from '../../upstream/keys';
 import { BudgetQueue, type AskKind, type Candidate, type QueuedAsk, type Turn } from '../budgetQueue';
 import type { Clock } from '../tables/clock';
@@ -27,8 +28,8 @@ export interface DashboardAsksOptions {
    * ask arriving in those last moments cannot take the slot for its body alone.
    */
   unitLeadMs: number;
-  /** Dashboard asks waiting now (tests await it). */
-  onWaiting?(count: number): void;
+  /** Without a queue: the observer of the queue it builds (tests await the asks waiting). */
+  observer?: UpstreamObserver;
 }
 
 /** The last body answered per kind is remembered for this many kinds (oldest forgotten first). */
@@ -57,6 +58,7 @@ type Waiter = QueuedAsk<DashboardAnswer> & { body: DashboardQueryBody };
  * does not spoil every merge of its kind.
  */
 export class DashboardAsks implements AskKind {
+  readonly name = 'dashboard';
   readonly leadMs: number;
   readonly refusesHopeless = true;
   readonly queue: BudgetQueue;
@@ -65,7 +67,14 @@ export class DashboardAsks implements AskKind {
 
   constructor(private readonly options: DashboardAsksOptions) {
     this.leadMs = options.unitLeadMs;
-    this.queue = options.queue ?? new BudgetQueue({ reporting: options.dashboard, clock: options.clock, outsideShare: 0 });
+    this.queue =
+      options.queue ??
+      new BudgetQueue({
+        reporting: options.dashboard,
+        clock: options.clock,
+        outsideShare: 0,
+        ...(options.observer === undefined ? {} : { observer: options.observer }),
+      });
   }
 
   /** The asker of one operation, whose asks stop waiting at `deadline` (epoch ms of the queue's clock). */
@@ -102,10 +111,6 @@ export class DashboardAsks implements AskKind {
       earliestDeadline: Math.min(...waiters.map((waiter) => waiter.deadline)),
       take: async () => this.turn(waiters),
     }));
-  }
-
-  waitingChanged(asks: readonly QueuedAsk[]): void {
-    this.options.onWaiting?.(asks.length);
   }
 
   /** Tries now; refused for want of a slot, answers from a fetched body that covers it, else waits for the slot within the deadline. */
@@ -153,7 +158,9 @@ export class DashboardAsks implements AskKind {
       asks: waiters,
       answered: async (served) => {
         const answer = this.learnAnswered(body, served);
-        for (const waiter of live()) waiter.settle(sliceAnswer(answer, waiter.body.metrics));
+        const answered = live();
+        for (const waiter of answered) waiter.settle(sliceAnswer(answer, waiter.body.metrics));
+        return answered.length;
       },
       failed: (error) => {
         this.learnFailed(body, error);

@@ -13,6 +13,7 @@ import type { TableStore } from './tableStore';
 import type { TableSpec } from './tableSpec';
 import { TableAsks, type Delivery, type Need } from './tableAsks';
 import type { BudgetQueue } from '../budgetQueue';
+import type { UpstreamObserver } from '../../upstream/observer';
 
 /**
  * How an ask was answered, for the operation log: fetched for it alone
@@ -57,12 +58,8 @@ export interface AnalyticsTablesOptions {
   shared?: boolean;
   /** Replicas share their waiting asks, demand and learned plan (Redis); default: this process's own. */
   board?: AnalyticsBoard;
-  /** Metrics hooks. */
-  onAnswered?(asks: number): void;
-  onWaiting?(count: number): void;
-  onRefused?(reason: 'deadline' | 'metric_unavailable' | 'upstream_error'): void;
-  /** A table was fetched: its spec and when. */
-  onTable?(spec: TableSpec, fetchedAt: number): void;
+  /** Without a queue: the observer of the queue the tables build (asks waiting, refused, answered per slot; tables fetched). */
+  observer?: UpstreamObserver;
 }
 
 /** Most specs remembered for naming tables in metrics. */
@@ -102,8 +99,7 @@ export class AnalyticsTables {
       maxColdUrls: this.maxColdUrls,
       coldShare: options.coldShare,
       onTable: (table) => this.storeTable(table),
-      ...(options.onAnswered === undefined ? {} : { onAnswered: options.onAnswered }),
-      ...(options.onWaiting === undefined ? {} : { onWaiting: options.onWaiting }),
+      ...(options.observer === undefined ? {} : { observer: options.observer }),
       ...(options.shared === true ? { lookup: (need: Need) => this.sharedAnswer(need) } : {}),
       ...(board === undefined ? {} : { board, adoptSharedPlan: () => this.adoptSharedPlan() }),
     });
@@ -161,12 +157,13 @@ export class AnalyticsTables {
     if (table.urls !== 'all') return this.options.store.setPoints(table);
     await this.options.store.setTable(table);
     const spec = this.specs.get(table.key);
-    if (spec !== undefined) this.options.onTable?.(spec, table.fetchedAt);
+    if (spec !== undefined) this.queue.observer.tableFetched(tableLabel(spec), table.fetchedAt);
   }
 
+  /** An ask's error, to the observer (the queue tells it of its own refusals: no slot within the deadline). */
   private refusal(error: unknown): void {
-    const reason = waitsForSlot(error) ? 'deadline' : splitsOnEmptyBody(error) ? 'metric_unavailable' : 'upstream_error';
-    this.options.onRefused?.(reason);
+    if (waitsForSlot(error)) return;
+    this.queue.observer.askRefused('table', splitsOnEmptyBody(error) ? 'metric_unavailable' : 'upstream_error');
   }
 
   /** What the shared store holds for a need: the whole table, or (for a cold need) another replica's cold answer for its urls. */
@@ -342,7 +339,7 @@ function mergePoints(points: Map<string, Table>): Table | undefined {
 }
 
 /** A table's name in metrics: its window and rank metric, never its filter values. */
-export function tableLabel(spec: TableSpec): string {
+function tableLabel(spec: TableSpec): string {
   const window = spec.window.last != null ? `last_${spec.window.last.number}_${spec.window.last.unit}` : 'range';
   const filtered = spec.filters.domain !== undefined || spec.filters.section !== undefined ? '_filtered' : '';
   return `${window}_${spec.rank}${filtered}`;

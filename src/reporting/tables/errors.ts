@@ -1,29 +1,26 @@
 import type { MetricName } from '../../upstream/datasources/wire';
-import { DASHBOARD_QUERY_PATH } from '../../upstream/datasources/reportingAPI';
+import { DASHBOARD_QUERY_PATH, metricUnavailable as metricUnavailableError } from '../../upstream/datasources/reportingAPI';
 import { failurePolicyOf, UpstreamError } from '../../upstream/failures/upstreamError';
-import { Metric } from '../../graphql/enums';
 
-const GRAPHQL_NAME = new Map<string, string>(Object.entries(Metric).map(([name, wire]) => [wire, name]));
-
-/** The ask waited as long as it may and no unit came: the same refusal the governor gives. */
-export function refused(retryAfterMs: number): UpstreamError {
+/**
+ * The ask waited as long as it may and no slot came: the governor's own
+ * refusal (its service and endpoint), with the seconds until the slot it
+ * named, never more than it said (its clamp, MAX_RETRY_AFTER_SECONDS, holds).
+ */
+export function refused(retryAfterMs: number, governorRefusal?: UpstreamError): UpstreamError {
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
+  const said = governorRefusal?.retryAfterSeconds;
   return new UpstreamError({
-    service: 'reporting',
-    endpoint: DASHBOARD_QUERY_PATH,
+    service: governorRefusal?.service ?? 'reporting',
+    endpoint: governorRefusal?.endpoint ?? DASHBOARD_QUERY_PATH,
     kind: 'budget_exhausted',
-    retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)),
+    retryAfterSeconds: said === undefined ? seconds : Math.max(1, Math.min(seconds, said)),
   });
 }
 
 /** A metric the account's plan was found not to allow: no query asks for it again. */
 export function metricUnavailable(metric: MetricName): UpstreamError {
-  return new UpstreamError({
-    service: 'reporting',
-    endpoint: DASHBOARD_QUERY_PATH,
-    kind: 'metric_unavailable',
-    status: 200,
-    metrics: [GRAPHQL_NAME.get(metric) ?? metric],
-  });
+  return metricUnavailableError([metric]);
 }
 
 /** The governor refused for want of a slot and names the next one: the ask waits for it (failure policy `waitForSlot`). */

@@ -1,6 +1,7 @@
 import type { DashboardEndpoint } from '../../upstream/endpoints/dashboard';
 import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../upstream/datasources/wire';
 import type { Served } from '../../upstream/datasources/fetched';
+import type { UpstreamObserver } from '../../upstream/observer';
 import { BudgetQueue, type AskKind, type Candidate, type QueuedAsk, type Turn } from '../budgetQueue';
 import type { ResolvedWindow } from '../analytics/window';
 import type { AnalyticsBoard, PostedNeed } from './analyticsBoard';
@@ -48,10 +49,8 @@ export interface TableAsksOptions {
   coldShare: number;
   /** Every fetched table goes here (the store) before the asks that waited for it are answered. */
   onTable(table: Table): Promise<void>;
-  /** One query answered `asks` waiting asks (0 for a refresh nobody waited for). */
-  onAnswered?(asks: number): void;
-  /** Asks waiting now. */
-  onWaiting?(count: number): void;
+  /** Without a queue: the observer of the queue it builds. */
+  observer?: UpstreamObserver;
   /**
    * Set when the tables are shared by replicas (Redis): what the shared store
    * holds now for a spec, so an ask waiting here is answered by a table
@@ -107,6 +106,7 @@ interface Work {
  * decides which of them, or a dashboard, gets the slot.
  */
 export class TableAsks implements AskKind {
+  readonly name = 'table';
   readonly leadMs = 0;
   readonly refusesHopeless: boolean;
   readonly pollMs = SHARED_POLL_MS;
@@ -124,6 +124,7 @@ export class TableAsks implements AskKind {
         clock: options.clock,
         outsideShare: options.coldShare,
         ...(options.plan === undefined ? {} : { plan: options.plan }),
+        ...(options.observer === undefined ? {} : { observer: options.observer }),
       });
     const lookup = options.lookup;
     this.refusesHopeless = lookup === undefined;
@@ -154,10 +155,9 @@ export class TableAsks implements AskKind {
     return this.refreshes.size > 0;
   }
 
-  /** To the metrics, and to the other replicas (what this replica waits for on the table now). */
+  /** To the other replicas: what this replica waits for on the table now. */
   waitingChanged(asks: readonly QueuedAsk[], key: string): void {
     const waiters = asks as Waiter[];
-    this.options.onWaiting?.(waiters.length);
     this.options.board?.post(key, waiters.filter((waiter) => waiter.group === key).map(postedNeed));
   }
 
@@ -299,7 +299,7 @@ export class TableAsks implements AskKind {
     };
   }
 
-  private async answered(work: Work, served: Served<DashboardMetricResultWire[]>): Promise<void> {
+  private async answered(work: Work, served: Served<DashboardMetricResultWire[]>): Promise<number> {
     const table = tabulate(served.value, {
       key: work.spec.key,
       from: work.window.from,
@@ -315,8 +315,8 @@ export class TableAsks implements AskKind {
     const answered = live.filter((waiter) => waiter.need.urls === undefined || covers(table, waiter.need, this.plan));
     for (const waiter of live) if (!answered.includes(waiter)) this.queue.requeue(waiter);
     const asks = answered.length + work.othersAsks;
-    this.options.onAnswered?.(asks);
     for (const waiter of answered) waiter.settle({ table, asks });
+    return asks;
   }
 
   private failed(work: Work, error: unknown): void {

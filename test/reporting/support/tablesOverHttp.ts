@@ -7,6 +7,7 @@
  * emulator's clock. A proxy in front of the emulator records every
  * dashboard body it receives and the status it answered.
  */
+import { NO_OBSERVER } from '../../../src/upstream/observer';
 import type { AddressInfo } from 'node:net';
 import type { RunningEmulator } from '../../../emulator';
 import { EMBEDDED_GOVERNOR_CONFIG, type AnalyticsConfig } from '../../../src/config';
@@ -87,8 +88,8 @@ export async function startTablesOverHttp(options: {
     maxRows,
     maxColdUrls: analytics.chunkSize,
     coldShare: analytics.coldShare,
-    onWaiting,
-    onTable,
+    // The tables' events, as the one observer hears them: asks waiting for a slot, tables fetched and stored.
+    observer: { ...NO_OBSERVER, asksWaiting: (_kind, count) => onWaiting(count), tableFetched: () => onTable() },
   });
   const server = buildServer(
     // The response cache runs on the real clock: off, so every ask reaches the tables on the fake one.
