@@ -167,8 +167,8 @@ function analyticsTablesOf(shared: SharedDependencies, maxRows: number): Analyti
       maxStalenessSeconds: shared.analytics.maxStalenessSeconds,
       windowAlignSeconds: shared.analytics.windowAlignSeconds,
       maxRows,
-      maxColdUrls: shared.analytics.chunkSize,
-      coldShare: shared.analytics.coldShare,
+      maxNarrowedUrls: shared.analytics.chunkSize,
+      outsideShare: shared.analytics.coldShare,
     });
     tablesByShared.set(shared, tables);
   }

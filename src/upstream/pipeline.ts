@@ -19,8 +19,7 @@ import type { TokenProvider } from '../auth/tokenProvider';
  * down this list and its answer (or error) comes back up; nothing below a
  * stage calls back up into it.
  *
- * Per operation (built per GraphQL request in operation/context.ts, from
- * operation/operationPath.ts):
+ * Per operation (built per GraphQL request in operation/context.ts):
  *    1. de-dup within the operation   DataLoader per endpoint (operation/loaders/recommendations.ts, operation/dashboardAllowance.ts)
  *    2. allowance                     MAX_UPSTREAM_CALLS_PER_OPERATION (operation/upstreamAllowance.ts)
  *    3. cache-hit give-back           an answer served from the cache costs no allowance (operation/cacheHits.ts)

@@ -45,8 +45,8 @@ beforeAll(async () => {
     maxStalenessSeconds: 900,
     windowAlignSeconds: 60,
     maxRows: 500,
-    maxColdUrls: 500,
-    coldShare: 0.5,
+    maxNarrowedUrls: 500,
+    outsideShare: 0.5,
   });
   server = buildServer(
     // The response cache runs on the real clock: off, so the second ask reaches the tables on the fake one.

@@ -54,8 +54,8 @@ function setUpReplicas(options: SetUpOptions) {
       maxStalenessSeconds: 900,
       windowAlignSeconds: 60,
       maxRows: options.maxRows ?? 500,
-      maxColdUrls: 500,
-      coldShare: options.coldShare ?? 0.5,
+      maxNarrowedUrls: 500,
+      outsideShare: options.coldShare ?? 0.5,
       observer: { ...NO_OBSERVER, slotSpent: (_kind, asks) => answered.push(asks) },
     });
   const replica = () => tables({ shared: true, board: board.replica() });
@@ -160,8 +160,8 @@ describe("the vendor refusing the subgraph's own query", () => {
       maxStalenessSeconds: 900,
       windowAlignSeconds: 60,
       maxRows: 500,
-      maxColdUrls: 500,
-      coldShare: 0.5,
+      maxNarrowedUrls: 500,
+      outsideShare: 0.5,
     });
     const answer = await tables.articles(WEEK, ['https://news.example/a'], ['pageViewsTotal'], deadline(clock));
     const failure = errorOf(answer, 'https://news.example/a', 'pageViewsTotal');

@@ -38,8 +38,8 @@ function setUp(observer = recordEvents()) {
     tableMetrics: (spec) => [spec.rank],
     windowOf: (spec, now) => resolveWindow(spec.window, alignInstant(now, 60)),
     maxRows: 500,
-    maxColdUrls: 500,
-    coldShare: 0.5,
+    maxNarrowedUrls: 500,
+    outsideShare: 0.5,
     onTable: async () => {},
   });
   const dashboards = new DashboardAsks({ queue, dashboard: endpoint, clock, unitLeadMs: 0 });

@@ -26,8 +26,8 @@ function setUp() {
     tableMetrics: (spec) => [spec.rank],
     windowOf: (spec, now) => resolveWindow(spec.window, alignInstant(now, 60)),
     maxRows: 500,
-    maxColdUrls: 500,
-    coldShare: 0.5,
+    maxNarrowedUrls: 500,
+    outsideShare: 0.5,
     onTable: async () => {},
   });
   return { clock, dashboard, scheduler };

@@ -115,8 +115,8 @@ describeWithRedis('cold asks across 3 replicas on Redis', () => {
       maxStalenessSeconds: ANALYTICS.maxStalenessSeconds,
       windowAlignSeconds: ANALYTICS.windowAlignSeconds,
       maxRows: MAX_ROWS,
-      maxColdUrls: ANALYTICS.chunkSize,
-      coldShare: ANALYTICS.coldShare,
+      maxNarrowedUrls: ANALYTICS.chunkSize,
+      outsideShare: ANALYTICS.coldShare,
     });
     const server = buildServer(config, {
       reporting: upstreams.reporting,

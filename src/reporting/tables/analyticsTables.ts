@@ -51,9 +51,9 @@ export interface AnalyticsTablesOptions {
   maxStalenessSeconds: number;
   windowAlignSeconds: number;
   maxRows: number;
-  /** ANALYTICS_CHUNK_SIZE: most urls of one cold query. */
-  maxColdUrls: number;
-  coldShare: number;
+  /** ANALYTICS_CHUNK_SIZE: most urls of one narrowed query. */
+  maxNarrowedUrls: number;
+  outsideShare: number;
   /** The store is shared by replicas (Redis): waiting asks also look for tables other replicas fetched. */
   shared?: boolean;
   /** Replicas share their waiting asks, demand and learned plan (Redis); default: this process's own. */
@@ -72,7 +72,7 @@ const ARTICLE_METRICS: readonly MetricName[] = Object.values(FIELD_METRICS);
  * `Article.analytics` and `topArticles` answered from tables (one per spec):
  * fresh tables answer at once, stale ones (up to the maximum staleness)
  * answer at once and ask for a refresh, and whatever no table can say waits
- * for the next unit in the scheduler, merged with every other ask of the
+ * for the next budget slot in the budget queue, merged with every other ask of the
  * same table. Process-wide: it holds the service account's analytics only.
  */
 export class AnalyticsTables {
@@ -82,28 +82,28 @@ export class AnalyticsTables {
   private readonly demand = new Demand();
   /** Specs by key, for naming a fetched table (bounded like the demand). */
   private readonly specs = new Map<string, TableSpec>();
-  private readonly scheduler: TableAsks;
-  /** Most urls of one cold query: ANALYTICS_CHUNK_SIZE, never more than one answer carries (REPORTING_MAX_ROWS). */
-  private readonly maxColdUrls: number;
+  private readonly tableAsks: TableAsks;
+  /** Most urls of one narrowed query: ANALYTICS_CHUNK_SIZE, never more than one answer carries (REPORTING_MAX_ROWS). */
+  private readonly maxNarrowedUrls: number;
 
   constructor(private readonly options: AnalyticsTablesOptions) {
-    this.maxColdUrls = Math.max(1, Math.min(options.maxColdUrls, options.maxRows));
+    this.maxNarrowedUrls = Math.max(1, Math.min(options.maxNarrowedUrls, options.maxRows));
     const board = options.board;
-    this.scheduler = new TableAsks({
+    this.tableAsks = new TableAsks({
       ...(options.queue === undefined ? {} : { queue: options.queue }),
       reporting: options.reporting,
       clock: options.clock,
       tableMetrics: (spec) => this.tableMetrics(spec),
       windowOf: (spec, now) => resolveWindow(spec.window, alignInstant(now, options.windowAlignSeconds)),
       maxRows: options.maxRows,
-      maxColdUrls: this.maxColdUrls,
-      coldShare: options.coldShare,
+      maxNarrowedUrls: this.maxNarrowedUrls,
+      outsideShare: options.outsideShare,
       onTable: (table) => this.storeTable(table),
       ...(options.observer === undefined ? {} : { observer: options.observer }),
       ...(options.shared === true ? { lookup: (need: Need) => this.sharedAnswer(need) } : {}),
       ...(board === undefined ? {} : { board, adoptSharedPlan: () => this.adoptSharedPlan() }),
     });
-    this.queue = this.scheduler.queue;
+    this.queue = this.tableAsks.queue;
     this.plan = this.queue.plan;
     if (board !== undefined) this.plan.tellUnavailable((metric) => board.learnUnavailable(metric));
   }
@@ -139,7 +139,7 @@ export class AnalyticsTables {
     if (table !== undefined && table.metrics.includes(spec.rank)) return rankingOf(table, spec, limit, this.servedOutcome(spec, table));
     let delivery: Delivery;
     try {
-      delivery = await this.scheduler.wait({ spec, metrics: [spec.rank] }, deadline);
+      delivery = await this.tableAsks.wait({ spec, metrics: [spec.rank] }, deadline);
     } catch (error) {
       this.refusal(error);
       throw error;
@@ -148,9 +148,9 @@ export class AnalyticsTables {
     return rankingOf(delivery.table, spec, limit, fetchedOutcome(delivery));
   }
 
-  /** Stops the scheduler (shutdown): nothing more is sent. */
+  /** Stops the budget queue (shutdown): nothing more is sent. */
   close(): void {
-    this.scheduler.close();
+    this.tableAsks.close();
   }
 
   private async storeTable(table: Table): Promise<void> {
@@ -166,7 +166,7 @@ export class AnalyticsTables {
     this.queue.observer.askRefused('table', splitsOnEmptyBody(error) ? 'metric_unavailable' : 'upstream_error');
   }
 
-  /** What the shared store holds for a need: the whole table, or (for a cold need) another replica's cold answer for its urls. */
+  /** What the shared store holds for a need: the whole table, or (for a narrowed need) another replica's narrowed answer for its urls. */
   private async sharedAnswer(need: Need): Promise<Table | undefined> {
     const table = await this.options.store.table(need.spec.key);
     if (
@@ -177,7 +177,7 @@ export class AnalyticsTables {
     }
     const points = await this.options.store.points(need.spec.key, need.urls);
     const first = points.get(need.urls[0]);
-    // One cold query answered them all only if every url has the same answer.
+    // One narrowed query answered them all only if every url has the same answer.
     return first !== undefined && need.urls.every((url) => points.get(url)?.fetchedAt === first.fetchedAt)
       ? mergePoints(points)
       : undefined;
@@ -198,7 +198,7 @@ export class AnalyticsTables {
     const [table, clusterDemand] = await Promise.all([this.options.store.table(spec.key), this.options.board?.recordDemand(spec.key, now)]);
     if (table === undefined || !this.isUsable(spec, table)) return undefined;
     if (now - table.fetchedAt >= this.ttlMs(spec) / 2) {
-      this.scheduler.refresh(spec, clusterDemand ?? this.demand.score(spec.key, now), table.fetchedAt);
+      this.tableAsks.refresh(spec, clusterDemand ?? this.demand.score(spec.key, now), table.fetchedAt);
     }
     return table;
   }
@@ -239,9 +239,9 @@ export class AnalyticsTables {
   }
 
   /**
-   * What no table could say waits for a unit: the whole table when there is
+   * What no table could say waits for a slot: the whole table when there is
    * none (or it lacks a metric), then, if it is full, the urls it lacks, in
-   * chunks one answer can carry (each a cold ask of its own). At most two
+   * chunks one answer can carry (each an ask outside the table of its own). At most two
    * rounds, each within the deadline; a refusal fills what is left.
    */
   private async fetchMissing(
@@ -257,7 +257,7 @@ export class AnalyticsTables {
       if (urls.length === 0) return;
       const wanted = missingMetrics(cells, metrics);
       // A metric the table lacks is worth refetching the table for only when the table ranks one of these
-      // articles; an article a full table lacks is a cold ask, whatever metrics it reads (the cold query carries them).
+      // articles; an article a full table lacks is an ask outside the table, whatever metrics it reads (the narrowed query carries them).
       const whole =
         known === undefined ||
         (wanted.some((metric) => !known?.metrics.includes(metric)) && urls.some((url) => known?.rows.has(url) === true));
@@ -268,7 +268,7 @@ export class AnalyticsTables {
         continue;
       }
       await Promise.all(
-        chunked(urls, this.maxColdUrls).map((chunk) => {
+        chunked(urls, this.maxNarrowedUrls).map((chunk) => {
           const chunkCells = new Map(chunk.map((url) => [url, cells.get(url) ?? new Map<MetricName, Cell | Error>()]));
           const need: Need = { spec, urls: chunk, metrics: missingMetrics(chunkCells, metrics), articles: chunk };
           return this.waitFor(need, chunkCells, metrics, deadline);
@@ -278,7 +278,7 @@ export class AnalyticsTables {
     fillError(cells, metrics, new Error('analytics: the numbers of this article were in no answer'));
   }
 
-  /** Waits for the need's unit and fills `cells` from its table (or with the refusal); the table, or undefined once refused. */
+  /** Waits for the need's slot and fills `cells` from its table (or with the refusal); the table, or undefined once refused. */
   private async waitFor(
     need: Need,
     cells: Map<string, Map<MetricName, Cell | Error>>,
@@ -287,7 +287,7 @@ export class AnalyticsTables {
   ): Promise<Table | undefined> {
     let delivery: Delivery;
     try {
-      delivery = await this.scheduler.wait(need, deadline);
+      delivery = await this.tableAsks.wait(need, deadline);
     } catch (error) {
       this.refusal(error);
       fillError(cells, metrics, error instanceof Error ? error : new Error(String(error)));
@@ -329,7 +329,7 @@ function fillError(cells: Map<string, Map<MetricName, Cell | Error>>, metrics: r
   for (const byMetric of cells.values()) for (const metric of metrics) if (!byMetric.has(metric)) byMetric.set(metric, error);
 }
 
-/** One replica's cold answer, read back per url from the shared store, as one table. */
+/** One replica's narrowed answer, read back per url from the shared store, as one table. */
 function mergePoints(points: Map<string, Table>): Table | undefined {
   const tables = [...points.values()];
   const first = tables[0];

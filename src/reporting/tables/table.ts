@@ -4,7 +4,7 @@ import { Dimension } from '../../graphql/enums';
 /**
  * One dashboard answer grouped by url, as the asks read it. `urls` says which
  * articles it speaks for: `all` for a table of the whole window, or the urls a
- * cold query was narrowed to.
+ * narrowed query was for.
  */
 export interface Table {
   /** The TableSpec's key. */
@@ -28,7 +28,7 @@ export interface TableSource {
   fetchedAt: number;
   /** The most rows the answer can hold (the body's limit, at most REPORTING_MAX_ROWS): with this many it may have left articles out. */
   limit: number;
-  /** The urls a cold query was narrowed to; absent for a whole table. */
+  /** The urls of a narrowed query; absent for a whole table. */
   urls?: readonly string[];
 }
 

@@ -9,7 +9,7 @@ import type { Clock } from './clock';
 import { builtQueryFailure, metricUnavailable, splitsOnEmptyBody } from './errors';
 import type { MetricPlan } from './metricPlan';
 import { readCell, tabulate, type Table } from './table';
-import { coldQuery, tableQuery, type TableSpec } from './tableSpec';
+import { narrowedQuery, tableQuery, type TableSpec } from './tableSpec';
 
 /** What an ask needs fetched: the whole table, or the urls a full table lacks; and the metrics it reads. */
 export interface Need {
@@ -21,11 +21,11 @@ export interface Need {
   articles?: readonly string[];
 }
 
-/** The answer a waiting ask gets: the table its unit fetched and how many asks that one query answered. */
+/** The answer a waiting ask gets: the table its slot fetched and how many asks that one query answered. */
 export interface Delivery {
   table: Table;
   asks: number;
-  /** Fetched by another replica's unit (read from the shared store). */
+  /** Fetched by another replica's slot (read from the shared store). */
   byAnotherReplica?: boolean;
 }
 
@@ -43,10 +43,10 @@ export interface TableAsksOptions {
   windowOf(spec: TableSpec, now: number): ResolvedWindow;
   /** REPORTING_MAX_ROWS: rows of a whole table. */
   maxRows: number;
-  /** Most urls one cold query carries (ANALYTICS_CHUNK_SIZE, at most REPORTING_MAX_ROWS). */
-  maxColdUrls: number;
+  /** Most urls one narrowed query carries (ANALYTICS_CHUNK_SIZE, at most REPORTING_MAX_ROWS). */
+  maxNarrowedUrls: number;
   /** ANALYTICS_COLD_SHARE (without a queue: the queue's share for asks outside the tables). */
-  coldShare: number;
+  outsideShare: number;
   /** Every fetched table goes here (the store) before the asks that waited for it are answered. */
   onTable(table: Table): Promise<void>;
   /** Without a queue: the observer of the queue it builds. */
@@ -59,7 +59,7 @@ export interface TableAsksOptions {
   lookup?(need: Need): Promise<Table | undefined>;
   /**
    * Set when replicas share their waiting asks (Redis): this replica posts its
-   * own, and the replica that gets a unit carries every replica's asks of the
+   * own, and the replica that gets a slot carries every replica's asks of the
    * table in its one query.
    */
   board?: Pick<AnalyticsBoard, 'post' | 'othersWaiting'>;
@@ -122,7 +122,7 @@ export class TableAsks implements AskKind {
       new BudgetQueue({
         reporting: options.reporting,
         clock: options.clock,
-        outsideShare: options.coldShare,
+        outsideShare: options.outsideShare,
         ...(options.plan === undefined ? {} : { plan: options.plan }),
         ...(options.observer === undefined ? {} : { observer: options.observer }),
       });
@@ -190,7 +190,7 @@ export class TableAsks implements AskKind {
     this.others = others;
   }
 
-  /** A refresh another replica (or a cold ask's whole table) already did: the shared store holds a newer table. */
+  /** A refresh another replica (or an ask outside the table's whole table) already did: the shared store holds a newer table. */
   private async alreadyRefreshed(refresh: Refresh): Promise<boolean> {
     if (this.options.lookup === undefined) return false;
     const table = await this.options.lookup({ spec: refresh.spec, metrics: [] });
@@ -264,7 +264,8 @@ export class TableAsks implements AskKind {
       return this.turn({ spec, waiters: [...list], body, window, ...optional, forAsks: true, othersAsks });
     }
     const urls = new Set<string>();
-    const fits = (needUrls: readonly string[]) => urls.size + needUrls.filter((url) => !urls.has(url)).length <= this.options.maxColdUrls;
+    const fits = (needUrls: readonly string[]) =>
+      urls.size + needUrls.filter((url) => !urls.has(url)).length <= this.options.maxNarrowedUrls;
     const waiters: Waiter[] = [];
     for (const waiter of list) {
       const needUrls = waiter.need.urls ?? [];
@@ -278,7 +279,7 @@ export class TableAsks implements AskKind {
       for (const url of need.urls ?? []) urls.add(url);
       othersAsks += 1;
     }
-    const body = coldQuery(spec, window, [...urls], metrics);
+    const body = narrowedQuery(spec, window, [...urls], metrics);
     return this.turn({ spec, waiters, body, window, urls: [...urls], ...optional, forAsks: true, othersAsks });
   }
 
@@ -311,7 +312,7 @@ export class TableAsks implements AskKind {
     this.plan.learnAvailable(table.metrics);
     await this.options.onTable(table);
     const live = work.waiters.filter((waiter) => !waiter.settled);
-    // A whole table fetched for another ask lacks the articles a cold ask waits for: that ask waits for a slot of its own.
+    // A whole table fetched for another ask lacks the articles an ask outside the table waits for: that ask waits for a slot of its own.
     const answered = live.filter((waiter) => waiter.need.urls === undefined || covers(table, waiter.need, this.plan));
     for (const waiter of live) if (!answered.includes(waiter)) this.queue.requeue(waiter);
     const asks = answered.length + work.othersAsks;

@@ -86,8 +86,8 @@ export async function startTablesOverHttp(options: {
     maxStalenessSeconds: analytics.maxStalenessSeconds,
     windowAlignSeconds: analytics.windowAlignSeconds,
     maxRows,
-    maxColdUrls: analytics.chunkSize,
-    coldShare: analytics.coldShare,
+    maxNarrowedUrls: analytics.chunkSize,
+    outsideShare: analytics.coldShare,
     // The tables' events, as the one observer hears them: asks waiting for a slot, tables fetched and stored.
     observer: { ...NO_OBSERVER, asksWaiting: (_kind, count) => onWaiting(count), tableFetched: () => onTable() },
   });
