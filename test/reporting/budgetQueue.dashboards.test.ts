@@ -1,5 +1,6 @@
 /**
- * The dashboard waiting room on an injected clock: asks of one kind (bodies
+ * Dashboard asks in the budget queue (src/reporting/budgetQueue.ts, was the
+ * dashboard waiting room) on an injected clock: asks of one kind (bodies
  * that differ only in their metrics) share one query when they are asked
  * together, and across operations only while they wait for the next unit;
  * an ask answered from the cache or granted a unit now never waits; an ask

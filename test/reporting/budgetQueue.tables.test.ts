@@ -1,7 +1,8 @@
 /**
- * The unit scheduler on an injected clock, over a fake dashboard endpoint
- * granting one unit every 5 s: an ask must start a run whenever it comes,
- * including the moment a run is ending.
+ * Table asks in the budget queue (src/reporting/budgetQueue.ts, was the
+ * tables' unit scheduler) on an injected clock, over a fake dashboard
+ * endpoint granting one slot every 5 s: an ask must start a run of the queue
+ * whenever it comes, including the moment a run is ending.
  */
 import { alignInstant, resolveWindow } from '../../src/reporting/analytics/window';
 import { MetricPlan } from '../../src/reporting/tables/metricPlan';
@@ -33,7 +34,7 @@ function setUp() {
   return { clock, dashboard, scheduler };
 }
 
-describe('unit scheduler', () => {
+describe('table asks in the budget queue', () => {
   // Fixed test-first: the run set `running = false` a microtask after its last look at the list, so an ask
   // arriving in that gap found a run "in progress", started none, and was refused at its deadline.
   it.each([0, 1, 2, 3, 4, 5])('an ask arriving %i microtasks after the last answer of a run gets the next unit', async (hops) => {
