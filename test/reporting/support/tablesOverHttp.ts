@@ -89,7 +89,11 @@ export async function startTablesOverHttp(options: {
     maxNarrowedUrls: analytics.chunkSize,
     outsideShare: analytics.coldShare,
     // The tables' events, as the one observer hears them: asks waiting for a slot, tables fetched and stored.
-    observer: { ...NO_OBSERVER, asksWaiting: (_kind, count) => onWaiting(count), tableFetched: () => onTable() },
+    observer: {
+      ...NO_OBSERVER,
+      asksWaiting: (kind, count) => (kind === 'table' ? onWaiting(count) : undefined),
+      tableFetched: () => onTable(),
+    },
   });
   const server = buildServer(
     // The response cache runs on the real clock: off, so every ask reaches the tables on the fake one.
