@@ -66,7 +66,7 @@ async function main(): Promise<void> {
     clock: SYSTEM_CLOCK,
     tableStore: shared === undefined ? undefined : sharedTableStore(shared.redis, config, Date.now),
     board: shared === undefined ? undefined : sharedAnalyticsBoard(shared.redis, config),
-    registry: metrics?.registry,
+    metrics,
   });
   const server = buildServer(config, {
     reporting: upstreams.reporting,

@@ -3,7 +3,7 @@ import type { DashboardEndpoint } from '../upstream/endpoints/dashboard';
 import type { DashboardQueryBody } from '../upstream/datasources/wire';
 import { dashboardBodyKey } from '../upstream/keys';
 import type { DashboardAnswer } from '../reporting/dashboard/metricKinds';
-import { asError, type DashboardAsker } from '../reporting/dashboard/waitingRoom';
+import { asError, type DashboardAsker } from '../reporting/dashboard/dashboardAsks';
 import { servedFromCache } from './cacheHits';
 import type { UpstreamAllowance } from './upstreamAllowance';
 

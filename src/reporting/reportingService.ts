@@ -1,9 +1,10 @@
-import type { Registry } from 'prom-client';
 import type { Config } from '../config';
-import { analyticsTableMetrics } from '../observability/metrics/analyticsTables';
+import type { Metrics } from '../observability/metrics/metrics';
 import type { DashboardEndpoint } from '../upstream/endpoints/dashboard';
-import { DashboardWaitingRoom } from './dashboard/waitingRoom';
-import { AnalyticsTables, tableLabel, type AnalyticsTablesOptions } from './tables/analyticsTables';
+import { upstreamMetricsObserver } from '../upstream/metricsObserver';
+import { BudgetQueue } from './budgetQueue';
+import { DashboardAsks } from './dashboard/dashboardAsks';
+import { AnalyticsTables, type AnalyticsTablesOptions } from './tables/analyticsTables';
 import type { AnalyticsBoard } from './tables/analyticsBoard';
 import type { Clock } from './tables/clock';
 import { MemoryTableStore, type TableStore } from './tables/tableStore';
@@ -14,17 +15,19 @@ import { MemoryTableStore, type TableStore } from './tables/tableStore';
  * factory, and closed by the shutdown step `reporting service`.
  */
 export interface ReportingService {
+  /** The one queue for the reporting budget: dashboards, table asks and refreshes wait in it for their slot. */
+  queue: BudgetQueue;
   /** The analytics tables `Article.analytics` and `topArticles` are answered from. */
   tables: AnalyticsTables;
-  /** Where dashboard asks wait for the next unit, merged with every other operation's. */
-  dashboards: DashboardWaitingRoom;
-  /** Stops the tables' scheduler: no refresh or waiting ask outlives the process's shutdown. */
+  /** Dashboard asks, merged by metric with every other operation's while they wait in the queue. */
+  dashboards: DashboardAsks;
+  /** Stops the queue: no refresh or waiting ask outlives the process's shutdown. */
   close(): void;
 }
 
 /**
  * The settings it reads: ANALYTICS_*, DASHBOARD_CACHE_TTL_SECONDS, REPORTING_MAX_ROWS and
- * UPSTREAM_QUEUE_TIMEOUT_MS (how long before the next unit a waiting dashboard query may go:
+ * UPSTREAM_QUEUE_TIMEOUT_MS (how long before the next slot a waiting dashboard query may go:
  * the governor holds it until then).
  */
 export type ReportingServiceConfig = Pick<Config, 'analytics' | 'reportingMaxRows'> & {
@@ -33,22 +36,26 @@ export type ReportingServiceConfig = Pick<Config, 'analytics' | 'reportingMaxRow
 };
 
 export interface ReportingServiceOptions {
-  /** The process-wide protected endpoint: a table or a merged query is every operation's, so no operation's allowance pays for it. */
-  dashboard: Pick<DashboardEndpoint, 'query'>;
+  /**
+   * The process-wide protected endpoint: a table or a merged query is every operation's, so no operation's
+   * allowance pays for it; it also says when the budget is shared again (Redis back), so the queue forgets
+   * a next slot learned from a replica's small share.
+   */
+  dashboard: Pick<DashboardEndpoint, 'query' | 'onBudgetShared'>;
   config: ReportingServiceConfig;
   clock: Clock;
   /** Where the tables live: shared by the replicas through Redis (REDIS_URL); absent, this process's memory. */
   tableStore: TableStore | undefined;
   /** What the replicas share besides the tables (waiting asks, demand, learned plan) through Redis; absent, nothing. */
   board: AnalyticsBoard | undefined;
-  /** Where the tables' series go; absent, no metrics. */
-  registry: Registry | undefined;
+  /** Where the queue's events go (the one observer implementation); absent, no metrics. */
+  metrics: Metrics | undefined;
 }
 
 /** What the analytics tables read off the configuration (tests that build tables themselves take the same). */
 export type AnalyticsTablesSettings = Pick<
   AnalyticsTablesOptions,
-  'ttlSeconds' | 'maxStalenessSeconds' | 'windowAlignSeconds' | 'maxRows' | 'maxColdUrls' | 'coldShare'
+  'ttlSeconds' | 'maxStalenessSeconds' | 'windowAlignSeconds' | 'maxRows' | 'maxNarrowedUrls' | 'outsideShare'
 >;
 
 export function analyticsTablesSettings(config: ReportingServiceConfig): AnalyticsTablesSettings {
@@ -58,37 +65,33 @@ export function analyticsTablesSettings(config: ReportingServiceConfig): Analyti
     maxStalenessSeconds: analytics.maxStalenessSeconds,
     windowAlignSeconds: analytics.windowAlignSeconds,
     maxRows: config.reportingMaxRows,
-    maxColdUrls: analytics.chunkSize,
-    coldShare: analytics.coldShare,
+    maxNarrowedUrls: analytics.chunkSize,
+    outsideShare: analytics.coldShare,
   };
 }
 
 /** The one place the reporting service is composed: swap a piece here, and every operation gets it. */
 export function createReportingService(options: ReportingServiceOptions): ReportingService {
+  const queue = new BudgetQueue({
+    reporting: options.dashboard,
+    clock: options.clock,
+    outsideShare: options.config.analytics.coldShare,
+    ...(options.metrics === undefined ? {} : { observer: upstreamMetricsObserver(options.metrics) }),
+  });
   const tables = new AnalyticsTables({
+    queue,
     reporting: options.dashboard,
     store: options.tableStore ?? new MemoryTableStore(),
     shared: options.tableStore !== undefined,
     ...(options.board === undefined ? {} : { board: options.board }),
     clock: options.clock,
     ...analyticsTablesSettings(options.config),
-    ...tableMetricsHooks(options.registry, options.clock),
   });
-  const dashboards = new DashboardWaitingRoom({
+  const dashboards = new DashboardAsks({
+    queue,
     dashboard: options.dashboard,
     clock: options.clock,
     unitLeadMs: options.config.governor.queueTimeoutMs,
   });
-  return { tables, dashboards, close: () => tables.close() };
-}
-
-function tableMetricsHooks(registry: Registry | undefined, clock: Clock): Partial<AnalyticsTablesOptions> {
-  if (registry === undefined) return {};
-  const metrics = analyticsTableMetrics(registry, () => clock.now());
-  return {
-    onAnswered: (asks) => metrics.recordAnswered(asks),
-    onWaiting: (count) => metrics.recordWaiting(count),
-    onRefused: (reason) => metrics.recordRefusal(reason),
-    onTable: (spec, fetchedAt) => metrics.recordTable(tableLabel(spec), fetchedAt),
-  };
+  return { queue, tables, dashboards, close: () => queue.close() };
 }

@@ -1,7 +1,7 @@
 import type { UpstreamObserver } from './observer';
 import type { Metrics } from '../observability/metrics/metrics';
 
-/** The upstream call path's observer that turns every one of its events into metrics. */
+/** The observer of the upstream call path and of reporting's budget queue: turns every event into metrics (the one implementation). */
 export function upstreamMetricsObserver(metrics: Metrics): UpstreamObserver {
   return {
     attemptFinished: (attempt) => {
@@ -26,5 +26,10 @@ export function upstreamMetricsObserver(metrics: Metrics): UpstreamObserver {
     answerServed: (where, outcome) => metrics.recordCacheEvent(where.endpoint, outcome),
     signedIn: (outcome) => metrics.recordSignIn(outcome),
     tokenRenewed: (reason) => metrics.recordTokenRenewal(reason),
+    asksWaiting: (kind, count) => metrics.recordAsksWaiting(kind, count),
+    // The analytics series count the tables' asks (as before the one queue); dashboards have their own counts.
+    askRefused: (kind, reason) => (kind === 'table' ? metrics.recordAnalyticsRefusal(reason) : undefined),
+    slotSpent: (kind, asks) => (kind === 'table' ? metrics.recordAnalyticsAnswered(asks) : undefined),
+    tableFetched: (table, fetchedAt) => metrics.recordTableFetched(table, fetchedAt),
   };
 }

@@ -10,6 +10,12 @@ export interface Where {
   endpoint: string;
 }
 
+/** The kinds of asks in reporting's budget queue (src/reporting/budgetQueue.ts). */
+export type AskKindName = 'dashboard' | 'table';
+
+/** Why an ask in reporting's budget queue got an error instead of numbers. */
+export type AskRefusalReason = 'deadline' | 'metric_unavailable' | 'upstream_error';
+
 /** One finished HTTP attempt: where, how long, and the status or the failure kind. Never the URL. */
 export interface HttpAttempt extends Where {
   durationMs: number;
@@ -19,7 +25,8 @@ export interface HttpAttempt extends Where {
 }
 
 /**
- * The one hook of the upstream call path: a named method for every event.
+ * The one hook of the upstream call path, and of reporting's budget queue
+ * above it: a named method for every event.
  * The metrics implement it (metricsObserver.ts, which records them in observability/metrics/);
  * tests record it. Labels are deliberately coarse (service, endpoint, rate
  * name): never an email, a reader id or a cache key, which would leak caller
@@ -52,6 +59,14 @@ export interface UpstreamObserver {
   signedIn(outcome: 'ok' | 'failed'): void;
   /** This process starts a sign-in to replace a token (every sign-in but the first). */
   tokenRenewed(reason: Exclude<SignInReason, 'initial'>): void;
+  /** Reporting's budget queue: asks of a kind waiting for a slot now. */
+  asksWaiting(kind: AskKindName, count: number): void;
+  /** An ask of the budget queue got an error instead of numbers: no slot within its deadline, a metric outside the plan, or another failure. */
+  askRefused(kind: AskKindName, reason: AskRefusalReason): void;
+  /** The budget queue spent a slot on a query of a kind that answered `asks` waiting asks (0: a refresh nobody waited for). */
+  slotSpent(kind: AskKindName, asks: number): void;
+  /** A whole analytics table was fetched and stored: its name (window and rank metric, never filter values) and fetchedAt. */
+  tableFetched(table: string, fetchedAt: number): void;
 }
 
 const METHODS: readonly (keyof UpstreamObserver)[] = [
@@ -67,6 +82,10 @@ const METHODS: readonly (keyof UpstreamObserver)[] = [
   'answerServed',
   'signedIn',
   'tokenRenewed',
+  'asksWaiting',
+  'askRefused',
+  'slotSpent',
+  'tableFetched',
 ];
 
 /** An observer that hears nothing: the path's observer when neither metrics nor a test listens. */

@@ -23,6 +23,12 @@ import type { TokenProvider } from '../auth/tokenProvider';
  *    1. de-dup within the operation   DataLoader per endpoint (operation/loaders/recommendations.ts, operation/dashboardAllowance.ts)
  *    2. allowance                     MAX_UPSTREAM_CALLS_PER_OPERATION (operation/upstreamAllowance.ts)
  *    3. cache-hit give-back           an answer served from the cache costs no allowance (operation/cacheHits.ts)
+ * Process-wide, reporting only (above the protected endpoint, in reporting/):
+ *    q. budget queue                  asks that found no slot wait here; one next slot learned from the governor's
+ *                                     refusal, deadlines and refusals with retryAfter, the plan, and the order in
+ *                                     which kinds of asks (dashboards, table asks, refreshes) get the budget; each
+ *                                     kind merges its asks into one query (reporting/budgetQueue.ts; the kinds:
+ *                                     reporting/dashboard/dashboardAsks.ts, reporting/tables/tableAsks.ts)
  * Per endpoint, answer-level (`protectEndpoint` below; stages/stage.ts):
  *    4. cache                         fresh (hit), stale-while-revalidate, stale-if-error (stages/cache.ts)
  *    5. coalescing                    identical calls in flight in this process share one (stages/coalescer.ts)

@@ -187,7 +187,7 @@ function createOwnReportingService(config: ServerConfig, deps: ServerDependencie
     clock: now === undefined ? SYSTEM_CLOCK : { now, sleep: SYSTEM_CLOCK.sleep },
     tableStore: undefined,
     board: undefined,
-    registry: deps.metrics?.registry,
+    metrics: deps.metrics,
   });
 }
 

@@ -2,7 +2,7 @@ import type { DashboardQueryBody, MetricName } from '../../src/upstream/datasour
 import type { DashboardEndpoint } from '../../src/upstream/endpoints/dashboard';
 import { withDashboardAllowance } from '../../src/operation/dashboardAllowance';
 import { AllowanceExceeded, UpstreamAllowance } from '../../src/operation/upstreamAllowance';
-import { DashboardWaitingRoom, type DashboardAsker } from '../../src/reporting/dashboard/waitingRoom';
+import { DashboardAsks, type DashboardAsker } from '../../src/reporting/dashboard/dashboardAsks';
 import type { CacheOutcome } from '../../src/upstream/datasources/fetched';
 import { FakeClock } from '../reporting/support/tablesFakes';
 
@@ -36,7 +36,7 @@ function recording(fail = false, cache: CacheOutcome = 'miss') {
 
 /** The operation's asker over the endpoint: asks of one tick and one kind go as one query; none waits here (a unit is always free). */
 function asker(endpoint: DashboardEndpoint): DashboardAsker {
-  return new DashboardWaitingRoom({ dashboard: endpoint, clock: new FakeClock(0), unitLeadMs: 0 }).asker(60_000);
+  return new DashboardAsks({ dashboard: endpoint, clock: new FakeClock(0), unitLeadMs: 0 }).asker(60_000);
 }
 
 describe('the dashboard within one operation (a DataLoader keyed by the body, batched by kind)', () => {

@@ -27,7 +27,7 @@ function setUp(): { clock: FakeClock; dashboard: FakeDashboard; service: Reporti
     clock,
     tableStore: undefined,
     board: undefined,
-    registry: undefined,
+    metrics: undefined,
   });
   return { clock, dashboard, service };
 }

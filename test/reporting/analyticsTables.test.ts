@@ -4,11 +4,13 @@
  * table answers many asks, cold asks wait for the next unit and share one
  * query, deadlines, staleness, refresh by demand, metric learning.
  */
+import { NO_OBSERVER } from '../../src/upstream/observer';
 import { AnalyticsTables, type AnalyticsTablesOptions, type Cell } from '../../src/reporting/tables/analyticsTables';
 import { MemoryTableStore } from '../../src/reporting/tables/tableStore';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
 import type { MetricName } from '../../src/upstream/datasources/wire';
 import { UpstreamError } from '../../src/upstream/failures/upstreamError';
+import { explainUpstreamError } from '../../src/upstream/failures/upstreamErrorTable';
 import { FakeClock, fakeBoard, fakeDashboard, fakeValue, settle, type FakeDashboard } from './support/tablesFakes';
 import { analyticsTablesSettings } from '../../src/reporting/reportingService';
 import { testConfig } from '../support/config';
@@ -57,7 +59,7 @@ function setUpReplicas(options: SetUpOptions) {
           analytics: { chunkSize: 500, ...(options.coldShare === undefined ? {} : { coldShare: options.coldShare }) },
         }),
       ),
-      onAnswered: (asks) => answered.push(asks),
+      observer: { ...NO_OBSERVER, slotSpent: (_kind, asks) => answered.push(asks) },
     });
   const replica = () => tables({ shared: true, board: board.replica() });
   return { clock, dashboard, board, answered, replica, single: () => tables({}) };
@@ -78,7 +80,10 @@ function cell(answer: Map<string, Map<MetricName, Cell | Error>>, url: string, m
 
 function errorOf(answer: Map<string, Map<MetricName, Cell | Error>>, url: string, metric: MetricName): UpstreamError {
   const value = answer.get(url)?.get(metric);
-  if (!(value instanceof UpstreamError)) throw new Error(`expected an UpstreamError for ${url} ${metric}, got ${JSON.stringify(value)}`);
+  if (!(value instanceof UpstreamError))
+    throw new Error(
+      `expected an UpstreamError for ${url} ${metric}, got ${value instanceof Error ? value.message : JSON.stringify(value)}`,
+    );
   return value;
 }
 
@@ -132,6 +137,40 @@ describe('tables', () => {
       outcome: 'fresh',
     });
     expect(cell(answer, urls[2], 'pageViewsTotal').outcome).toBe('table');
+  });
+});
+
+describe("the vendor refusing the subgraph's own query", () => {
+  it("a 400 on a query the tables built is UPSTREAM_BAD_RESPONSE, never the client's BAD_USER_INPUT", async () => {
+    // Issue 29 item 8: 5,000 articles went out as one query the vendor refused (400), and every field said BAD_USER_INPUT.
+    const clock = new FakeClock(START);
+    const refusing = {
+      query: async () => {
+        throw new UpstreamError({
+          service: 'reporting',
+          endpoint: '/api/dashboard/query',
+          kind: 'http',
+          status: 400,
+          upstreamMessage: 'limit too large',
+        });
+      },
+    };
+    const tables = new AnalyticsTables({
+      reporting: refusing,
+      store: new MemoryTableStore(),
+      clock,
+      ttlSeconds: 60,
+      maxStalenessSeconds: 900,
+      windowAlignSeconds: 60,
+      maxRows: 500,
+      maxNarrowedUrls: 500,
+      outsideShare: 0.5,
+    });
+    const answer = await tables.articles(WEEK, ['https://news.example/a'], ['pageViewsTotal'], deadline(clock));
+    const failure = errorOf(answer, 'https://news.example/a', 'pageViewsTotal');
+    expect(explainUpstreamError(failure, { signIn: false }).code).toBe('UPSTREAM_BAD_RESPONSE');
+    expect(failure.message).toContain('limit too large');
+    await expect(tables.ranking(WEEK, 3, deadline(clock))).rejects.toMatchObject({ kind: 'bad_response' });
   });
 });
 
@@ -353,6 +392,31 @@ describe('replicas sharing one store', () => {
     expect(cell(fromA, urls[12], 'pageViewsTotal').value).toBe(fakeValue(urls, urls[12], 'pageViewsTotal'));
     expect(cell(fromB, urls[14], 'uniqueUsers')).toMatchObject({ value: fakeValue(urls, urls[14], 'uniqueUsers'), outcome: 'merged' });
     expect(cell(fromC, urls[15], 'totalDuration')).toMatchObject({ value: fakeValue(urls, urls[15], 'totalDuration'), outcome: 'merged' });
+  });
+
+  it("a waiting ask for an article outside the table whose unit went to another replica's whole-table fetch gets the budget's refusal with retryAfter", async () => {
+    // Issue 29 item 14: the whole table (for the other replica's ask) was handed to this ask although it lacks its
+    // article; its second try ended as INTERNAL_SERVER_ERROR "the numbers of this article were in no answer".
+    const urls = site(20);
+    const { clock, dashboard, board, replica } = setUpReplicas({ urls, maxRows: 10, ttlSeconds: 600 });
+    const a = replica();
+    const other = board.replica();
+    await a.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
+    await clock.advance(UNIT_MS);
+    // A metric the table lacks for an article it ranks: the whole table again (this unit), then the article it lacks, cold.
+    const asked = a.articles(WEEK, [urls[2], urls[15]], ['totalDuration'], clock.now() + 100_000);
+    await settle();
+    expect(dashboard.sent).toHaveLength(2);
+    // Another replica waits for the whole table with a metric it lacks: the next unit fetches the whole table for it.
+    other.post(WEEK.key, [{ metrics: ['pageViewsPerUser'], deadline: clock.now() + 600_000 }]);
+    await clock.advance(2 * UNIT_MS);
+    const answer = await asked;
+
+    expect(bodiesOf(dashboard)[2]?.urls).toBeUndefined();
+    expect(cell(answer, urls[2], 'totalDuration').value).toBe(fakeValue(urls, urls[2], 'totalDuration'));
+    const refusal = errorOf(answer, urls[15], 'totalDuration');
+    expect(refusal.kind).toBe('budget_exhausted');
+    expect(refusal.retryAfterSeconds).toBeGreaterThan(0);
   });
 
   it('a refresh another replica already did is dropped, not sent again', async () => {

@@ -33,6 +33,8 @@ import { DEFAULT_CACHE_TTLS, silentLogger } from '../support/subgraph';
 import { advanceClock, readStats, resetStats, startSmallEmulator } from '../support/subgraphHttp';
 import { demoUpstreams } from '../support/demoUpstreams';
 import { analyticsTablesSettings } from '../../src/reporting/reportingService';
+import { eventually } from '../support/redisHarness';
+import { tableSpec } from '../../src/reporting/tables/tableSpec';
 
 jest.setTimeout(60_000);
 
@@ -43,6 +45,8 @@ const ANALYTICS: AnalyticsConfig = { ...DEFAULT_ANALYTICS_CONFIG, chunkSize: MAX
 const CACHE = { ...DEFAULT_CACHE_TTLS, dashboardTtlSeconds: 300 };
 const WEEK = `window: { last: { number: 7, unit: DAY } }`;
 const SPEED = 10;
+/** The table of the panels' default window (a week) ranked by page views. */
+const WEEK_TABLE = tableSpec({ last: { number: 7, unit: 'day' } }, {}, 'pageViewsTotal');
 
 /** Time ten times faster than the real clock, from the moment it is made; sleeps as much shorter. */
 function timeLapseClock(): Clock {
@@ -91,7 +95,7 @@ describeWithRedis('cold asks across 3 replicas on Redis', () => {
     await emulator?.close();
   });
 
-  async function startReplica(): Promise<Replica> {
+  async function startReplica(analytics: AnalyticsConfig = ANALYTICS): Promise<Replica> {
     const { redis } = await redisCases.connect('redis', { timeoutMs: 1_000 });
     const upstreams = demoUpstreams({
       reportingBaseUrl: recorder.url,
@@ -103,7 +107,7 @@ describeWithRedis('cold asks across 3 replicas on Redis', () => {
     const config = testConfig({
       renderMaxConcurrency: 4,
       cache: CACHE,
-      analytics: ANALYTICS,
+      analytics,
       reportingMaxRows: MAX_ROWS,
       responseCacheEnabled: false,
     });
@@ -222,5 +226,45 @@ describeWithRedis('cold asks across 3 replicas on Redis', () => {
       expect(again.data?._entities[0].analytics.pageViews).toBeGreaterThan(0);
     }
     expect(recorder.dashboards).toHaveLength(1);
+  });
+
+  it("an ask outside the table whose slot went to a whole-table fetch for another replica's ask gets UPSTREAM_RATE_LIMITED with retryAfter", async () => {
+    // Issue 29 item 14: the whole table fetched for the other replica's ask was handed to this ask although it lacks
+    // its article, and the ask ended as INTERNAL_SERVER_ERROR "the numbers of this article were in no answer".
+    clock = timeLapseClock();
+    // Deadlines of 150 s: past the slot after the first (126 s on), before the one after that (189 s on).
+    replicas = [await startReplica({ ...ANALYTICS, askDeadlineMs: 150_000 })];
+    const { redis } = await redisCases.connect('redis', { timeoutMs: 1_000 });
+    const otherReplica = sharedAnalyticsBoard(redis, { analytics: ANALYTICS });
+    const { top, ranked } = await weekTable(replicas[0]);
+    const outside = ranked[2 * MAX_ROWS];
+    recorder.dashboards.length = 0;
+
+    // A metric the table lacks, for an article it ranks and one it lacks: the whole table at the next slot, then the other article alone.
+    const asking = postGraphQL<{ _entities: { analytics: { totalDuration: number | null } | null }[] }>(
+      replicas[0].graphqlUrl,
+      `query ($reps: [_Any!]!) { _entities(representations: $reps) { ... on Article { analytics { totalDuration: metric(metric: TOTAL_DURATION) } } } }`,
+      { reps: articleRepresentations([top[2], outside]) },
+    );
+    const answeredBefore = recorder.dashboardStatuses.length;
+    // Answered (the emulator counted it against its budget), not only received.
+    await eventually(async () => recorder.dashboardStatuses.length === answeredBefore + 1, 30_000);
+    expect(recorder.dashboards[0].filters.some((filter) => filter.filter === 'url')).toBe(false);
+    // Another replica now waits for the whole table with a metric it lacks: the slot after goes to the whole table again.
+    await advanceClock(emulator, EMULATOR_UNIT_SECONDS);
+    otherReplica.post(WEEK_TABLE.key, [{ metrics: ['pageViewsPerUser'], deadline: clock.now() + 100_000 }]);
+    await otherReplica.posted();
+    const result = await asking;
+
+    expect(recorder.dashboards).toHaveLength(2);
+    expect(recorder.dashboardStatuses.slice(-2)).toEqual([200, 200]);
+    expect(recorder.dashboards[1].filters.some((filter) => filter.filter === 'url')).toBe(false);
+    expect(recorder.dashboards[1].metrics).toContain('pageViewsPerUser');
+    expect(result.data?._entities[0].analytics?.totalDuration).toBeGreaterThan(0);
+    // The article the table lacks: the budget's refusal (its `analytics` is null), never an internal error.
+    expect(result.errors?.map((error) => [error.extensions?.code, error.path?.slice(0, 2)])).toEqual([
+      ['UPSTREAM_RATE_LIMITED', ['_entities', 1]],
+    ]);
+    expect(result.errors?.[0].extensions?.retryAfter).toBeGreaterThan(0);
   });
 });

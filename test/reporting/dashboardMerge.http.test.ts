@@ -14,17 +14,18 @@
  * With a budget that grants every query (metric outside the plan): the merged
  * query's empty body fails only the fields naming the unplanned metric.
  */
+import { NO_OBSERVER } from '../../src/upstream/observer';
 import type { AddressInfo } from 'node:net';
 import type { RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG, EMBEDDED_GOVERNOR_CONFIG } from '../../src/config';
 import { Metric } from '../../contract';
-import { DashboardWaitingRoom } from '../../src/reporting/dashboard/waitingRoom';
+import { DashboardAsks } from '../../src/reporting/dashboard/dashboardAsks';
 import type { DashboardMetricResultWire, DashboardQueryBody } from '../../src/upstream/datasources/wire';
 import type { Upstreams } from '../../src/upstream/upstreams';
 import { buildServer, type BuiltServer } from '../../src/web/server';
 import { startBodyRecorder, type BodyRecorder } from '../support/bodyRecorder';
 import { testConfig } from '../support/config';
-import { reportingServiceWithRoom } from '../support/reportingService';
+import { reportingServiceWithDashboards } from '../support/reportingService';
 import { demoUpstreams } from '../support/demoUpstreams';
 import { apiToken, call } from '../support/emulator';
 import { postGraphQL } from '../support/federationGateway';
@@ -60,7 +61,7 @@ interface Rig {
 async function startRig(options: {
   rates?: { reportingPerMinute: number };
   protection: ProtectionOverrides;
-  dashboardWaitingRoom?: (upstreams: Upstreams) => DashboardWaitingRoom;
+  dashboardAsks?: (upstreams: Upstreams) => DashboardAsks;
   now?: () => number;
 }): Promise<Rig> {
   const emulator = await startSmallEmulator({ profile: 'realistic', ...(options.rates === undefined ? {} : { rates: options.rates }) });
@@ -82,10 +83,10 @@ async function startRig(options: {
     reporting: upstreams.reporting,
     recommender: upstreams.recommender,
     logger: silentLogger,
-    ...(options.dashboardWaitingRoom === undefined
+    ...(options.dashboardAsks === undefined
       ? {}
       : {
-          reportingService: reportingServiceWithRoom(options.dashboardWaitingRoom(upstreams), upstreams.reporting, {
+          reportingService: reportingServiceWithDashboards(options.dashboardAsks(upstreams), upstreams.reporting, {
             config,
             ...(now === undefined ? {} : { now }),
           }),
@@ -167,7 +168,13 @@ describe('with the real budget: one query a minute', () => {
     rig = await startRig({
       // One a minute, as on a real host; refused at once rather than queued, so asks wait on the injected clock.
       protection: { now: () => clock.now(), governor: { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 1, queueTimeoutMs: 0 } },
-      dashboardWaitingRoom: (upstreams) => new DashboardWaitingRoom({ dashboard: upstreams.reporting, clock, unitLeadMs: 0, onWaiting }),
+      dashboardAsks: (upstreams) =>
+        new DashboardAsks({
+          dashboard: upstreams.reporting,
+          clock,
+          unitLeadMs: 0,
+          observer: { ...NO_OBSERVER, asksWaiting: (_kind, count) => onWaiting(count) },
+        }),
       now: () => clock.now(),
     });
   });

@@ -58,7 +58,7 @@ describeWithRedis('analytics tables across 3 replicas on Redis', () => {
       clock: SYSTEM_CLOCK,
       tableStore: sharedTableStore(redis, config, Date.now),
       board: undefined,
-      registry: undefined,
+      metrics: undefined,
     });
     const server = buildServer(config, {
       reporting: upstreams.reporting,

@@ -1,12 +1,12 @@
 /**
  * The process-wide reporting service (src/reporting/reportingService.ts)
  * around analytics tables a test built itself (on its fake clock, with its
- * own hooks). The dashboards' waiting room is built as the subgraph builds
- * it: on the server's clock readings, leading the unit by
+ * own observer). The dashboards' asks join the tables' budget queue as the
+ * subgraph composes them: on the server's clock readings, leading the slot by
  * UPSTREAM_QUEUE_TIMEOUT_MS.
  */
 import { createReportingService, type ReportingService } from '../../src/reporting/reportingService';
-import { DashboardWaitingRoom } from '../../src/reporting/dashboard/waitingRoom';
+import { DashboardAsks } from '../../src/reporting/dashboard/dashboardAsks';
 import type { AnalyticsTables } from '../../src/reporting/tables/analyticsTables';
 import { SYSTEM_CLOCK, type Clock } from '../../src/reporting/tables/clock';
 import type { DashboardEndpoint } from '../../src/upstream/endpoints/dashboard';
@@ -28,13 +28,14 @@ export function reportingServiceWith(
   options: Options,
 ): ReportingService {
   const clock = serverClock(options.now);
-  const dashboards = new DashboardWaitingRoom({ dashboard, clock, unitLeadMs: options.config.governor.queueTimeoutMs });
-  return { tables, dashboards, close: () => tables.close() };
+  const queue = tables.queue;
+  const dashboards = new DashboardAsks({ queue, dashboard, clock, unitLeadMs: options.config.governor.queueTimeoutMs });
+  return { queue, tables, dashboards, close: () => queue.close() };
 }
 
-/** The subgraph's own reporting service, with a dashboards' waiting room the test built (on its clock, with its hooks). */
-export function reportingServiceWithRoom(
-  dashboards: DashboardWaitingRoom,
+/** The subgraph's own reporting service, with dashboard asks the test built (on its clock, with its observer). */
+export function reportingServiceWithDashboards(
+  dashboards: DashboardAsks,
   dashboard: Pick<DashboardEndpoint, 'query'>,
   options: Options,
 ): ReportingService {
@@ -44,7 +45,7 @@ export function reportingServiceWithRoom(
     clock: serverClock(options.now),
     tableStore: undefined,
     board: undefined,
-    registry: undefined,
+    metrics: undefined,
   });
   return { ...service, dashboards };
 }

@@ -4,7 +4,7 @@
  */
 import type { CacheOutcome } from '../../src/upstream/datasources/fetched';
 import type { UpstreamService } from '../../src/upstream/failures/upstreamError';
-import type { RateName, UpstreamObserver } from '../../src/upstream/observer';
+import type { AskKindName, AskRefusalReason, RateName, UpstreamObserver } from '../../src/upstream/observer';
 
 export type UpstreamEvent =
   | { type: 'cache'; outcome: CacheOutcome; service: UpstreamService; endpoint: string }
@@ -15,7 +15,11 @@ export type UpstreamEvent =
   | { type: 'attempt'; service: UpstreamService; endpoint: string; status?: number; failure?: string }
   | { type: 'retry'; service: UpstreamService; endpoint: string; retry: number }
   | { type: 'sign_in'; outcome: 'ok' | 'failed' }
-  | { type: 'token_renewal'; reason: string };
+  | { type: 'token_renewal'; reason: string }
+  | { type: 'asks_waiting'; kind: AskKindName; count: number }
+  | { type: 'ask_refused'; kind: AskKindName; reason: AskRefusalReason }
+  | { type: 'slot_spent'; kind: AskKindName; asks: number }
+  | { type: 'table_fetched'; table: string; fetchedAt: number };
 
 /** Pushes every event it hears onto `events` (or a fresh list, returned as `events`). */
 export function recordEvents(events: UpstreamEvent[] = []): UpstreamObserver & { events: UpstreamEvent[] } {
@@ -41,5 +45,9 @@ export function recordEvents(events: UpstreamEvent[] = []): UpstreamObserver & {
     answerServed: (where, outcome) => events.push({ type: 'cache', outcome, service: where.service, endpoint: where.endpoint }),
     signedIn: (outcome) => events.push({ type: 'sign_in', outcome }),
     tokenRenewed: (reason) => events.push({ type: 'token_renewal', reason }),
+    asksWaiting: (kind, count) => events.push({ type: 'asks_waiting', kind, count }),
+    askRefused: (kind, reason) => events.push({ type: 'ask_refused', kind, reason }),
+    slotSpent: (kind, asks) => events.push({ type: 'slot_spent', kind, asks }),
+    tableFetched: (table, fetchedAt) => events.push({ type: 'table_fetched', table, fetchedAt }),
   };
 }

@@ -9,6 +9,7 @@ import { FAILURE_POLICY, policyOfDetails } from '../../src/upstream/failures/pol
 import { UpstreamError, failurePolicyOf, type UpstreamErrorDetails } from '../../src/upstream/failures/upstreamError';
 import { isBreakerFailure } from '../../src/upstream/stages/breaker';
 import { isUpstreamOutage } from '../../src/upstream/stages/freshness';
+import { builtQueryFailure, splitsOnEmptyBody, waitsForSlot } from '../../src/reporting/tables/errors';
 
 const dashboard = { service: 'reporting', endpoint: '/api/dashboard/query' } as const;
 const render = { service: 'recommender', endpoint: '/recommenderexperience/render.json' } as const;
@@ -119,6 +120,19 @@ describe('the failure policy, row by row', () => {
   test.each([400, 401])('a %i on the sign-in is a credentials problem (UPSTREAM_UNAUTHENTICATED)', (status) => {
     const error = new UpstreamError({ service: 'reporting', endpoint: '/api/user/signin', kind: 'http', status });
     expect(formatError({ message: 'x' }, error, { production: true }).extensions?.code).toBe('UPSTREAM_UNAUTHENTICATED');
+  });
+
+  test("reporting's budget queue reads its columns: only the governor's refusal waits for a slot, only the empty body splits a merged query, only a 400 on our own query is the upstream's fault", () => {
+    const byName = new Map(ROWS.map(([name, details]) => [name, policyOfDetails(details)]));
+    expect([...byName].filter(([, policy]) => policy.waitForSlot).map(([name]) => name)).toEqual(['budget_exhausted']);
+    expect([...byName].filter(([, policy]) => policy.splitOnEmptyBody).map(([name]) => name)).toEqual(['metric_unavailable']);
+    expect([...byName].filter(([, policy]) => policy.ownQuery === 'bad_response').map(([name]) => name)).toEqual(['400']);
+    // The same rows, read where reporting acts on them.
+    expect(waitsForSlot(new UpstreamError({ ...dashboard, kind: 'budget_exhausted', retryAfterSeconds: 3 }))).toBe(true);
+    expect(waitsForSlot(new UpstreamError(http(429)))).toBe(false);
+    expect(splitsOnEmptyBody(new UpstreamError({ ...dashboard, kind: 'metric_unavailable', status: 200 }))).toBe(true);
+    expect(builtQueryFailure(new UpstreamError(http(400)))).toMatchObject({ kind: 'bad_response', status: 400 });
+    expect(builtQueryFailure(new UpstreamError(http(403)))).toMatchObject({ kind: 'http', status: 403 });
   });
 
   test('every kind has a row without conditions, so no failure goes unmatched', () => {

@@ -50,7 +50,7 @@ describeWithRedis('three replicas sharing one Redis', () => {
       // Refused at once rather than waiting for a later unit: these tests measure the governor's refusals (a
       // refused operation costs nothing upstream). On a loaded machine a burst outlasts the 20 s deadline, and
       // an ask refused at its deadline while its query is in flight would count twice. Waiting asks:
-      // test/reporting/dashboardWaitingRoom.test.ts and dashboardMerge.http.test.ts.
+      // test/reporting/budgetQueue.dashboards.test.ts and dashboardMerge.http.test.ts.
       ANALYTICS_ASK_DEADLINE_MS: '0',
       REDIS_URL: redis.url,
       REDIS_KEY_PREFIX: 'replicas-test:',

@@ -2,7 +2,13 @@ import type { Registry } from 'prom-client';
 import { BoundedLabel } from './boundedLabel';
 import { createInstruments, type Instruments, type MetricsOptions } from './registry';
 
-/** Distinct operation names kept as labels; the rest count as `__other__`. */
+/** The kinds of asks in the reporting budget queue, as labels (upstream/observer.ts names the events). */
+type AskKindLabel = 'dashboard' | 'table';
+/** Why an ask was refused, as a label. */
+type AskRefusalLabel = 'deadline' | 'metric_unavailable' | 'upstream_error';
+
+/** Distinct analytics tables shown by their age; the rest share `__other__`. */
+const TABLE_LABEL_LIMIT = 20;
 
 export interface OperationRecord {
   name: string | null | undefined;
@@ -42,6 +48,7 @@ export class Metrics {
   readonly registry: Registry;
   private readonly instruments: Instruments;
   private readonly operationNames: BoundedLabel;
+  private readonly tableNames = new BoundedLabel(TABLE_LABEL_LIMIT);
 
   /** `operationNameLimit`: distinct operation names shown as labels (METRICS_DEFAULTS in src/config/metrics.ts). */
   constructor(options: MetricsOptions & { operationNameLimit: number }) {
@@ -122,6 +129,28 @@ export class Metrics {
 
   recordBatch(loader: string, size: number): void {
     this.instruments.loaderBatchSize.observe({ loader }, size);
+  }
+
+  /** Asks one query of the analytics tables answered: `subgraph_analytics_asks_per_query`. */
+  recordAnalyticsAnswered(asks: number): void {
+    this.instruments.analyticsAsksPerQuery.observe(asks);
+  }
+
+  /** Asks of a kind waiting in the reporting budget's queue; the tables' also as `subgraph_analytics_asks_waiting`. */
+  recordAsksWaiting(kind: AskKindLabel, count: number): void {
+    this.instruments.reportingAsksWaiting.set({ kind }, count);
+    if (kind === 'table') this.instruments.analyticsAsksWaiting.set(count);
+  }
+
+  recordAnalyticsRefusal(reason: AskRefusalLabel): void {
+    this.instruments.analyticsRefusals.inc({ reason });
+  }
+
+  /** A table's name is its window and rank metric (never filter values), bounded. */
+  recordTableFetched(name: string, fetchedAt: number): void {
+    const label = this.tableNames.valueOf(name);
+    const ages = this.instruments.analyticsTableAge.fetchedAt;
+    ages.set(label, Math.max(ages.get(label) ?? 0, fetchedAt));
   }
 
   /** `subgraph_upstream_signin_backoff_seconds` reads `secondsLeft` at each scrape (e.g. backoffSeconds(tokens.signInState())). */

@@ -11,10 +11,14 @@ const DURATION_BUCKETS = [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.
 const BATCH_BUCKETS = [1, 2, 5, 10, 25, 50, 100, 250, 1000, 10_000];
 const CALLS_BUCKETS = [0, 1, 2, 5, 10, 25, 50, 100];
 const RETRY_AFTER_BUCKETS = [1, 2, 5, 10, 30, 60, 300, 3600];
+/** Asks one upstream query answered: 0 for a refresh nobody waited for. */
+const ASKS_BUCKETS = [0, 1, 2, 5, 10, 25, 50, 100, 500];
 
 export interface MetricsOptions {
   /** Process and event-loop metrics (prom-client's defaults). Off in unit tests that build many registries. */
   processMetrics?: boolean;
+  /** The clock the analytics tables' ages are read on (default Date.now; tests pin it). */
+  now?: () => number;
 }
 
 /** The registry and every instrument, built once per process (tests build their own). */
@@ -151,7 +155,50 @@ export function createInstruments(options: MetricsOptions = {}) {
       registers,
     }),
     signInBackoff: signInBackoffGauge(name('upstream_signin_backoff_seconds'), registers),
+    // Reporting's budget queue and the analytics tables (docs/analytics-tables.md).
+    analyticsAsksPerQuery: new Histogram({
+      name: name('analytics_asks_per_query'),
+      help: 'Analytics asks one dashboard query answered (0: a refresh nobody waited for)',
+      buckets: ASKS_BUCKETS,
+      registers,
+    }),
+    analyticsAsksWaiting: new Gauge({
+      name: name('analytics_asks_waiting'),
+      help: 'Analytics asks waiting for a unit of the reporting budget',
+      registers,
+    }),
+    analyticsRefusals: new Counter({
+      name: name('analytics_refusals_total'),
+      help: 'Analytics asks answered with an error, by reason (deadline: no unit in time; metric_unavailable; upstream_error)',
+      labelNames: ['reason'] as const,
+      registers,
+    }),
+    reportingAsksWaiting: new Gauge({
+      name: name('reporting_asks_waiting'),
+      help: "Asks waiting in the reporting budget's queue for a slot, by kind (dashboard, table)",
+      labelNames: ['kind'] as const,
+      registers,
+    }),
+    analyticsTableAge: tableAgeGauge(name('analytics_table_age_seconds'), registers, options.now ?? Date.now),
   };
+}
+
+/**
+ * Age of the newest table of each window and rank metric, read at scrape
+ * time from `fetchedAt` (set by Metrics.recordTableFetched; bounded labels).
+ */
+function tableAgeGauge(name: string, registers: Registry[], now: () => number) {
+  const fetchedAt = new Map<string, number>();
+  const gauge = new Gauge({
+    name,
+    help: 'Age of the newest table of each window and rank metric (bounded labels)',
+    labelNames: ['table'] as const,
+    registers,
+    collect() {
+      for (const [table, at] of fetchedAt) this.set({ table }, Math.max(0, (now() - at) / 1000));
+    },
+  });
+  return { gauge, fetchedAt };
 }
 
 /**

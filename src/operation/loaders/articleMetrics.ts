@@ -16,7 +16,7 @@ export type ArticleMetricsLoader = DataLoader<ArticleMetricKey, Cell | Error, st
 export interface ArticleMetricsLoaderOptions {
   /** The process-wide tables. */
   tables: Pick<AnalyticsTables, 'articles'>;
-  /** The operation's deadline (epoch ms): an ask waits for a unit until then, no longer. */
+  /** The operation's deadline (epoch ms): an ask waits for a slot until then, no longer. */
   deadline: number;
 }
 

@@ -9,8 +9,8 @@ export interface PostedNeed {
 
 /**
  * What replicas share about their analytics besides the tables (Redis,
- * `src/reporting/tables/redis/redisAnalyticsBoard.ts`): the asks waiting for a unit,
- * so the replica that gets the unit carries every replica's asks in its one
+ * `src/reporting/tables/redis/redisAnalyticsBoard.ts`): the asks waiting for a slot,
+ * so the replica that gets the slot carries every replica's asks in its one
  * query; the demand, so refreshes go in the cluster's order; and the metrics
  * the account's plan lacks, learned once for the cluster. Every method
  * degrades to this replica's own view when the board cannot answer.

@@ -1,4 +1,3 @@
-import type { DashboardEndpoint } from '../../upstream/endpoints/dashboard';
 import type { MetricName } from '../../upstream/datasources/wire';
 import { dashboardTtlSeconds } from '../../upstream/endpoints/dashboardTtl';
 import { alignInstant, resolveWindow } from '../analytics/window';
@@ -6,12 +5,14 @@ import { FIELD_METRICS } from '../analytics/articleMetrics';
 import type { AnalyticsBoard } from './analyticsBoard';
 import type { Clock } from './clock';
 import { Demand } from './demand';
-import { isUpstreamError, metricUnavailable } from './errors';
-import { MetricPlan } from './metricPlan';
+import { metricUnavailable, splitsOnEmptyBody, waitsForSlot } from './errors';
+import type { MetricPlan } from './metricPlan';
 import { readCell, topRows, type Table } from './table';
 import type { TableStore } from './tableStore';
 import type { TableSpec } from './tableSpec';
-import { UnitScheduler, type Delivery, type Need } from './unitScheduler';
+import { TableAsks, type Delivery, type Need } from './tableAsks';
+import type { BudgetQueue, BudgetQueueOptions } from '../budgetQueue';
+import type { UpstreamObserver } from '../../upstream/observer';
 
 /**
  * How an ask was answered, for the operation log: fetched for it alone
@@ -39,7 +40,9 @@ export interface Ranking {
 }
 
 export interface AnalyticsTablesOptions {
-  reporting: Pick<DashboardEndpoint, 'query'>;
+  /** The one queue for the reporting budget, shared with the dashboards (default: a queue of the tables' asks alone). */
+  queue?: BudgetQueue;
+  reporting: BudgetQueueOptions['reporting'];
   store: TableStore;
   clock: Clock;
   /** DASHBOARD_CACHE_TTL_SECONDS: a table is fresh this long (an hour once its window ended); 0 never reuses one. */
@@ -47,19 +50,15 @@ export interface AnalyticsTablesOptions {
   maxStalenessSeconds: number;
   windowAlignSeconds: number;
   maxRows: number;
-  /** ANALYTICS_CHUNK_SIZE: most urls of one cold query. */
-  maxColdUrls: number;
-  coldShare: number;
+  /** ANALYTICS_CHUNK_SIZE: most urls of one narrowed query. */
+  maxNarrowedUrls: number;
+  outsideShare: number;
   /** The store is shared by replicas (Redis): waiting asks also look for tables other replicas fetched. */
   shared?: boolean;
   /** Replicas share their waiting asks, demand and learned plan (Redis); default: this process's own. */
   board?: AnalyticsBoard;
-  /** Metrics hooks. */
-  onAnswered?(asks: number): void;
-  onWaiting?(count: number): void;
-  onRefused?(reason: 'deadline' | 'metric_unavailable' | 'upstream_error'): void;
-  /** A table was fetched: its spec and when. */
-  onTable?(spec: TableSpec, fetchedAt: number): void;
+  /** Without a queue: the observer of the queue the tables build (asks waiting, refused, answered per slot; tables fetched). */
+  observer?: UpstreamObserver;
 }
 
 /** Most specs remembered for naming tables in metrics. */
@@ -72,34 +71,40 @@ const ARTICLE_METRICS: readonly MetricName[] = Object.values(FIELD_METRICS);
  * `Article.analytics` and `topArticles` answered from tables (one per spec):
  * fresh tables answer at once, stale ones (up to the maximum staleness)
  * answer at once and ask for a refresh, and whatever no table can say waits
- * for the next unit in the scheduler, merged with every other ask of the
+ * for the next budget slot in the budget queue, merged with every other ask of the
  * same table. Process-wide: it holds the service account's analytics only.
  */
 export class AnalyticsTables {
   private readonly plan: MetricPlan;
+  /** The budget queue the tables' asks wait in (the dashboards' too, when the process shares it). */
+  readonly queue: BudgetQueue;
   private readonly demand = new Demand();
   /** Specs by key, for naming a fetched table (bounded like the demand). */
   private readonly specs = new Map<string, TableSpec>();
-  private readonly scheduler: UnitScheduler;
+  private readonly tableAsks: TableAsks;
+  /** Most urls of one narrowed query: ANALYTICS_CHUNK_SIZE, never more than one answer carries (REPORTING_MAX_ROWS). */
+  private readonly maxNarrowedUrls: number;
 
   constructor(private readonly options: AnalyticsTablesOptions) {
+    this.maxNarrowedUrls = Math.max(1, Math.min(options.maxNarrowedUrls, options.maxRows));
     const board = options.board;
-    this.plan = new MetricPlan(board === undefined ? undefined : (metric) => board.learnUnavailable(metric));
-    this.scheduler = new UnitScheduler({
+    this.tableAsks = new TableAsks({
+      ...(options.queue === undefined ? {} : { queue: options.queue }),
       reporting: options.reporting,
       clock: options.clock,
-      plan: this.plan,
       tableMetrics: (spec) => this.tableMetrics(spec),
       windowOf: (spec, now) => resolveWindow(spec.window, alignInstant(now, options.windowAlignSeconds)),
       maxRows: options.maxRows,
-      maxColdUrls: Math.min(options.maxColdUrls, options.maxRows),
-      coldShare: options.coldShare,
+      maxNarrowedUrls: this.maxNarrowedUrls,
+      outsideShare: options.outsideShare,
       onTable: (table) => this.storeTable(table),
-      ...(options.onAnswered === undefined ? {} : { onAnswered: options.onAnswered }),
-      ...(options.onWaiting === undefined ? {} : { onWaiting: options.onWaiting }),
+      ...(options.observer === undefined ? {} : { observer: options.observer }),
       ...(options.shared === true ? { lookup: (need: Need) => this.sharedAnswer(need) } : {}),
       ...(board === undefined ? {} : { board, adoptSharedPlan: () => this.adoptSharedPlan() }),
     });
+    this.queue = this.tableAsks.queue;
+    this.plan = this.queue.plan;
+    if (board !== undefined) this.plan.tellUnavailable((metric) => board.learnUnavailable(metric));
   }
 
   /** The numbers of `urls` × `metrics`: each a Cell, or the Error its field answers. */
@@ -133,7 +138,7 @@ export class AnalyticsTables {
     if (table !== undefined && table.metrics.includes(spec.rank)) return rankingOf(table, spec, limit, this.servedOutcome(spec, table));
     let delivery: Delivery;
     try {
-      delivery = await this.scheduler.wait({ spec, metrics: [spec.rank] }, deadline);
+      delivery = await this.tableAsks.wait({ spec, metrics: [spec.rank] }, deadline);
     } catch (error) {
       this.refusal(error);
       throw error;
@@ -142,28 +147,25 @@ export class AnalyticsTables {
     return rankingOf(delivery.table, spec, limit, fetchedOutcome(delivery));
   }
 
-  /** Stops the scheduler (shutdown): nothing more is sent. */
+  /** Stops the budget queue (shutdown): nothing more is sent. */
   close(): void {
-    this.scheduler.close();
+    this.tableAsks.close();
   }
 
   private async storeTable(table: Table): Promise<void> {
     if (table.urls !== 'all') return this.options.store.setPoints(table);
     await this.options.store.setTable(table);
     const spec = this.specs.get(table.key);
-    if (spec !== undefined) this.options.onTable?.(spec, table.fetchedAt);
+    if (spec !== undefined) this.queue.observer.tableFetched(tableLabel(spec), table.fetchedAt);
   }
 
+  /** An ask's error, to the observer (the queue tells it of its own refusals: no slot within the deadline). */
   private refusal(error: unknown): void {
-    const reason = isUpstreamError(error, 'budget_exhausted')
-      ? 'deadline'
-      : isUpstreamError(error, 'metric_unavailable')
-        ? 'metric_unavailable'
-        : 'upstream_error';
-    this.options.onRefused?.(reason);
+    if (waitsForSlot(error)) return;
+    this.queue.observer.askRefused('table', splitsOnEmptyBody(error) ? 'metric_unavailable' : 'upstream_error');
   }
 
-  /** What the shared store holds for a need: the whole table, or (for a cold need) another replica's cold answer for its urls. */
+  /** What the shared store holds for a need: the whole table, or (for a narrowed need) another replica's narrowed answer for its urls. */
   private async sharedAnswer(need: Need): Promise<Table | undefined> {
     const table = await this.options.store.table(need.spec.key);
     if (
@@ -174,7 +176,7 @@ export class AnalyticsTables {
     }
     const points = await this.options.store.points(need.spec.key, need.urls);
     const first = points.get(need.urls[0]);
-    // One cold query answered them all only if every url has the same answer.
+    // One narrowed query answered them all only if every url has the same answer.
     return first !== undefined && need.urls.every((url) => points.get(url)?.fetchedAt === first.fetchedAt)
       ? mergePoints(points)
       : undefined;
@@ -195,7 +197,7 @@ export class AnalyticsTables {
     const [table, clusterDemand] = await Promise.all([this.options.store.table(spec.key), this.options.board?.recordDemand(spec.key, now)]);
     if (table === undefined || !this.isUsable(spec, table)) return undefined;
     if (now - table.fetchedAt >= this.ttlMs(spec) / 2) {
-      this.scheduler.refresh(spec, clusterDemand ?? this.demand.score(spec.key, now), table.fetchedAt);
+      this.tableAsks.refresh(spec, clusterDemand ?? this.demand.score(spec.key, now), table.fetchedAt);
     }
     return table;
   }
@@ -236,9 +238,10 @@ export class AnalyticsTables {
   }
 
   /**
-   * What no table could say waits for a unit: the whole table when there is
-   * none (or it lacks a metric), then, if it is full, the urls it lacks. At
-   * most two units, both within the deadline; a refusal fills what is left.
+   * What no table could say waits for a slot: the whole table when there is
+   * none (or it lacks a metric), then, if it is full, the urls it lacks, in
+   * chunks one answer can carry (each an ask outside the table of its own). At most two
+   * rounds, each within the deadline; a refusal fills what is left.
    */
   private async fetchMissing(
     spec: TableSpec,
@@ -253,27 +256,55 @@ export class AnalyticsTables {
       if (urls.length === 0) return;
       const wanted = missingMetrics(cells, metrics);
       // A metric the table lacks is worth refetching the table for only when the table ranks one of these
-      // articles; an article a full table lacks is a cold ask, whatever metrics it reads (the cold query carries them).
+      // articles; an article a full table lacks is an ask outside the table, whatever metrics it reads (the narrowed query carries them).
       const whole =
         known === undefined ||
         (wanted.some((metric) => !known?.metrics.includes(metric)) && urls.some((url) => known?.rows.has(url) === true));
-      const need: Need = whole ? { spec, metrics: wanted, articles: urls } : { spec, urls, metrics: wanted, articles: urls };
-      let delivery: Delivery;
-      try {
-        delivery = await this.scheduler.wait(need, deadline);
-      } catch (error) {
-        this.refusal(error);
-        fillError(cells, metrics, error instanceof Error ? error : new Error(String(error)));
-        return;
+      if (whole) {
+        const delivered = await this.waitFor({ spec, metrics: wanted, articles: urls }, cells, metrics, deadline);
+        if (delivered === undefined) return;
+        if (delivered.urls === 'all') known = delivered;
+        continue;
       }
-      this.fill(cells, metrics, delivery.table, fetchedOutcome(delivery));
-      for (const metric of wanted) {
-        if (this.plan.isUnavailable(metric)) fillError(cells, [metric], metricUnavailable(metric));
-      }
-      known = delivery.table.urls === 'all' ? delivery.table : known;
+      await Promise.all(
+        chunked(urls, this.maxNarrowedUrls).map((chunk) => {
+          const chunkCells = new Map(chunk.map((url) => [url, cells.get(url) ?? new Map<MetricName, Cell | Error>()]));
+          const need: Need = { spec, urls: chunk, metrics: missingMetrics(chunkCells, metrics), articles: chunk };
+          return this.waitFor(need, chunkCells, metrics, deadline);
+        }),
+      );
     }
     fillError(cells, metrics, new Error('analytics: the numbers of this article were in no answer'));
   }
+
+  /** Waits for the need's slot and fills `cells` from its table (or with the refusal); the table, or undefined once refused. */
+  private async waitFor(
+    need: Need,
+    cells: Map<string, Map<MetricName, Cell | Error>>,
+    metrics: readonly MetricName[],
+    deadline: number,
+  ): Promise<Table | undefined> {
+    let delivery: Delivery;
+    try {
+      delivery = await this.tableAsks.wait(need, deadline);
+    } catch (error) {
+      this.refusal(error);
+      fillError(cells, metrics, error instanceof Error ? error : new Error(String(error)));
+      return undefined;
+    }
+    this.fill(cells, metrics, delivery.table, fetchedOutcome(delivery));
+    for (const metric of need.metrics) {
+      if (this.plan.isUnavailable(metric)) fillError(cells, [metric], metricUnavailable(metric));
+    }
+    return delivery.table;
+  }
+}
+
+/** `urls` in runs of at most `size`. */
+function chunked(urls: readonly string[], size: number): string[][] {
+  const chunks: string[][] = [];
+  for (let start = 0; start < urls.length; start += size) chunks.push(urls.slice(start, start + size));
+  return chunks;
 }
 
 /** `merged`: the query answered other asks too, here or on another replica. */
@@ -297,7 +328,7 @@ function fillError(cells: Map<string, Map<MetricName, Cell | Error>>, metrics: r
   for (const byMetric of cells.values()) for (const metric of metrics) if (!byMetric.has(metric)) byMetric.set(metric, error);
 }
 
-/** One replica's cold answer, read back per url from the shared store, as one table. */
+/** One replica's narrowed answer, read back per url from the shared store, as one table. */
 function mergePoints(points: Map<string, Table>): Table | undefined {
   const tables = [...points.values()];
   const first = tables[0];
@@ -307,7 +338,7 @@ function mergePoints(points: Map<string, Table>): Table | undefined {
 }
 
 /** A table's name in metrics: its window and rank metric, never its filter values. */
-export function tableLabel(spec: TableSpec): string {
+function tableLabel(spec: TableSpec): string {
   const window = spec.window.last != null ? `last_${spec.window.last.number}_${spec.window.last.unit}` : 'range';
   const filtered = spec.filters.domain !== undefined || spec.filters.section !== undefined ? '_filtered' : '';
   return `${window}_${spec.rank}${filtered}`;

@@ -28,8 +28,19 @@ export class MetricPlan {
   private shared = new Set<MetricName>();
   private readonly proven = new Set<MetricName>();
 
+  /** Dashboard metrics of a merged query answered with the empty body, not yet seen answered: their asks are not merged. */
+  private readonly suspects = new Set<MetricName>();
+  private readonly listeners: ((metric: MetricName) => void)[] = [];
+
   /** `onUnavailable`: told of each metric this process learns the plan lacks (the replicas' board). */
-  constructor(private readonly onUnavailable?: (metric: MetricName) => void) {}
+  constructor(onUnavailable?: (metric: MetricName) => void) {
+    if (onUnavailable !== undefined) this.listeners.push(onUnavailable);
+  }
+
+  /** Tells `listener` of each metric this process learns the plan lacks from now on (the replicas' board). */
+  tellUnavailable(listener: (metric: MetricName) => void): void {
+    this.listeners.push(listener);
+  }
 
   isUnavailable(metric: MetricName): boolean {
     return this.unavailable.has(metric) || this.shared.has(metric);
@@ -42,7 +53,20 @@ export class MetricPlan {
   learnUnavailable(metric: MetricName): void {
     if (this.unavailable.has(metric)) return;
     this.unavailable.add(metric);
-    this.onUnavailable?.(metric);
+    for (const listener of this.listeners) listener(metric);
+  }
+
+  /**
+   * A merged query naming these metrics was answered with the empty body (the
+   * upstream does not say which one is outside the plan): each not yet seen
+   * answered is a suspect, asked alone until an answer carries it.
+   */
+  learnSuspects(metrics: Iterable<MetricName>): void {
+    for (const metric of metrics) if (!this.proven.has(metric)) this.suspects.add(metric);
+  }
+
+  isSuspect(metric: MetricName): boolean {
+    return this.suspects.has(metric);
   }
 
   /**
@@ -55,7 +79,10 @@ export class MetricPlan {
   }
 
   learnAvailable(metrics: Iterable<MetricName>): void {
-    for (const metric of metrics) this.proven.add(metric);
+    for (const metric of metrics) {
+      this.proven.add(metric);
+      this.suspects.delete(metric);
+    }
   }
 
   /**

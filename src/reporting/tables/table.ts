@@ -4,7 +4,7 @@ import { Dimension } from '../../../contract';
 /**
  * One dashboard answer grouped by url, as the asks read it. `urls` says which
  * articles it speaks for: `all` for a table of the whole window, or the urls a
- * cold query was narrowed to.
+ * narrowed query was for.
  */
 export interface Table {
   /** The TableSpec's key. */
@@ -26,9 +26,9 @@ export interface TableSource {
   from: number;
   to: number;
   fetchedAt: number;
-  /** The body's limit: a table with this many rows may have left articles out. */
+  /** The most rows the answer can hold (the body's limit, at most REPORTING_MAX_ROWS): with this many it may have left articles out. */
   limit: number;
-  /** The urls a cold query was narrowed to; absent for a whole table. */
+  /** The urls of a narrowed query; absent for a whole table. */
   urls?: readonly string[];
 }
 
@@ -47,6 +47,7 @@ export function tabulate(results: readonly DashboardMetricResultWire[], source: 
     }
   }
   const rowCount = results[0]?.actualData.values.length ?? 0;
+  const complete = rowCount < source.limit;
   return {
     key: source.key,
     from: source.from,
@@ -54,8 +55,9 @@ export function tabulate(results: readonly DashboardMetricResultWire[], source: 
     fetchedAt: source.fetchedAt,
     metrics: results.map((result) => result.metric),
     rows,
-    complete: rowCount < source.limit,
-    urls: source.urls === undefined ? 'all' : new Set(source.urls),
+    complete,
+    // An answer cut by its limit speaks only for the articles it has rows of: one it left out is unknown, never 0.
+    urls: source.urls === undefined ? 'all' : new Set(complete ? source.urls : source.urls.filter((url) => rows.has(url))),
   };
 }
 

@@ -70,13 +70,13 @@ export function tableQuery(spec: TableSpec, window: ResolvedWindow, metrics: rea
  * The articles a full table lacks: the same body narrowed to their urls (one
  * filter; its values are OR-ed, contract §2), one row each at most.
  */
-export function coldQuery(
+export function narrowedQuery(
   spec: TableSpec,
   window: ResolvedWindow,
   urls: readonly string[],
   metrics: readonly MetricName[],
 ): DashboardQueryBody {
-  if (urls.length === 0) throw new Error('coldQuery: needs at least one url');
+  if (urls.length === 0) throw new Error('narrowedQuery: needs at least one url');
   const sorted = [...new Set(urls)].sort();
   return {
     dates: window.dates,

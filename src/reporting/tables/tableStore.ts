@@ -3,17 +3,17 @@ import type { Table } from './table';
 /**
  * Where tables live between asks: this process's memory by default, Redis
  * when replicas share them. Whole tables by their spec's key; the answers of
- * cold queries by spec and url (each url keeps the latest answer that spoke for it).
+ * narrowed queries by spec and url (each url keeps the latest answer that spoke for it).
  */
 export interface TableStore {
   table(key: string): Promise<Table | undefined>;
   setTable(table: Table): Promise<void>;
-  /** The latest cold answer that spoke for each of `urls` (absent urls: none). */
+  /** The latest narrowed answer that spoke for each of `urls` (absent urls: none). */
   points(key: string, urls: readonly string[]): Promise<Map<string, Table>>;
   setPoints(table: Table): Promise<void>;
 }
 
-/** Most tables (and most cold answers per table) one process keeps: the oldest asked-for go first. */
+/** Most tables (and most narrowed answers per table) one process keeps: the oldest asked-for go first. */
 const MAX_TABLES = 1_000;
 const MAX_POINTS_PER_TABLE = 5_000;
 

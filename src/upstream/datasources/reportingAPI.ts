@@ -41,25 +41,27 @@ export class ReportingAPI {
       // each retry still spends its own unit of the budget (see pipeline.ts).
       idempotent: true,
     });
-    if (json === undefined) throw metricUnavailable(body);
+    if (json === undefined) throw metricUnavailable(body.metrics);
     assertDashboardResults(json, body);
     return { value: json.map(withKnownGranularities), fetchedAt: this.now() };
   }
 }
 
+const GRAPHQL_METRIC_NAME = new Map<string, string>(Object.entries(Metric).map(([name, wire]) => [wire, name]));
+
 /**
  * The live API answers 200 with an empty body when a metric is not recognised
  * for the account (contract §2). It names no metric, so the error names all
- * of the request's, as the API client wrote them (GraphQL enum names).
+ * of the request's (or the one a learned plan names), as the API client wrote
+ * them (GraphQL enum names). The one builder of this error.
  */
-function metricUnavailable(body: DashboardQueryBody): UpstreamError {
-  const graphqlName = new Map<string, string>(Object.entries(Metric).map(([name, wire]) => [wire, name]));
+export function metricUnavailable(metrics: readonly string[]): UpstreamError {
   return new UpstreamError({
     service: 'reporting',
     endpoint: DASHBOARD_QUERY_PATH,
     kind: 'metric_unavailable',
     status: 200,
-    metrics: body.metrics.map((metric) => graphqlName.get(metric) ?? metric),
+    metrics: metrics.map((metric) => GRAPHQL_METRIC_NAME.get(metric) ?? metric),
   });
 }
 

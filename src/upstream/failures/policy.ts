@@ -1,10 +1,11 @@
 /**
  * The failure policy: for each kind of upstream failure (and HTTP status),
  * every decision the call path takes about it, in one table. The retry stage,
- * the governor stage, the circuit breaker, stale-if-error, the sign-in backoff
- * and the client error code all read `failurePolicyOf` (upstreamError.ts, for
- * a caught error) or `policyOfDetails`; none of them looks at `kind` or
- * `status` on its own.
+ * the governor stage, the circuit breaker, stale-if-error, the sign-in backoff,
+ * the client error code and reporting's budget queue (wait for the next slot?
+ * split a merged query on an empty body? a refused query of our own?) all read
+ * `failurePolicyOf` (upstreamError.ts, for a caught error) or
+ * `policyOfDetails`; none of them looks at `kind` or `status` on its own.
  */
 import type { UpstreamErrorDetails, UpstreamErrorKind, UpstreamService } from './failureDetails';
 import { ErrorCode } from './errorCodes';
@@ -27,10 +28,28 @@ export interface FailurePolicy {
   answered: boolean;
   /** Refused here, never sent: a retry refused so is not sent, and its caller keeps the error before it. */
   local: boolean;
+  /**
+   * Reporting's budget queue: no slot now, and the refusal names when the next
+   * one is (`retryAfter`): the ask waits for that slot within its deadline, and
+   * the queue learns the slot from it (a refused try spends nothing).
+   */
+  waitForSlot: boolean;
+  /**
+   * Reporting's budget queue: the upstream refused a metric of the query
+   * without saying which (the empty body): a merged query is asked again body
+   * by body (or without its one unproven metric), and the plan learns from it.
+   */
+  splitOnEmptyBody: boolean;
   /** The `extensions.code` API clients see. */
   code: ErrorCode;
   /** The code when the failed call was the sign-in, which our configuration drives (not the API client's input). */
   signInCode?: ErrorCode;
+  /**
+   * When the refused request was a query the subgraph built (the analytics tables' whole tables and asks
+   * outside them), not one the API client wrote: `bad_response` makes it the upstream's unexpected answer
+   * (UPSTREAM_BAD_RESPONSE), since no client input can fix it. Absent: the error stands as it is.
+   */
+  ownQuery?: 'bad_response';
 }
 
 /** One row: which failures it covers (the first matching row wins), and its policy. */
@@ -45,7 +64,11 @@ export interface FailurePolicyRow extends FailurePolicy {
   why: string;
 }
 
+/** What reporting's budget queue does with most failures: its asks get the error. */
+const NOT_FOR_THE_QUEUE = { waitForSlot: false, splitOnEmptyBody: false } as const;
+
 const ACCOUNT_REFUSED = {
+  ...NOT_FOR_THE_QUEUE,
   retry: 'never',
   breaker: false,
   staleIfError: false,
@@ -53,9 +76,17 @@ const ACCOUNT_REFUSED = {
   answered: true,
   local: false,
 } as const;
-const OUTAGE = { breaker: true, staleIfError: true, signInBackoff: 'unavailable', local: false } as const;
-const ABOUT_THE_ANSWER = { retry: 'never', breaker: false, staleIfError: false, answered: true, local: false } as const;
+const OUTAGE = { ...NOT_FOR_THE_QUEUE, breaker: true, staleIfError: true, signInBackoff: 'unavailable', local: false } as const;
+const ABOUT_THE_ANSWER = {
+  ...NOT_FOR_THE_QUEUE,
+  retry: 'never',
+  breaker: false,
+  staleIfError: false,
+  answered: true,
+  local: false,
+} as const;
 const REFUSED_HERE = {
+  ...NOT_FOR_THE_QUEUE,
   retry: 'never',
   breaker: false,
   staleIfError: true,
@@ -72,7 +103,8 @@ export const FAILURE_POLICY: readonly FailurePolicyRow[] = [
     ...ACCOUNT_REFUSED,
     code: ErrorCode.BAD_USER_INPUT,
     signInCode: ErrorCode.UPSTREAM_UNAUTHENTICATED,
-    why: 'the request is invalid; on the sign-in, even a malformed email is a credentials problem',
+    ownQuery: 'bad_response',
+    why: "the request is invalid; on the sign-in, even a malformed email is a credentials problem; on a query the subgraph built, the subgraph's",
   },
   { kind: 'http', statuses: [401], ...ACCOUNT_REFUSED, code: ErrorCode.UPSTREAM_UNAUTHENTICATED, why: 'the token or the credentials' },
   { kind: 'http', statuses: [403], ...ACCOUNT_REFUSED, code: ErrorCode.UPSTREAM_FORBIDDEN, why: 'the account lacks the role or the site' },
@@ -88,6 +120,7 @@ export const FAILURE_POLICY: readonly FailurePolicyRow[] = [
   {
     kind: 'http',
     statuses: [429],
+    ...NOT_FOR_THE_QUEUE,
     retry: 'after_pause',
     breaker: false,
     staleIfError: true,
@@ -158,12 +191,14 @@ export const FAILURE_POLICY: readonly FailurePolicyRow[] = [
     kind: 'metric_unavailable',
     ...ABOUT_THE_ANSWER,
     signInBackoff: undefined,
+    splitOnEmptyBody: true,
     code: ErrorCode.UPSTREAM_METRIC_UNAVAILABLE,
     why: "about the question: a metric outside the account's plan",
   },
   {
     kind: 'budget_exhausted',
     ...REFUSED_HERE,
+    waitForSlot: true,
     code: ErrorCode.UPSTREAM_RATE_LIMITED,
     why: 'the governor refused to send it: it carries its own wait',
   },

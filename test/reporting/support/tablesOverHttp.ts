@@ -7,6 +7,7 @@
  * emulator's clock. A proxy in front of the emulator records every
  * dashboard body it receives and the status it answered.
  */
+import { NO_OBSERVER } from '../../../src/upstream/observer';
 import type { AddressInfo } from 'node:net';
 import type { RunningEmulator } from '../../../emulator';
 import { EMBEDDED_GOVERNOR_CONFIG, type AnalyticsConfig } from '../../../src/config';
@@ -43,6 +44,8 @@ export async function startTablesOverHttp(options: {
   maxRows: number;
   cache: typeof DEFAULT_CACHE_TTLS;
   analytics: AnalyticsConfig;
+  /** The emulator's data scale (default: the small emulator's); 1 has some 3,000 articles. */
+  emulatorScale?: number;
 }): Promise<TablesOverHttp> {
   const clock = new FakeClock(Date.now());
   let waiting = 0;
@@ -65,7 +68,10 @@ export async function startTablesOverHttp(options: {
       watcher.reached();
     }
   };
-  const emulator = await startSmallEmulator({ profile: 'realistic' });
+  const emulator = await startSmallEmulator({
+    profile: 'realistic',
+    ...(options.emulatorScale === undefined ? {} : { scale: options.emulatorScale }),
+  });
   const recorder = await startBodyRecorder(emulator.url);
   const upstreams = demoUpstreams({
     reportingBaseUrl: recorder.url,
@@ -81,8 +87,12 @@ export async function startTablesOverHttp(options: {
     store: new MemoryTableStore(),
     clock,
     ...analyticsTablesSettings(config),
-    onWaiting,
-    onTable,
+    // The tables' events, as the one observer hears them: asks waiting for a slot, tables fetched and stored.
+    observer: {
+      ...NO_OBSERVER,
+      asksWaiting: (kind, count) => (kind === 'table' ? onWaiting(count) : undefined),
+      tableFetched: () => onTable(),
+    },
   });
   const now = (): number => clock.now();
   const server = buildServer(config, {

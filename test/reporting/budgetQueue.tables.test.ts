@@ -1,12 +1,13 @@
 /**
- * The unit scheduler on an injected clock, over a fake dashboard endpoint
- * granting one unit every 5 s: an ask must start a run whenever it comes,
- * including the moment a run is ending.
+ * Table asks in the budget queue (src/reporting/budgetQueue.ts, was the
+ * tables' unit scheduler) on an injected clock, over a fake dashboard
+ * endpoint granting one slot every 5 s: an ask must start a run of the queue
+ * whenever it comes, including the moment a run is ending.
  */
 import { alignInstant, resolveWindow } from '../../src/reporting/analytics/window';
 import { MetricPlan } from '../../src/reporting/tables/metricPlan';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
-import { UnitScheduler, type Delivery } from '../../src/reporting/tables/unitScheduler';
+import { TableAsks, type Delivery } from '../../src/reporting/tables/tableAsks';
 import { UpstreamError } from '../../src/upstream/failures/upstreamError';
 import { FakeClock, fakeDashboard } from './support/tablesFakes';
 import { analyticsTablesSettings } from '../../src/reporting/reportingService';
@@ -23,21 +24,21 @@ function setUp() {
   const settings = analyticsTablesSettings(testConfig());
   const clock = new FakeClock(START);
   const dashboard = fakeDashboard({ clock, unitMs: UNIT_MS, urls: URLS });
-  const scheduler = new UnitScheduler({
+  const scheduler = new TableAsks({
     reporting: dashboard,
     clock,
     plan: new MetricPlan(),
     tableMetrics: (spec) => [spec.rank],
     windowOf: (spec, now) => resolveWindow(spec.window, alignInstant(now, settings.windowAlignSeconds)),
     maxRows: settings.maxRows,
-    maxColdUrls: settings.maxColdUrls,
-    coldShare: settings.coldShare,
+    maxNarrowedUrls: settings.maxNarrowedUrls,
+    outsideShare: settings.outsideShare,
     onTable: async () => {},
   });
   return { clock, dashboard, scheduler };
 }
 
-describe('unit scheduler', () => {
+describe('table asks in the budget queue', () => {
   // Fixed test-first: the run set `running = false` a microtask after its last look at the list, so an ask
   // arriving in that gap found a run "in progress", started none, and was refused at its deadline.
   it.each([0, 1, 2, 3, 4, 5])('an ask arriving %i microtasks after the last answer of a run gets the next unit', async (hops) => {
@@ -77,15 +78,16 @@ describe('unit scheduler', () => {
         return () => undefined;
       },
     };
-    const scheduler = new UnitScheduler({
+    const settings = analyticsTablesSettings(testConfig());
+    const scheduler = new TableAsks({
       reporting,
       clock,
       plan: new MetricPlan(),
       tableMetrics: (spec) => [spec.rank],
-      windowOf: (spec, now) => resolveWindow(spec.window, alignInstant(now, 60)),
-      maxRows: 500,
-      maxColdUrls: 500,
-      coldShare: 0.5,
+      windowOf: (spec, now) => resolveWindow(spec.window, alignInstant(now, settings.windowAlignSeconds)),
+      maxRows: settings.maxRows,
+      maxNarrowedUrls: settings.maxNarrowedUrls,
+      outsideShare: settings.outsideShare,
       onTable: async () => {},
       // The signal comes only with shared tables (Redis): their asks look for other replicas' tables while they wait.
       lookup: async () => undefined,

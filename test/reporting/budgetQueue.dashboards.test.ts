@@ -1,12 +1,14 @@
 /**
- * The dashboard waiting room on an injected clock: asks of one kind (bodies
+ * Dashboard asks in the budget queue (src/reporting/budgetQueue.ts, was the
+ * dashboard waiting room) on an injected clock: asks of one kind (bodies
  * that differ only in their metrics) share one query when they are asked
  * together, and across operations only while they wait for the next unit;
  * an ask answered from the cache or granted a unit now never waits; an ask
  * whose deadline comes before the unit is refused with retryAfter; a metric
  * outside the plan fails only the asks naming it.
  */
-import { DashboardWaitingRoom } from '../../src/reporting/dashboard/waitingRoom';
+import { NO_OBSERVER } from '../../src/upstream/observer';
+import { DashboardAsks } from '../../src/reporting/dashboard/dashboardAsks';
 import { Metric } from '../../contract';
 import type { Served } from '../../src/upstream/datasources/fetched';
 import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../src/upstream/datasources/wire';
@@ -80,7 +82,12 @@ function setUp(unplanned: readonly MetricName[] = [], queueMs = 0) {
   const clock = new FakeClock(Date.UTC(2026, 10, 25, 12));
   const vendor = fakeVendor(clock, unplanned, queueMs);
   const counts: number[] = [];
-  const room = new DashboardWaitingRoom({ dashboard: vendor, clock, unitLeadMs: queueMs, onWaiting: (count) => counts.push(count) });
+  const room = new DashboardAsks({
+    dashboard: vendor,
+    clock,
+    unitLeadMs: queueMs,
+    observer: { ...NO_OBSERVER, asksWaiting: (_kind, count) => counts.push(count) },
+  });
   const waiting = () => counts.at(-1) ?? 0;
   /** One operation's asks of one group, with the deadline of an operation started now. */
   const ask = (...bodies: DashboardQueryBody[]) => room.ask(bodies, clock.now() + DEADLINE_MS);
@@ -93,7 +100,7 @@ const metricsOf = (answer: Served<DashboardMetricResultWire[]> | Error | undefin
 /** A window other asks do not share: the query that spends the unit before a test's asks arrive. */
 const OTHER_KIND = body(['pageViewsTotal'], { dates: { last: { number: 1, dimension: 'day' } } });
 
-describe('DashboardWaitingRoom', () => {
+describe('DashboardAsks', () => {
   it('sends the asks of one operation that differ only in metrics as one query at once, each getting its own metrics in its order', async () => {
     const { vendor, waiting, ask } = setUp();
 
@@ -260,7 +267,7 @@ describe('DashboardWaitingRoom', () => {
   it('gives every merged ask any other failure, and does not wait on it', async () => {
     const clock = new FakeClock(0);
     const sent: DashboardQueryBody[] = [];
-    const room = new DashboardWaitingRoom({
+    const room = new DashboardAsks({
       unitLeadMs: 0,
       dashboard: {
         query: (asked) => {

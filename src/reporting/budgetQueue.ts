@@ -1,0 +1,339 @@
+import type { DashboardEndpoint } from '../upstream/endpoints/dashboard';
+import type { DashboardQueryBody } from '../upstream/datasources/wire';
+import type { UpstreamError } from '../upstream/failures/upstreamError';
+import { NO_OBSERVER, safeObserver, type AskKindName, type UpstreamObserver } from '../upstream/observer';
+import type { DashboardAnswer } from './dashboard/metricKinds';
+import type { Clock } from './tables/clock';
+import { refused, waitsForSlot } from './tables/errors';
+import { MetricPlan } from './tables/metricPlan';
+
+/**
+ * The kinds of asks, in the order they get the next budget slot (see `order`):
+ * - `dashboard`: a dashboard body refused a slot (merged by metric);
+ * - `unserved`: a table ask with nothing to serve it, not even stale numbers;
+ * - `outside`: asks for articles no table holds (merged by url and metric), within their share;
+ * - `refresh`: a table in demand refetched before it expires (nobody waits for it).
+ */
+export type AskClass = 'dashboard' | 'unserved' | 'outside' | 'refresh';
+
+/** One ask waiting in the queue for a slot. */
+export interface QueuedAsk<Outcome = unknown> {
+  readonly kind: AskKind;
+  /** Asks of one group may share one query (the kind's merge rule). */
+  readonly group: string;
+  /** When it began to wait. */
+  readonly since: number;
+  readonly deadline: number;
+  settled: boolean;
+  settle(outcome: Outcome | Error): void;
+}
+
+/** What one slot sends: the kind's merge of its asks, and what the kind does with the answer. */
+export interface Turn {
+  body: DashboardQueryBody;
+  /** The asks it carries: off the list while in flight, back on it if the governor refuses the slot. */
+  asks: QueuedAsk[];
+  /** Which share the slot counts in when answered: the asks outside the tables', or the whole tables'; none for dashboards. */
+  share?: 'outside' | 'table';
+  /** Settles the asks the answer serves; how many asks it answered (this replica's and others'). */
+  answered(answer: DashboardAnswer): Promise<number>;
+  /** The governor refused the slot: the kind puts back what it keeps outside the list (a refresh). */
+  slotRefused?(): void;
+  /** Any other failure: the kind's rule (split a merged body, learn the plan, or fail its asks). */
+  failed(error: unknown): void;
+}
+
+/** A group of asks (or a refresh) one slot could answer, as a kind offers it to the queue's order. */
+export interface Candidate {
+  class: AskClass;
+  /** Within a class, more first: the asks it answers (or a refresh's demand). */
+  weight: number;
+  /** Within a class and weight, the earliest deadline first. */
+  earliestDeadline: number;
+  /** The kind's merge rule: the turn for this group now (undefined: nothing to send after all, e.g. another replica did it). */
+  take(): Promise<Turn | undefined>;
+}
+
+/** A kind of ask: its merge rule and what it keeps besides waiting asks. */
+export interface AskKind {
+  /** Its name for the observer. */
+  readonly name: AskKindName;
+  /**
+   * How long before the slot its query goes (the governor holds it until the
+   * slot, so an ask arriving in those last moments cannot take the slot for
+   * its body alone): UPSTREAM_QUEUE_TIMEOUT_MS for dashboards, 0 otherwise.
+   */
+  readonly leadMs: number;
+  /** Its asks are refused as soon as the slot falls past their deadline (not while another replica may still answer them). */
+  readonly refusesHopeless: boolean;
+  /** Reads, before each order, what its turn will need (the other replicas' waiting asks). */
+  beforeOrder?(asks: readonly QueuedAsk[]): Promise<void>;
+  /** What it could send now, for the queue's order. */
+  candidates(asks: readonly QueuedAsk[]): Candidate[];
+  /** Whether it has work besides waiting asks (a refresh). */
+  hasWork?(): boolean;
+  /** While no slot is free: how often it looks for answers elsewhere (tables other replicas fetched), and the look. */
+  pollMs?: number;
+  poll?(asks: readonly QueuedAsk[]): Promise<void>;
+  /** Its waiting asks changed (posted to the other replicas, counted by metrics). */
+  waitingChanged?(asks: readonly QueuedAsk[], group: string): void;
+}
+
+export interface BudgetQueueOptions {
+  /**
+   * The protected endpoint, process-wide: it caches, coalesces and governs; the queue decides what to send and when.
+   * `onBudgetShared`: the governor's word that the budget is shared again (Redis back), so a next slot learned
+   * from this replica's small share while it was away is forgotten.
+   */
+  reporting: Pick<DashboardEndpoint, 'query'> & Partial<Pick<DashboardEndpoint, 'onBudgetShared'>>;
+  clock: Clock;
+  /** ANALYTICS_COLD_SHARE: the share of the tables' slots kept for asks outside the tables while refreshes wait. */
+  outsideShare: number;
+  /** What the account's plan allows, learned from every answer of every kind (default: a plan of this process). */
+  plan?: MetricPlan;
+  /** Hears the asks waiting, refused and answered per slot, and the tables fetched (the metrics; tests record it). */
+  observer?: UpstreamObserver;
+}
+
+/**
+ * The one queue for the reporting budget: every ask that found no slot waits
+ * here, whatever its kind. It owns when the next slot is (learned from the
+ * governor's own refusal: a refused try spends nothing), the deadlines and
+ * the refusals with retryAfter, re-queueing after a refusal, what the plan
+ * allows, and the order between kinds of asks (`order`). Each kind brings
+ * only its merge rule (`AskKind`): dashboard bodies merge by metric, table
+ * asks by url and metric, refreshes are low-priority.
+ */
+export class BudgetQueue {
+  readonly plan: MetricPlan;
+  readonly clock: Clock;
+  readonly observer: UpstreamObserver;
+  private readonly waiting: QueuedAsk[] = [];
+  private readonly kinds = new Set<AskKind>();
+  /** The earliest instant the governor may grant a slot, as its last refusal said; 0: try now. */
+  private nextSlotAt = 0;
+  /** The governor's last refusal: a refusal given here keeps its words and never says more than it did. */
+  private governorRefusal: UpstreamError | undefined;
+  /** The query in flight went before the slot: if the governor refused it after all, the next one waits for the slot itself. */
+  private wentEarly = false;
+  private running = false;
+  private closed = false;
+  /** Slots spent on asks outside the tables, and on whole tables (first fetches and refreshes): the outside share's count. */
+  private outsideSlots = 0;
+  private tableSlots = 0;
+  /** Ends the run loop's current sleep early (the next slot was forgotten). */
+  private wake: (() => void) | undefined;
+  private readonly stopListening: (() => void) | undefined;
+
+  constructor(private readonly options: BudgetQueueOptions) {
+    this.plan = options.plan ?? new MetricPlan();
+    this.clock = options.clock;
+    this.observer = safeObserver(options.observer ?? NO_OBSERVER);
+    this.stopListening = options.reporting.onBudgetShared?.(() => this.forgetNextSlot());
+  }
+
+  /**
+   * The budget is shared again: the next slot learned from a refusal of this
+   * replica's small share no longer holds, so the waiting asks try at once
+   * (a refused try spends nothing and teaches the real next slot).
+   */
+  forgetNextSlot(): void {
+    this.nextSlotAt = 0;
+    this.governorRefusal = undefined;
+    this.wake?.();
+  }
+
+  /** Sends a body at once, outside the queue's order (an ask that may find a slot free); a refusal teaches the next slot. */
+  async tryNow(body: DashboardQueryBody): Promise<DashboardAnswer> {
+    try {
+      const answer = await this.options.reporting.query(body);
+      return answer;
+    } catch (error) {
+      if (waitsForSlot(error)) this.learnRefusal(error);
+      throw error;
+    }
+  }
+
+  /** Waits for a slot: resolves with what the kind settles it with, or rejects with the refusal once its deadline cannot be met. */
+  wait<Outcome>(kind: AskKind, group: string, deadline: number, extra: object = {}): Promise<Outcome> {
+    const now = this.clock.now();
+    if (this.nextSlotAt > deadline || deadline <= now) return Promise.reject(this.refusal(kind));
+    return new Promise<Outcome>((resolve, reject) => {
+      const ask: QueuedAsk<Outcome> = Object.assign(extra, {
+        kind,
+        group,
+        since: now,
+        deadline,
+        settled: false,
+        settle: (outcome: Outcome | Error) => {
+          if (ask.settled) return;
+          ask.settled = true;
+          this.remove(ask);
+          if (outcome instanceof Error) reject(outcome);
+          else resolve(outcome);
+        },
+      });
+      this.enqueue(ask);
+      void this.clock.sleep(deadline - now).then(() => this.refuse(ask));
+      this.start();
+    });
+  }
+
+  /** Puts an ask back on the list (its query did not answer it): it waits for a later slot within its deadline. */
+  requeue(ask: QueuedAsk): void {
+    if (!ask.settled) this.enqueue(ask);
+  }
+
+  /** A kind with work besides asks (a refresh) wakes the queue. */
+  start(kind?: AskKind): void {
+    if (kind !== undefined) this.kinds.add(kind);
+    if (this.running || this.closed) return;
+    this.running = true;
+    void this.run();
+  }
+
+  /** Stops after the current slot; asks still waiting get their refusal at their deadline. */
+  close(): void {
+    this.closed = true;
+    this.stopListening?.();
+    this.wake?.();
+  }
+
+  /** The refusal an ask of `kind` gets when no slot comes within its deadline (told to the observer): the governor's, with its seconds until the slot. */
+  private refusal(kind: AskKind): Error {
+    this.observer.askRefused(kind.name, 'deadline');
+    return refused(Math.max(1_000, this.nextSlotAt - this.clock.now()), this.governorRefusal);
+  }
+
+  private refuse(ask: QueuedAsk): void {
+    if (!ask.settled) ask.settle(this.refusal(ask.kind));
+  }
+
+  private learnRefusal(refusal: UpstreamError): void {
+    this.governorRefusal = refusal;
+    this.nextSlotAt = this.clock.now() + (refusal.retryAfterSeconds ?? 1) * 1000;
+  }
+
+  private enqueue(ask: QueuedAsk): void {
+    this.kinds.add(ask.kind);
+    this.waiting.push(ask);
+    this.waitingChanged(ask);
+  }
+
+  private remove(ask: QueuedAsk): void {
+    const index = this.waiting.indexOf(ask);
+    if (index < 0) return;
+    this.waiting.splice(index, 1);
+    this.waitingChanged(ask);
+  }
+
+  private waitingChanged(ask: QueuedAsk): void {
+    const asks = this.asksOf(ask.kind);
+    this.observer.asksWaiting(ask.kind.name, asks.length);
+    ask.kind.waitingChanged?.(asks, ask.group);
+  }
+
+  private asksOf(kind: AskKind): QueuedAsk[] {
+    return this.waiting.filter((ask) => ask.kind === kind);
+  }
+
+  private hasWork(): boolean {
+    return this.waiting.length > 0 || [...this.kinds].some((kind) => kind.hasWork?.() === true);
+  }
+
+  /** One slot per pass, or a sleep until the next one: bounded by the governor's rate. */
+  private async run(): Promise<void> {
+    try {
+      while (!this.closed && this.hasWork()) {
+        const untilSlotMs = this.nextSlotAt - this.clock.now();
+        const leadMs = this.wentEarly ? 0 : Math.max(0, ...this.waiting.map((ask) => ask.kind.leadMs));
+        const waitMs = untilSlotMs - leadMs;
+        if (waitMs > 0) {
+          this.refuseHopeless();
+          if (!this.hasWork()) return;
+          const polling = [...this.kinds].filter((kind) => kind.poll !== undefined && this.asksOf(kind).length > 0);
+          const pollMs = Math.min(waitMs, ...polling.map((kind) => kind.pollMs ?? waitMs));
+          await this.pause(pollMs);
+          // Shared tables: another replica's slot may answer these asks before this replica gets one.
+          for (const kind of polling) await kind.poll?.(this.asksOf(kind));
+          continue;
+        }
+        // The kinds read what they need for their turn first (what other replicas wait for): asks arriving meanwhile join the order.
+        for (const kind of this.kinds) await kind.beforeOrder?.(this.asksOf(kind));
+        const candidate = this.order();
+        if (candidate === undefined) return;
+        const turn = await candidate.take();
+        if (turn === undefined) continue;
+        this.wentEarly = untilSlotMs > 0;
+        await this.spend(turn, candidate.kind);
+      }
+    } catch (error) {
+      // Nothing awaited here should throw (the stores and the board fall back on their own); if something does, no ask hangs.
+      const failure = error instanceof Error ? error : new Error(`reporting budget queue: ${String(error)}`);
+      for (const ask of [...this.waiting]) ask.settle(failure);
+    } finally {
+      // In the same turn as the last look at the list (no await in between): an ask enqueued a moment later starts a new run.
+      this.running = false;
+    }
+  }
+
+  /**
+   * Who gets the next slot, in one place:
+   * 1. dashboard asks (they go UPSTREAM_QUEUE_TIMEOUT_MS before the slot and
+   *    the governor holds it for them, so they come first: issue 28 item 4);
+   * 2. table asks with nothing to serve them (not even stale numbers);
+   * 3. asks outside the tables while under their share of the tables' slots
+   *    (or when no refresh waits);
+   * 4. refreshes, the most demanded first;
+   * 5. asks outside the tables over their share (nothing else waits).
+   * Within a class, the group answering the most asks, then the earliest
+   * deadline. A per-caller fair share is one more rule here.
+   */
+  private order(): (Candidate & { kind: AskKind }) | undefined {
+    const candidates = [...this.kinds].flatMap((kind) => kind.candidates(this.asksOf(kind)).map((candidate) => ({ ...candidate, kind })));
+    const best = (cls: AskClass) =>
+      candidates
+        .filter((candidate) => candidate.class === cls)
+        .sort((a, b) => b.weight - a.weight || a.earliestDeadline - b.earliestDeadline)[0];
+    const refreshes = candidates.some((candidate) => candidate.class === 'refresh');
+    const total = this.outsideSlots + this.tableSlots;
+    const outsideTurn = !refreshes || this.outsideSlots <= this.options.outsideShare * total;
+    return best('dashboard') ?? best('unserved') ?? (outsideTurn ? best('outside') : undefined) ?? best('refresh') ?? best('outside');
+  }
+
+  /** Sleeps until the next look, or until `forgetNextSlot` (or `close`) wakes the loop. */
+  private async pause(ms: number): Promise<void> {
+    await Promise.race([this.clock.sleep(ms), new Promise<void>((resolve) => (this.wake = resolve))]);
+    this.wake = undefined;
+  }
+
+  /** Asks whose deadline comes before the next slot get their refusal now rather than at their deadline. */
+  private refuseHopeless(): void {
+    for (const ask of [...this.waiting]) {
+      if (ask.kind.refusesHopeless && ask.deadline < this.nextSlotAt) this.refuse(ask);
+    }
+  }
+
+  private async spend(turn: Turn, kind: AskKind): Promise<void> {
+    // Taken off the list while in flight: asks arriving now wait for the next slot's query.
+    for (const ask of turn.asks) this.remove(ask);
+    let answer: DashboardAnswer;
+    try {
+      answer = await this.options.reporting.query(turn.body);
+    } catch (error) {
+      if (waitsForSlot(error)) {
+        // Not sent, no slot spent: the asks wait for the slot the refusal names.
+        this.learnRefusal(error);
+        for (const ask of turn.asks) this.requeue(ask);
+        turn.slotRefused?.();
+        return;
+      }
+      turn.failed(error);
+      return;
+    }
+    this.nextSlotAt = 0;
+    if (turn.share === 'outside') this.outsideSlots += 1;
+    else if (turn.share === 'table') this.tableSlots += 1;
+    this.observer.slotSpent(kind.name, await turn.answered(answer));
+  }
+}

@@ -1,0 +1,355 @@
+import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../upstream/datasources/wire';
+import type { Served } from '../../upstream/datasources/fetched';
+import type { UpstreamObserver } from '../../upstream/observer';
+import { type BudgetQueueOptions, BudgetQueue, type AskKind, type Candidate, type QueuedAsk, type Turn } from '../budgetQueue';
+import type { ResolvedWindow } from '../analytics/window';
+import type { AnalyticsBoard, PostedNeed } from './analyticsBoard';
+import type { Clock } from './clock';
+import { builtQueryFailure, metricUnavailable, splitsOnEmptyBody } from './errors';
+import type { MetricPlan } from './metricPlan';
+import { readCell, tabulate, type Table } from './table';
+import { narrowedQuery, tableQuery, type TableSpec } from './tableSpec';
+
+/** What an ask needs fetched: the whole table, or the urls a full table lacks; and the metrics it reads. */
+export interface Need {
+  spec: TableSpec;
+  /** Absent: the whole table. */
+  urls?: readonly string[];
+  metrics: readonly MetricName[];
+  /** The articles the ask wants numbers of (absent: a ranking, any rows). */
+  articles?: readonly string[];
+}
+
+/** The answer a waiting ask gets: the table its slot fetched and how many asks that one query answered. */
+export interface Delivery {
+  table: Table;
+  asks: number;
+  /** Fetched by another replica's slot (read from the shared store). */
+  byAnotherReplica?: boolean;
+}
+
+export interface TableAsksOptions {
+  /** The one queue for the reporting budget (default: a queue of these asks alone, over `reporting`). */
+  queue?: BudgetQueue;
+  /** Without a queue: the protected endpoint, process-wide (it caches, coalesces and governs). */
+  reporting: BudgetQueueOptions['reporting'];
+  clock: Clock;
+  /** Without a queue: what the account's plan allows (the queue's, with one). */
+  plan?: MetricPlan;
+  /** The metrics every table of the spec carries (those the plan allows); waiting asks add theirs. */
+  tableMetrics(spec: TableSpec): MetricName[];
+  /** The spec's window over the instants of now (relative windows aligned). */
+  windowOf(spec: TableSpec, now: number): ResolvedWindow;
+  /** REPORTING_MAX_ROWS: rows of a whole table. */
+  maxRows: number;
+  /** Most urls one narrowed query carries (ANALYTICS_CHUNK_SIZE, at most REPORTING_MAX_ROWS). */
+  maxNarrowedUrls: number;
+  /** ANALYTICS_COLD_SHARE (without a queue: the queue's share for asks outside the tables). */
+  outsideShare: number;
+  /** Every fetched table goes here (the store) before the asks that waited for it are answered. */
+  onTable(table: Table): Promise<void>;
+  /** Without a queue: the observer of the queue it builds. */
+  observer?: UpstreamObserver;
+  /**
+   * Set when the tables are shared by replicas (Redis): what the shared store
+   * holds now for a spec, so an ask waiting here is answered by a table
+   * another replica fetched (checked every SHARED_POLL_MS while waiting).
+   */
+  lookup?(need: Need): Promise<Table | undefined>;
+  /**
+   * Set when replicas share their waiting asks (Redis): this replica posts its
+   * own, and the replica that gets a slot carries every replica's asks of the
+   * table in its one query.
+   */
+  board?: Pick<AnalyticsBoard, 'post' | 'othersWaiting'>;
+  /** With the board: reads what the replicas learned of the plan into `plan` (before each pick, and while asks wait). */
+  adoptSharedPlan?(): Promise<void>;
+}
+
+/** How often asks waiting for a slot look for a table another replica fetched. */
+const SHARED_POLL_MS = 250;
+
+/** A table ask waiting in the queue. */
+type Waiter = QueuedAsk<Delivery> & { need: Need };
+
+interface Refresh {
+  spec: TableSpec;
+  demand: number;
+  /** The fetchedAt of the table that asked for it: a newer one in the shared store means another replica refreshed it. */
+  seenFetchedAt: number;
+}
+
+/** One slot's work: the asks it answers and the body that answers them all. */
+interface Work {
+  spec: TableSpec;
+  waiters: Waiter[];
+  body: DashboardQueryBody;
+  window: ResolvedWindow;
+  urls?: string[];
+  unproven?: MetricName;
+  /** Sent for asks (not a refresh nobody waits for). */
+  forAsks: boolean;
+  /** Asks of other replicas this body carries. */
+  othersAsks: number;
+  /** For a refresh: the fetchedAt of the table it replaces, and its demand. */
+  seenFetchedAt?: number;
+  demand?: number;
+}
+
+/**
+ * The tables' asks in the budget queue (src/reporting/budgetQueue.ts): an ask
+ * that needs a query waits there for the next slot within its deadline; its
+ * merge rule is by table, url and metric (one query answers every waiting ask
+ * of the same table: the union of their urls and metrics), and a table in
+ * demand is refreshed at a slot of its own, a low-priority ask. The queue
+ * decides which of them, or a dashboard, gets the slot.
+ */
+export class TableAsks implements AskKind {
+  readonly name = 'table';
+  readonly leadMs = 0;
+  readonly refusesHopeless: boolean;
+  readonly pollMs = SHARED_POLL_MS;
+  readonly poll?: (asks: readonly QueuedAsk[]) => Promise<void>;
+  readonly queue: BudgetQueue;
+  private readonly refreshes = new Map<string, Refresh>();
+  /** What the other replicas waited for at the last look (beforeOrder), by table key. */
+  private others = new Map<string, PostedNeed[]>();
+
+  constructor(private readonly options: TableAsksOptions) {
+    this.queue =
+      options.queue ??
+      new BudgetQueue({
+        reporting: options.reporting,
+        clock: options.clock,
+        outsideShare: options.outsideShare,
+        ...(options.plan === undefined ? {} : { plan: options.plan }),
+        ...(options.observer === undefined ? {} : { observer: options.observer }),
+      });
+    const lookup = options.lookup;
+    this.refusesHopeless = lookup === undefined;
+    if (lookup !== undefined) this.poll = (asks) => this.deliverShared(asks as Waiter[], lookup);
+  }
+
+  get plan(): MetricPlan {
+    return this.queue.plan;
+  }
+
+  /** Resolves with the table fetched for this need, or rejects with the refusal once its deadline cannot be met. */
+  wait(need: Need, deadline: number): Promise<Delivery> {
+    return this.queue.wait<Delivery>(this, need.spec.key, deadline, { need });
+  }
+
+  /** A table in demand is refetched at a slot of its own (never more than one pending per table). */
+  refresh(spec: TableSpec, demand: number, seenFetchedAt: number): void {
+    this.refreshes.set(spec.key, { spec, demand, seenFetchedAt });
+    this.queue.start(this);
+  }
+
+  /** Stops after the current slot; asks still waiting get their refusal at their deadline. */
+  close(): void {
+    this.queue.close();
+  }
+
+  hasWork(): boolean {
+    return this.refreshes.size > 0;
+  }
+
+  /** To the other replicas: what this replica waits for on the table now. */
+  waitingChanged(asks: readonly QueuedAsk[], key: string): void {
+    const waiters = asks as Waiter[];
+    this.options.board?.post(key, waiters.filter((waiter) => waiter.group === key).map(postedNeed));
+  }
+
+  /** One candidate per table with asks waiting (unserved when one has nothing to serve it), and each refresh. */
+  candidates(asks: readonly QueuedAsk[]): Candidate[] {
+    const byKey = new Map<string, Waiter[]>();
+    for (const waiter of asks as Waiter[]) byKey.set(waiter.group, [...(byKey.get(waiter.group) ?? []), waiter]);
+    const candidates: Candidate[] = [...byKey].map(([key, list]) => ({
+      class: list.some(needsWholeTable) ? 'unserved' : 'outside',
+      weight: list.length,
+      earliestDeadline: Math.min(...list.map((waiter) => waiter.deadline)),
+      take: async () => this.askWork(key, list, this.others.get(key) ?? []),
+    }));
+    for (const refresh of this.refreshes.values()) {
+      candidates.push({ class: 'refresh', weight: refresh.demand, earliestDeadline: Infinity, take: () => this.refreshWork(refresh) });
+    }
+    return candidates;
+  }
+
+  /** What the other replicas wait for, on the tables this replica has asks waiting for (after reading what they learned of the plan). */
+  async beforeOrder(asks: readonly QueuedAsk[]): Promise<void> {
+    const board = this.options.board;
+    const others = new Map<string, PostedNeed[]>();
+    if (board !== undefined) {
+      await this.options.adoptSharedPlan?.();
+      const now = this.queue.clock.now();
+      const keys = new Set(asks.map((ask) => ask.group));
+      await Promise.all([...keys].map(async (key) => others.set(key, await board.othersWaiting(key, now))));
+    }
+    this.others = others;
+  }
+
+  /** A refresh another replica (or an ask outside the table's whole table) already did: the shared store holds a newer table. */
+  private async alreadyRefreshed(refresh: Refresh): Promise<boolean> {
+    if (this.options.lookup === undefined) return false;
+    const table = await this.options.lookup({ spec: refresh.spec, metrics: [] });
+    return table !== undefined && table.fetchedAt > refresh.seenFetchedAt;
+  }
+
+  /** Answers every waiting ask that a table in the shared store, fetched since it began to wait, covers. */
+  private async deliverShared(waiters: Waiter[], lookup: (need: Need) => Promise<Table | undefined>): Promise<void> {
+    // A metric another replica learned is outside the plan no longer holds an ask back: its field gets the error.
+    await this.options.adoptSharedPlan?.();
+    for (const waiter of waiters) {
+      if (waiter.settled) continue;
+      const [first] = waiter.need.metrics;
+      if (first !== undefined && waiter.need.metrics.every((metric) => this.plan.isUnavailable(metric))) {
+        waiter.settle(metricUnavailable(first));
+        continue;
+      }
+      const table = await lookup(waiter.need);
+      if (table !== undefined && table.fetchedAt >= waiter.since && covers(table, waiter.need, this.plan)) {
+        waiter.settle({ table, asks: 1, byAnotherReplica: true });
+      }
+    }
+  }
+
+  private async refreshWork(refresh: Refresh): Promise<Turn | undefined> {
+    this.refreshes.delete(refresh.spec.key);
+    if (await this.alreadyRefreshed(refresh)) return undefined;
+    const window = this.options.windowOf(refresh.spec, this.queue.clock.now());
+    const { metrics } = this.plan.queryMetrics(this.options.tableMetrics(refresh.spec));
+    const body = tableQuery(refresh.spec, window, metrics, this.options.maxRows);
+    return this.turn({
+      spec: refresh.spec,
+      waiters: [],
+      body,
+      window,
+      forAsks: false,
+      othersAsks: 0,
+      seenFetchedAt: refresh.seenFetchedAt,
+      demand: refresh.demand,
+    });
+  }
+
+  /**
+   * The asks of one table: every ask of it that one body can carry, this
+   * replica's first, then the other replicas' (so whichever replica gets the
+   * slot answers the cluster's asks of the table).
+   */
+  private askWork(key: string, list: Waiter[], others: PostedNeed[]): Turn | undefined {
+    list = list.filter((waiter) => !waiter.settled);
+    if (list.length === 0) return undefined;
+    const spec = list[0].need.spec;
+    const window = this.options.windowOf(spec, this.queue.clock.now());
+    const plan = this.plan;
+    const ownMetrics = new Set(list.flatMap((waiter) => waiter.need.metrics));
+    // Another replica's unproven metric rides only with an ask of this replica that wants it too:
+    // an empty answer would otherwise cost this replica's asks their slot.
+    const remote = others.filter((need) => need.metrics.every((metric) => !plan.isUnproven(metric) || ownMetrics.has(metric)));
+    const { metrics, unproven } = plan.queryMetrics([
+      ...this.options.tableMetrics(spec),
+      ...ownMetrics,
+      ...remote.flatMap((need) => need.metrics),
+    ]);
+    const optional = unproven === undefined ? {} : { unproven };
+    const carried = (need: PostedNeed) => need.metrics.every((metric) => metrics.includes(metric) || plan.isUnavailable(metric));
+    if (list.some(needsWholeTable) || remote.some((need) => need.urls === undefined)) {
+      // A whole table answers every ask of it, those for single urls too (or tells them what it lacks).
+      this.refreshes.delete(key);
+      const body = tableQuery(spec, window, metrics, this.options.maxRows);
+      // Of the other replicas' asks, only those for the whole table are surely answered by it.
+      const othersAsks = remote.filter((need) => need.urls === undefined && carried(need)).length;
+      return this.turn({ spec, waiters: [...list], body, window, ...optional, forAsks: true, othersAsks });
+    }
+    const urls = new Set<string>();
+    const fits = (needUrls: readonly string[]) =>
+      urls.size + needUrls.filter((url) => !urls.has(url)).length <= this.options.maxNarrowedUrls;
+    const waiters: Waiter[] = [];
+    for (const waiter of list) {
+      const needUrls = waiter.need.urls ?? [];
+      if (!fits(needUrls) && waiters.length > 0) continue;
+      for (const url of needUrls) urls.add(url);
+      waiters.push(waiter);
+    }
+    let othersAsks = 0;
+    for (const need of remote) {
+      if (!carried(need) || !fits(need.urls ?? [])) continue;
+      for (const url of need.urls ?? []) urls.add(url);
+      othersAsks += 1;
+    }
+    const body = narrowedQuery(spec, window, [...urls], metrics);
+    return this.turn({ spec, waiters, body, window, urls: [...urls], ...optional, forAsks: true, othersAsks });
+  }
+
+  private turn(work: Work): Turn {
+    return {
+      body: work.body,
+      asks: work.waiters,
+      // A whole table fetched for asks counts with the refreshes: it is what a refresh would have brought.
+      share: work.urls === undefined ? 'table' : 'outside',
+      answered: (answer) => this.answered(work, answer),
+      slotRefused: () => {
+        // A refused refresh keeps its place in the order, unless an ask renewed it meanwhile.
+        if (!work.forAsks && !this.refreshes.has(work.spec.key)) {
+          this.refreshes.set(work.spec.key, { spec: work.spec, demand: work.demand ?? 0, seenFetchedAt: work.seenFetchedAt ?? 0 });
+        }
+      },
+      failed: (error) => this.failed(work, error),
+    };
+  }
+
+  private async answered(work: Work, served: Served<DashboardMetricResultWire[]>): Promise<number> {
+    const table = tabulate(served.value, {
+      key: work.spec.key,
+      from: work.window.from,
+      to: work.window.to,
+      fetchedAt: served.fetchedAt,
+      limit: Math.min(work.body.limit ?? this.options.maxRows, this.options.maxRows),
+      ...(work.urls === undefined ? {} : { urls: work.urls }),
+    });
+    this.plan.learnAvailable(table.metrics);
+    await this.options.onTable(table);
+    const live = work.waiters.filter((waiter) => !waiter.settled);
+    // A whole table fetched for another ask lacks the articles an ask outside the table waits for: that ask waits for a slot of its own.
+    const answered = live.filter((waiter) => waiter.need.urls === undefined || covers(table, waiter.need, this.plan));
+    for (const waiter of live) if (!answered.includes(waiter)) this.queue.requeue(waiter);
+    const asks = answered.length + work.othersAsks;
+    for (const waiter of answered) waiter.settle({ table, asks });
+    return asks;
+  }
+
+  private failed(work: Work, error: unknown): void {
+    const live = work.waiters.filter((waiter) => !waiter.settled);
+    if (splitsOnEmptyBody(error) && work.unproven !== undefined) {
+      // The one unproven metric was the cause; the asks wait for the next slot without it.
+      this.plan.learnUnavailable(work.unproven);
+      for (const waiter of live) {
+        const rest = waiter.need.metrics.filter((metric) => !this.plan.isUnavailable(metric));
+        if (rest.length === 0) waiter.settle(metricUnavailable(work.unproven));
+        else this.queue.requeue(waiter);
+      }
+      return;
+    }
+    const failure = builtQueryFailure(error);
+    for (const waiter of live) waiter.settle(failure);
+  }
+}
+
+function postedNeed(waiter: Waiter): PostedNeed {
+  const { urls, metrics } = waiter.need;
+  return { ...(urls === undefined ? {} : { urls: [...urls] }), metrics: [...metrics], deadline: waiter.deadline };
+}
+
+/** An ask that needs the whole table has no table to be served from, fresh or stale. */
+function needsWholeTable(waiter: Waiter): boolean {
+  return waiter.need.urls === undefined;
+}
+
+/** Whether a table says every number the need asks for (a metric outside the plan has its answer: the error). */
+function covers(table: Table, need: Need, plan: MetricPlan): boolean {
+  const metrics = need.metrics.filter((metric) => !plan.isUnavailable(metric));
+  if (!metrics.every((metric) => table.metrics.includes(metric))) return false;
+  if (need.articles === undefined) return table.urls === 'all';
+  return need.articles.every((url) => metrics.every((metric) => readCell(table, url, metric) !== undefined));
+}

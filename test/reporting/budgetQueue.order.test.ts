@@ -1,0 +1,92 @@
+/**
+ * The order between kinds of asks in the one queue for the reporting budget
+ * (src/reporting/budgetQueue.ts), on an injected clock over a fake endpoint
+ * granting one slot every 63 s: a dashboard ask and a table ask waiting for
+ * the same slot share one `nextSlotAt`, and the order decides who gets it.
+ * The other rules of the order (asks with nothing to serve them before
+ * refreshes, the share of the asks outside the tables) are proven in
+ * analyticsTables.test.ts.
+ */
+import { alignInstant, resolveWindow } from '../../src/reporting/analytics/window';
+import { BudgetQueue } from '../../src/reporting/budgetQueue';
+import { DashboardAsks } from '../../src/reporting/dashboard/dashboardAsks';
+import { TableAsks } from '../../src/reporting/tables/tableAsks';
+import { tableSpec } from '../../src/reporting/tables/tableSpec';
+import type { DashboardQueryBody } from '../../src/upstream/datasources/wire';
+import { recordEvents } from '../support/upstreamEvents';
+import { FakeClock, fakeDashboard, settle } from './support/tablesFakes';
+
+const START = Date.UTC(2026, 10, 20, 12, 0, 0);
+const UNIT_MS = 63_000;
+const WEEK = tableSpec({ last: { number: 7, unit: 'day' } }, {}, 'pageViewsTotal');
+const DASHBOARD: DashboardQueryBody = {
+  dates: { last: { number: 7, dimension: 'day' } },
+  filters: [],
+  groupBy: [],
+  metrics: ['uniqueUsers'],
+  order: { metric: 'uniqueUsers', sort: 'DESC' },
+};
+
+function setUp(observer = recordEvents()) {
+  const clock = new FakeClock(START);
+  const endpoint = fakeDashboard({ clock, unitMs: UNIT_MS, urls: ['https://news.example/a'] });
+  const queue = new BudgetQueue({ reporting: endpoint, clock, outsideShare: 0.5, observer });
+  const tables = new TableAsks({
+    queue,
+    reporting: endpoint,
+    clock,
+    tableMetrics: (spec) => [spec.rank],
+    windowOf: (spec, now) => resolveWindow(spec.window, alignInstant(now, 60)),
+    maxRows: 500,
+    maxNarrowedUrls: 500,
+    outsideShare: 0.5,
+    onTable: async () => {},
+  });
+  const dashboards = new DashboardAsks({ queue, dashboard: endpoint, clock, unitLeadMs: 0 });
+  return { clock, endpoint, queue, tables, dashboards, observer };
+}
+
+it('a waiting dashboard ask gets the slot before a waiting table ask; the table ask gets the next one, both from one learned next slot', async () => {
+  const { clock, endpoint, tables, dashboards } = setUp();
+  await endpoint.query({ ...DASHBOARD, metrics: ['pageViewsTotal'], order: { metric: 'pageViewsTotal', sort: 'DESC' } });
+  await clock.advance(1_000);
+
+  const table = tables.wait({ spec: WEEK, metrics: ['pageViewsTotal'] }, clock.now() + 2 * UNIT_MS);
+  const dashboard = dashboards.ask([DASHBOARD], clock.now() + 2 * UNIT_MS);
+  await settle();
+  // Each kind tried once and learned the same next slot: nothing more is tried before it.
+  expect(endpoint.refusals).toBe(2);
+  await clock.advance(UNIT_MS - 1_000);
+  await expect(dashboard).resolves.toHaveLength(1);
+  expect(endpoint.sent.map((body) => body.groupBy)).toEqual([[], []]);
+
+  await clock.advance(UNIT_MS);
+  await expect(table).resolves.toMatchObject({ asks: 1 });
+  expect(endpoint.sent.map((body) => body.groupBy)).toEqual([[], [], ['url']]);
+  expect(endpoint.refusals).toBe(3);
+});
+
+it("an ask refused at its deadline gets the governor's refusal, never a longer wait than it named, and the observer hears it", async () => {
+  const { clock, endpoint, tables, dashboards, observer } = setUp();
+  await endpoint.query({ ...DASHBOARD, metrics: ['pageViewsTotal'], order: { metric: 'pageViewsTotal', sort: 'DESC' } });
+  await clock.advance(1_000);
+
+  // The governor names the slot 62 s away; this ask may wait 70 s: it waits, and gets the slot.
+  const waiting = dashboards.ask([DASHBOARD], clock.now() + 70_000);
+  await settle();
+  expect(observer.events).toContainEqual({ type: 'asks_waiting', kind: 'dashboard', count: 1 });
+  await clock.advance(UNIT_MS);
+  await expect(waiting).resolves.toHaveLength(1);
+  expect(observer.events).toContainEqual({ type: 'slot_spent', kind: 'dashboard', asks: 1 });
+
+  // The next slot is a minute away, past a 20 s deadline: refused at once, with the governor's seconds.
+  const [refused] = await dashboards.ask([{ ...DASHBOARD, metrics: ['averageScroll'] }], clock.now() + 20_000);
+  expect(refused).toMatchObject({ kind: 'budget_exhausted' });
+  expect((refused as { retryAfterSeconds?: number }).retryAfterSeconds).toBeLessThanOrEqual(Math.ceil(UNIT_MS / 1000));
+
+  // A table ask whose deadline comes before the slot: the queue refuses it at once and tells the observer.
+  await expect(tables.wait({ spec: WEEK, metrics: ['pageViewsTotal'] }, clock.now() + 20_000)).rejects.toMatchObject({
+    kind: 'budget_exhausted',
+  });
+  expect(observer.events).toContainEqual({ type: 'ask_refused', kind: 'table', reason: 'deadline' });
+});
