@@ -161,12 +161,14 @@ describeWithRedis('the budget after Redis went away', () => {
     await harness.server().stop();
     let grants: { at: number; replica: number }[];
     try {
-      grants = await askEverySecond(stores, 1, T0, 3 * 63, clock);
+      // One turn (63 s at one a minute): the one request sent while away. Later turns of the other replicas
+      // would be charged too, before their next shared ask, and the clock below goes back to 5 s after the first.
+      grants = await askEverySecond(stores, 1, T0, 63, clock);
     } finally {
       await harness.server().start();
     }
     const [sent] = grants;
-    expect(sent).toBeDefined();
+    expect(grants).toHaveLength(1);
     const sender = replicas[sent.replica];
     await eventually(async () => sender.client.status === 'ready', 10_000);
     clock.at = sent.at + 5_000;
@@ -175,6 +177,35 @@ describeWithRedis('the budget after Redis went away', () => {
 
     const other = stores[(sent.replica + 1) % 3];
     await expect(other.reserve(KEY, 1, clock.at, 0)).resolves.toEqual({ granted: false, retryAfterMs: RATE_WINDOW_MS - 5_000 });
+  });
+
+  test('Redis restarted empty: the first ask of the replica that sent its turn meanwhile is refused until the next unit, not granted from the empty bucket', async () => {
+    const admin = await harness.admin();
+    const clock = { at: T0 };
+    const { replicas, stores } = await threeReplicas(() => clock.at);
+    for (const store of stores) {
+      store.watch(KEY, 1);
+      await store.look();
+    }
+    await harness.server().stop();
+    let grants: { at: number; replica: number }[];
+    try {
+      grants = await askEverySecond(stores, 1, T0, 63, clock);
+    } finally {
+      await harness.server().start();
+    }
+    const [sent] = grants;
+    expect(grants).toHaveLength(1);
+    const sender = replicas[sent.replica];
+    await eventually(async () => sender.client.status === 'ready', 10_000);
+    clock.at = sent.at + 5_000;
+
+    // Its first command since Redis came back: the local turn is charged before the shared bucket grants anything.
+    await expect(stores[sent.replica].reserve(KEY, 1, clock.at, 0)).resolves.toEqual({
+      granted: false,
+      retryAfterMs: RATE_WINDOW_MS - 5_000,
+    });
+    expect(Number(await admin.get(`test:budget:${KEY}`))).toBe(sent.at + RATE_WINDOW_MS);
   });
 
   test('the store tells its listeners once when it spends from Redis again after a local spend, and not after a shared one', async () => {

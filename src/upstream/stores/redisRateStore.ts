@@ -80,6 +80,8 @@ export class RedisRateStore implements RateStore {
   /** Spent (or refused) from the local share since the shared bucket was last reached. */
   private spentLocally = false;
   private looking: NodeJS.Timeout | undefined;
+  /** The charge of local spends under way (chargeBack). */
+  private charging: Promise<void> | undefined;
 
   constructor(
     private readonly redis: SharedRedis,
@@ -90,6 +92,9 @@ export class RedisRateStore implements RateStore {
 
   async reserve(key: string, perMinute: number, nowMs: number, maxWaitMs: number): Promise<Reservation> {
     this.watch(key, perMinute);
+    // What was spent locally reaches the shared bucket before it grants anything: a Redis restarted empty
+    // would otherwise grant this first ask from a full bucket, on top of the local spends.
+    await this.chargeBack();
     const result = await this.redis.attempt((client) =>
       client.eval(
         RESERVE,
@@ -107,7 +112,6 @@ export class RedisRateStore implements RateStore {
       this.spentLocally = true;
       return this.local.reserve(key, perMinute, this.redis.roster.lastSeat(), nowMs, maxWaitMs);
     }
-    // Before the bucket seen replaces the local one: what was spent locally is charged to it first.
     this.sharedAgain();
     this.local.saw(key, parsed.fullAtMs);
     return parsed.reservation;
@@ -180,14 +184,34 @@ export class RedisRateStore implements RateStore {
    * grant does not follow them too closely), and the listeners are told.
    */
   private sharedAgain(): void {
+    void this.chargeBack();
     if (!this.spentLocally) return;
     this.spentLocally = false;
-    for (const [key, fullAtMs] of this.local.spentUnseen()) {
-      const perMinute = this.watched.get(key);
-      // Full at `fullAtMs` is empty until one interval per unit of burst before it (PAUSE's arithmetic).
-      if (perMinute !== undefined) void this.emptyUntil(key, perMinute, fullAtMs - (perMinute - 1) * (RATE_WINDOW_MS / perMinute));
-    }
     for (const listener of [...this.sharedAgainListeners]) listener();
+  }
+
+  /**
+   * Charges the requests spent from the local share that the shared bucket
+   * has not seen (each such budget is seen again once charged; while Redis
+   * is away nothing is, and the next step tries again). One charge at a time:
+   * the asks arriving meanwhile wait for it. Charging twice is harmless
+   * (PAUSE never shortens).
+   */
+  private chargeBack(): Promise<void> {
+    const unseen = this.local.spentUnseen();
+    if (unseen.length === 0) return Promise.resolve();
+    this.charging ??= (async () => {
+      try {
+        for (const [key, fullAtMs] of unseen) {
+          const perMinute = this.watched.get(key);
+          // Full at `fullAtMs` is empty until one interval per unit of burst before it (PAUSE's arithmetic).
+          if (perMinute !== undefined) await this.emptyUntil(key, perMinute, fullAtMs - (perMinute - 1) * (RATE_WINDOW_MS / perMinute));
+        }
+      } finally {
+        this.charging = undefined;
+      }
+    })();
+    return this.charging;
   }
 }
 
