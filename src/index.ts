@@ -12,6 +12,8 @@ import { heldSecrets, Secret } from './redaction/secret';
 import { connectSharedState } from './upstream/stores/redis/sharedState';
 import { sharedTableStore } from './reporting/tables/redis/redisTableStore';
 import { sharedAnalyticsBoard } from './reporting/tables/redis/redisAnalyticsBoard';
+import { connectRefreshChannel } from './reporting/tables/redis/refreshChannel';
+import { TableRefreshes } from './reporting/tables/refreshes';
 import { buildServer } from './web/server';
 import { installShutdown, type ShutdownStep } from './web/shutdown';
 import { allowedOrigins } from './web/cors';
@@ -52,8 +54,15 @@ async function main(): Promise<void> {
     ...(shared === undefined ? {} : { redis: shared.redis }),
     ...(metrics === undefined ? {} : { metrics }),
   });
+  // Subscriptions: every write of the tables; with Redis, every replica's (docs/subscriptions.md).
+  const tableRefreshes = new TableRefreshes();
+  const refreshChannel =
+    shared === undefined || config.redis === undefined
+      ? undefined
+      : connectRefreshChannel(shared.redis, config.redis.keyPrefix, tableRefreshes);
   const server = buildServer(config, {
     reporting: upstreams.reporting,
+    tableRefreshes,
     recommender: upstreams.recommender,
     logger,
     ...(shared === undefined
@@ -74,6 +83,7 @@ async function main(): Promise<void> {
     { name: 'graphql server', run: () => server.stop() },
     { name: 'upstream connections', run: () => upstreams.close() },
   ];
+  if (refreshChannel !== undefined) steps.push({ name: 'redis refresh channel', run: () => refreshChannel.close() });
   if (shared !== undefined) steps.push({ name: 'redis', run: () => shared.close() });
   const tracing = runningTracing;
   if (tracing !== undefined) steps.push({ name: 'tracing', run: () => tracing.shutdown() });

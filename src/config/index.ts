@@ -15,6 +15,7 @@ import { readLimits, type LimitsConfig } from './limits';
 import { readMetrics, type MetricsSettings } from './metrics';
 import { readRedis, type RedisConfig } from './redis';
 import { readServer, type ServerSettings } from './server';
+import { readSubscriptions, type SubscriptionsConfig } from './subscriptions';
 import { readTracing, type TracingConfig } from './tracing';
 import { readUpstream, type UpstreamConfig } from './upstream';
 import { readUpstreamCalls, type UpstreamCallSettings } from './upstreamCalls';
@@ -26,6 +27,7 @@ export { ConfigError } from './configError';
 export { EMBEDDED_GOVERNOR_CONFIG, type GovernorConfig } from './governor';
 export { DEFAULT_LIMITS, type LimitsConfig } from './limits';
 export type { RedisClusterConfig, RedisConfig, RedisNode, RedisSentinelConfig, RedisTlsConfig, RedisUrlConfig } from './redis';
+export { DEFAULT_SUBSCRIPTIONS_CONFIG, type SubscriptionsConfig } from './subscriptions';
 export { defaultLandingPage, SERVER_DEFAULTS, type HttpTimeouts, type LandingPage } from './server';
 export type { TracingConfig } from './tracing';
 export type { EmulatorOptions, UpstreamConfig } from './upstream';
@@ -40,6 +42,8 @@ export interface Config extends ServerSettings, UpstreamCallSettings, MetricsSet
   /** Shared state for several replicas; undefined keeps everything in process. */
   redis: RedisConfig | undefined;
   limits: LimitsConfig;
+  /** Live numbers: subscription caps (docs/subscriptions.md). */
+  subscriptions: SubscriptionsConfig;
   tracing: TracingConfig;
 }
 
@@ -64,6 +68,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, readSecretFile?: ReadSecretFi
     breaker: readBreaker(reader),
     redis: readRedis(reader),
     limits: readLimits(reader),
+    subscriptions: readSubscriptions(reader),
     tracing: readTracing(reader, env),
     ...readMetrics(reader),
     ...readDoctor(reader),

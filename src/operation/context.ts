@@ -5,6 +5,8 @@ import { SYSTEM_CLOCK, type Clock } from '../reporting/tables/clock';
 import { DashboardWaitingRoom } from '../reporting/dashboard/waitingRoom';
 import { MemoryTableStore, type TableStore } from '../reporting/tables/tableStore';
 import type { AnalyticsBoard } from '../reporting/tables/analyticsBoard';
+import type { TableRefreshes } from '../reporting/tables/refreshes';
+import type { LiveNumbers } from '../graphql/subscriptions/liveNumbers';
 import type { AnalyticsConfig, Config } from '../config';
 import type { RenderParams } from '../upstream/datasources/wire';
 import { createArticleMetricsLoader, type ArticleMetricsLoader } from './loaders/articleMetrics';
@@ -47,6 +49,8 @@ export interface Context {
   allowance: UpstreamAllowance;
   /** REPORTING_MAX_ROWS: the most rows one dashboard query may ask for. */
   maxRows: number;
+  /** Process-wide: the Subscription fields' hub (absent where subscriptions are not served). */
+  live?: LiveNumbers;
 }
 
 export type CacheTtls = Pick<Config['cache'], 'renderTtlSeconds' | 'dashboardTtlSeconds'>;
@@ -68,6 +72,10 @@ export interface SharedDependencies {
   tableStore?: TableStore;
   /** What the replicas share besides the tables (waiting asks, demand, learned plan) through Redis; default none. */
   analyticsBoard?: AnalyticsBoard;
+  /** Told of every write of the tables built here (the subscriptions' "refreshed" event); default none. */
+  tableRefreshes?: TableRefreshes;
+  /** The Subscription fields' hub (src/graphql/subscriptions/liveNumbers.ts). */
+  live?: LiveNumbers;
   /** Where dashboard asks wait for the next unit; built once per SharedDependencies when absent (tests inject one on a fake clock). */
   dashboardWaitingRoom?: DashboardWaitingRoom;
   /** MAX_UPSTREAM_CALLS_PER_OPERATION. */
@@ -112,6 +120,7 @@ export function createContext(shared: SharedDependencies): Context {
     logger: shared.logger,
     allowance,
     maxRows,
+    ...(shared.live === undefined ? {} : { live: shared.live }),
   };
 }
 
@@ -143,7 +152,7 @@ function analyticsTablesOf(shared: SharedDependencies, maxRows: number): Analyti
     tables = new AnalyticsTables({
       // The process-wide endpoint: a table is every operation's, so no operation's allowance pays for it.
       reporting: shared.reporting,
-      store: shared.tableStore ?? new MemoryTableStore(),
+      store: watchedStore(shared),
       shared: shared.tableStore !== undefined,
       ...(shared.analyticsBoard === undefined ? {} : { board: shared.analyticsBoard }),
       clock: clockOf(shared),
@@ -158,6 +167,12 @@ function analyticsTablesOf(shared: SharedDependencies, maxRows: number): Analyti
     tablesByShared.set(shared, tables);
   }
   return tables;
+}
+
+/** The tables' store, each write told to the subscriptions (src/reporting/tables/refreshes.ts). */
+function watchedStore(shared: SharedDependencies): TableStore {
+  const store = shared.tableStore ?? new MemoryTableStore();
+  return shared.tableRefreshes === undefined ? store : shared.tableRefreshes.watch(store);
 }
 
 function tableMetricsHooks(shared: SharedDependencies): Partial<AnalyticsTablesOptions> {

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApolloServer } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControl } from '@apollo/server/plugin/cacheControl';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { InMemoryLRUCache, type KeyValueCache } from '@apollo/utils.keyvaluecache';
@@ -26,6 +26,10 @@ import { createGraphQLHandler } from './graphqlHandler';
 import { createHttpServer } from './httpServer';
 import type { RouteHandler } from './respond';
 import { createRouter } from './router';
+import { LiveServing } from './subscriptions/liveServing';
+import type { SubscriptionGate } from './subscriptions/gate';
+import type { TableRefreshes } from '../reporting/tables/refreshes';
+import type { Clock } from '../reporting/tables/clock';
 
 export type { RouteHandler } from './respond';
 
@@ -43,6 +47,7 @@ export type ServerConfig = Pick<
   | 'httpTimeouts'
   | 'landingPage'
   | 'governor'
+  | 'subscriptions'
 > & { cache: CacheTtls };
 
 export interface ServerDependencies {
@@ -69,6 +74,12 @@ export interface ServerDependencies {
   metrics?: Metrics;
   /** Required when limits.persistedQueriesOnly is on (loaded at start-up from PERSISTED_QUERIES_MANIFEST). */
   persistedManifest?: PersistedManifest;
+  /** Subscriptions: the tables' writes, when the caller watches their store (tests with `analyticsTables`, the Redis channel). */
+  tableRefreshes?: TableRefreshes;
+  /** Subscriptions: the clock of the feeds' pulse (tests on a fake clock); default the system's. */
+  liveClock?: Clock;
+  /** Subscriptions: who may open a WebSocket (src/web/subscriptions/gate.ts); default everyone, like HTTP. */
+  subscriptionGate?: SubscriptionGate<unknown>;
 }
 
 export interface ServerOptions {
@@ -114,10 +125,21 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
     config.httpTimeouts,
   );
   const { limits } = config;
-  const apollo = createApollo(config, limits, deps, httpServer);
+  const live = new LiveServing({
+    config: config.subscriptions,
+    askDeadlineMs: config.analytics.askDeadlineMs,
+    dashboardTtlSeconds: config.cache.dashboardTtlSeconds,
+    logger: deps.logger,
+    ...(deps.tableRefreshes === undefined ? {} : { refreshes: deps.tableRefreshes }),
+    ...(deps.liveClock === undefined ? {} : { clock: deps.liveClock }),
+    ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
+  });
+  const apollo = createApollo(config, limits, deps, httpServer, live.plugins());
   const { renderTtlSeconds, dashboardTtlSeconds } = config.cache;
   const shared: SharedDependencies = {
     ...deps,
+    tableRefreshes: live.refreshes,
+    live: live.live,
     renderMaxConcurrency: config.renderMaxConcurrency,
     cacheTtls: { renderTtlSeconds, dashboardTtlSeconds },
     analytics: config.analytics,
@@ -138,6 +160,15 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
   const landingPage = config.landingPage;
   const explorerRoutes = landingPage === 'offline' ? explorerAssetRoutes() : {};
   addRoutes(routes, { ...metricsRoute, ...explorerRoutes, ...options.extraRoutes });
+  live.attach({
+    httpServer,
+    path: GRAPHQL_PATH,
+    apollo,
+    contextFor: () => createContext(shared),
+    ...(deps.subscriptionGate === undefined ? {} : { gate: deps.subscriptionGate }),
+    formatError: (error) => formatError(error.toJSON(), error, { production: config.production }),
+    refusing: () => state !== 'ready',
+  });
 
   return {
     httpServer,
@@ -161,7 +192,13 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
   };
 }
 
-function createApollo(config: ServerConfig, limits: LimitsConfig, deps: ServerDependencies, httpServer: Server): ApolloServer<Context> {
+function createApollo(
+  config: ServerConfig,
+  limits: LimitsConfig,
+  deps: ServerDependencies,
+  httpServer: Server,
+  subscriptionPlugins: ApolloServerPlugin<Context>[],
+): ApolloServer<Context> {
   // APQ and the response cache: in Redis when replicas share state, so a query registered (or a response
   // stored) on one serves all. Otherwise in process, created here (as Apollo would) so both get the same one.
   const cache = deps.apolloCache ?? new InMemoryLRUCache<string>();
@@ -196,6 +233,8 @@ function createApollo(config: ServerConfig, limits: LimitsConfig, deps: ServerDe
       ApolloServerPluginCacheControl({ defaultMaxAge: 0, calculateHttpHeaders: true }),
       // Reads the policy the plugin above computes: stores public, error-free responses for their max-age.
       ...(config.responseCacheEnabled === false ? [] : [responseCachePlugin(cache)]),
+      // Subscriptions (docs/subscriptions.md): WebSocket ones through this pipeline, Apollo's callback protocol, their drain.
+      ...subscriptionPlugins,
     ],
   });
 }

@@ -1,0 +1,46 @@
+import { GraphQLError } from 'graphql';
+import type { SubscriptionResolvers } from '../__generated__/resolvers-types';
+import type { Context } from '../../operation/context';
+import { ErrorCode } from '../errors/codes';
+import type { Emission } from '../subscriptions/liveFeed';
+import type { LiveNumbers } from '../subscriptions/liveNumbers';
+import { articleAnalyticsSource, topArticlesSource } from '../subscriptions/sources';
+
+/**
+ * The live numbers: `subscribe` opens the subscriber's stream from the hub
+ * (one feed per distinct subscription), `resolve` turns each emission into
+ * the field's value, or its error (the subscription stays open).
+ */
+export const Subscription: SubscriptionResolvers = {
+  topArticles: {
+    subscribe: (_root, args, context) => liveOf(context).subscribe('topArticles', topArticlesSource(args, context.analyticsTables)),
+    resolve: (emission: Emission<unknown>) => valueOf(emission) as never,
+  },
+  articleAnalytics: {
+    subscribe: (_root, args, context, info) =>
+      liveOf(context).subscribe('articleAnalytics', articleAnalyticsSource(args, context.analyticsTables, context.maxRows, info)),
+    resolve: (emission: Emission<unknown>) => valueOf(emission) as never,
+  },
+};
+
+function liveOf(context: Context): LiveNumbers {
+  if (context.live === undefined) {
+    throw new GraphQLError('Subscriptions are not served by this server', { extensions: { code: ErrorCode.SUBSCRIPTION_LIMIT } });
+  }
+  return context.live;
+}
+
+/**
+ * A subscription operation sent as a plain HTTP request (no callback
+ * extension) is executed, not subscribed: its resolver then gets no emission.
+ */
+function valueOf(emission: Emission<unknown> | undefined): unknown {
+  if (emission === undefined) {
+    throw new GraphQLError(
+      'Subscriptions are served over WebSocket (graphql-transport-ws) on /graphql, or through Apollo’s HTTP callback protocol',
+      { extensions: { code: ErrorCode.BAD_USER_INPUT } },
+    );
+  }
+  if ('error' in emission) throw emission.error;
+  return emission.value;
+}
