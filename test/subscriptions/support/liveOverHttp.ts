@@ -13,7 +13,7 @@ import { Metrics } from '../../../src/observability/metrics/metrics';
 import { AnalyticsTables } from '../../../src/reporting/tables/analyticsTables';
 import { TableRefreshes } from '../../../src/reporting/tables/refreshes';
 import { MemoryTableStore, type TableStore } from '../../../src/reporting/tables/tableStore';
-import { buildServer, type BuiltServer, type ServerDependencies } from '../../../src/web/server';
+import { buildServer, type BuiltServer, type ServerDependencies, type ServerOptions } from '../../../src/web/server';
 import { startBodyRecorder, type BodyRecorder } from '../../support/bodyRecorder';
 import { testConfig, type ConfigOverrides } from '../../support/config';
 import { demoUpstreams } from '../../support/demoUpstreams';
@@ -53,6 +53,7 @@ export const LIVE_ANALYTICS = { ...DEFAULT_ANALYTICS_CONFIG, windowAlignSeconds:
 export async function startLiveOverHttp(
   overrides: ConfigOverrides = {},
   deps: Partial<Pick<ServerDependencies, 'subscriptionGate' | 'logger'>> = {},
+  serverOptions: ServerOptions = {},
 ): Promise<LiveOverHttp> {
   const clock = new FakeClock(Math.floor(Date.now() / HOUR_MS) * HOUR_MS - 30_000);
   let stored = 0;
@@ -95,17 +96,21 @@ export async function startLiveOverHttp(
     },
   });
   const metrics = new Metrics();
-  const server = buildServer(config, {
-    reporting: upstreams.reporting,
-    recommender: upstreams.recommender,
-    logger: silentLogger,
-    analyticsTables,
-    tableRefreshes: refreshes,
-    liveClock: clock,
-    now: () => clock.now(),
-    metrics,
-    ...deps,
-  });
+  const server = buildServer(
+    config,
+    {
+      reporting: upstreams.reporting,
+      recommender: upstreams.recommender,
+      logger: silentLogger,
+      analyticsTables,
+      tableRefreshes: refreshes,
+      liveClock: clock,
+      now: () => clock.now(),
+      metrics,
+      ...deps,
+    },
+    serverOptions,
+  );
   await server.start();
   await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));
   const { port } = server.httpServer.address() as AddressInfo;
