@@ -109,8 +109,9 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
       },
       onNext: (ctx, _id, _payload, _args, result) => {
         const socket = ctx.extra.socket;
-        // Checked before each send: a socket whose unsent bytes pass the bound is dropped before they pile up.
-        if (socket !== undefined && socket.bufferedAmount > config.maxBufferedBytes) {
+        // Checked before each send: a socket whose unsent bytes pass the bound is dropped before they pile up
+        // (once: while it closes, graphql-ws's sends to it return at once).
+        if (socket !== undefined && socket.readyState === socket.OPEN && socket.bufferedAmount > config.maxBufferedBytes) {
           options.metrics?.dropped('slow_consumer');
           options.logger.warn(
             { bufferedBytes: socket.bufferedAmount, maxBufferedBytes: config.maxBufferedBytes },

@@ -8,6 +8,8 @@ export interface Subscriber<T> {
   results: FormattedExecutionResult<T>[];
   /** Resolves once `count` results have arrived. */
   received(count: number): Promise<FormattedExecutionResult<T>[]>;
+  /** Resolves with the first result (already arrived or to come) that `matches`. */
+  receivedWhere(matches: (result: FormattedExecutionResult<T>) => boolean): Promise<FormattedExecutionResult<T>>;
   /** Settles when the subscription ends: completed, or with the error (`error` message or close event). */
   ended: Promise<{ completed: true } | { error: unknown }>;
   /** The socket's close event, once it closed. */
@@ -26,6 +28,8 @@ export function subscribe<T = Record<string, unknown>>(
 ): Subscriber<T> {
   const results: FormattedExecutionResult<T>[] = [];
   const watchers: { count: number; reached: () => void }[] = [];
+  const predicates: { matches: (result: FormattedExecutionResult<T>) => boolean; found: (result: FormattedExecutionResult<T>) => void }[] =
+    [];
   let endWith: (outcome: { completed: true } | { error: unknown }) => void = () => undefined;
   const ended = new Promise<{ completed: true } | { error: unknown }>((resolve) => (endWith = resolve));
   let closeWith: (event: { code: number; reason: string }) => void = () => undefined;
@@ -39,6 +43,11 @@ export function subscribe<T = Record<string, unknown>>(
     {
       next: (result) => {
         results.push(result as FormattedExecutionResult<T>);
+        for (const predicate of [...predicates]) {
+          if (!predicate.matches(result as FormattedExecutionResult<T>)) continue;
+          predicates.splice(predicates.indexOf(predicate), 1);
+          predicate.found(result as FormattedExecutionResult<T>);
+        }
         for (const watcher of [...watchers]) {
           if (results.length < watcher.count) continue;
           watchers.splice(watchers.indexOf(watcher), 1);
@@ -56,6 +65,10 @@ export function subscribe<T = Record<string, unknown>>(
       results.length >= count
         ? Promise.resolve(results)
         : new Promise((reached) => watchers.push({ count, reached: () => reached(results) })),
+    receivedWhere: (matches) => {
+      const found = results.find(matches);
+      return found !== undefined ? Promise.resolve(found) : new Promise((resolve) => predicates.push({ matches, found: resolve }));
+    },
     ended,
     closed,
     unsubscribe,
