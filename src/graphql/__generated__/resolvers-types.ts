@@ -342,6 +342,7 @@ export type RelativeWindowInput = {
 
 export { SortDirection };
 
+/** Live numbers: the analytics tables' rankings and article numbers, pushed when a refresh changed them (docs/subscriptions.md). */
 export type Subscription = {
   __typename?: 'Subscription';
   /**
@@ -357,12 +358,14 @@ export type Subscription = {
 };
 
 
+/** Live numbers: the analytics tables' rankings and article numbers, pushed when a refresh changed them (docs/subscriptions.md). */
 export type SubscriptionArticleAnalyticsArgs = {
   urls: Array<Scalars['String']['input']>;
   window?: InputMaybe<DateWindowInput>;
 };
 
 
+/** Live numbers: the analytics tables' rankings and article numbers, pushed when a refresh changed them (docs/subscriptions.md). */
 export type SubscriptionTopArticlesArgs = {
   domain?: InputMaybe<Scalars['String']['input']>;
   limit?: InputMaybe<Scalars['Int']['input']>;

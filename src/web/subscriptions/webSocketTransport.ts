@@ -14,7 +14,7 @@ import type { SubscriptionMetrics } from '../../observability/metrics/subscripti
 import type { SubscriptionGate } from './gate';
 
 /** 1013 Try Again Later (RFC 6455 registry): the consumer fell too far behind; a reconnect starts it afresh. */
-export const SLOW_CONSUMER_CLOSE_CODE = 1013;
+const SLOW_CONSUMER_CLOSE_CODE = 1013;
 /** A subscribe message carries a document and variables only: far less than an HTTP body may. */
 const MAX_MESSAGE_BYTES = 256 * 1024;
 

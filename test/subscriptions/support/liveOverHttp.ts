@@ -39,7 +39,7 @@ export interface LiveOverHttp {
 }
 
 /** Tables fresh for 100 s: refreshed by demand from 50 s on (the feeds' pulse asks every 25 s). */
-export const LIVE_CACHE = { ...DEFAULT_CACHE_TTLS, dashboardTtlSeconds: 100 };
+const LIVE_CACHE = { ...DEFAULT_CACHE_TTLS, dashboardTtlSeconds: 100 };
 export const UNIT_MS = 63_000;
 
 /**
@@ -48,7 +48,7 @@ export const UNIT_MS = 63_000;
  * its numbers change (an hour of traffic), while any other read before that hour gives the same numbers.
  */
 const HOUR_MS = 3_600_000;
-export const LIVE_ANALYTICS = { ...DEFAULT_ANALYTICS_CONFIG, windowAlignSeconds: 3_600 };
+const LIVE_ANALYTICS = { ...DEFAULT_ANALYTICS_CONFIG, windowAlignSeconds: 3_600 };
 
 export async function startLiveOverHttp(
   overrides: ConfigOverrides = {},
