@@ -138,3 +138,25 @@ it('refuses a callback subscription over MAX_SUBSCRIPTIONS with `complete` and t
   expect(refused.errors?.map((error) => error.extensions?.code)).toEqual(['SUBSCRIPTION_LIMIT']);
   expect(refused.errors?.[0].message).toContain('maximum of 1 subscriptions (MAX_SUBSCRIPTIONS)');
 });
+
+it('sends a field’s error with the code a query would get (the metric outside the plan), and keeps the subscription', async () => {
+  live = await startLiveOverHttp();
+  router = await startSimulatedRouter();
+  const response = await fetch(live.graphqlUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      query: `subscription { topArticles(metric: REVENUE_TOTAL, limit: 3) { value } }`,
+      extensions: {
+        subscription: { callbackUrl: `${router.url}/plan`, subscriptionId: 'plan', verifier: 'verifier-plan', heartbeatIntervalMs: 0 },
+      },
+    }),
+  });
+  expect(response.status).toBe(200);
+  const next = await router.message((message) => message.action === 'next' && message.id === 'plan');
+  expect(next.payload?.data).toEqual({ topArticles: null });
+  expect(next.payload?.errors).toEqual([
+    expect.objectContaining({ path: ['topArticles'], extensions: expect.objectContaining({ code: 'UPSTREAM_METRIC_UNAVAILABLE' }) }),
+  ]);
+  expect(router.messages.some((message) => message.action === 'complete')).toBe(false);
+});

@@ -2,6 +2,7 @@ import { GraphQLError } from 'graphql';
 import type { SubscriptionResolvers } from '../__generated__/resolvers-types';
 import type { Context } from '../../operation/context';
 import { ErrorCode } from '../errors/codes';
+import { formatError } from '../errors/formatError';
 import type { Emission } from '../subscriptions/liveFeed';
 import type { LiveNumbers } from '../subscriptions/liveNumbers';
 import { articleAnalyticsSource, topArticlesSource } from '../subscriptions/sources';
@@ -41,6 +42,17 @@ function valueOf(emission: Emission<unknown> | undefined): unknown {
       { extensions: { code: ErrorCode.BAD_USER_INPUT } },
     );
   }
-  if ('error' in emission) throw emission.error;
+  if ('error' in emission) throw asClientError(emission.error);
   return emission.value;
+}
+
+/**
+ * The error as a client sees it (code, message, redaction: formatError),
+ * made here because Apollo's callback plugin sends the events of a
+ * subscription as graphql-js made them, never through Apollo's formatError.
+ * Stack traces stay out, as in production: an event outlives its request.
+ */
+function asClientError(error: Error): GraphQLError {
+  const formatted = formatError(new GraphQLError(error.message, { originalError: error }).toJSON(), error, { production: true });
+  return new GraphQLError(formatted.message, { ...(formatted.extensions === undefined ? {} : { extensions: formatted.extensions }) });
 }
