@@ -88,7 +88,8 @@ function articleItem(url: string, spec: ArticleAnalyticsParent['spec'], values: 
 }
 
 function sameItem(a: ArticleItem, b: ArticleItem, metrics: readonly MetricName[]): boolean {
-  if (a instanceof Error || b instanceof Error) return a instanceof Error && b instanceof Error && a.message === b.message;
+  // Still no numbers is no change, whatever the error says (its message may count down a Retry-After).
+  if (a instanceof Error || b instanceof Error) return a instanceof Error && b instanceof Error;
   return metrics.every((metric) => numberOf(a, metric) === numberOf(b, metric));
 }
 
