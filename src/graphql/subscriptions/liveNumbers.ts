@@ -55,7 +55,8 @@ export class LiveNumbers {
     const feed = this.feedOf(source);
     this.openCount += 1;
     this.options.metrics?.opened(field);
-    this.options.logger.info({ subscription: id, field, feed: source.key }, 'subscription started');
+    // Never the arguments (urls, filters), as the operation line never has the variables.
+    this.options.logger.info({ subscription: id, field }, 'subscription started');
     const queue: LatestQueue<Emission<T>> = new LatestQueue({
       onDeliver: () => this.options.metrics?.sent(field),
       onEnd: () => {
