@@ -4,6 +4,7 @@
  * the caps per replica and per connection with a clear error, and an
  * operation log line per subscription start and end.
  */
+import WebSocket from 'ws';
 import { DEFAULT_LIMITS, DEFAULT_SUBSCRIPTIONS_CONFIG } from '../../src/config';
 import type { Logger } from '../../src/observability/logger';
 import { registryValue } from './support/registryValue';
@@ -120,3 +121,25 @@ async function waitFor(condition: () => boolean): Promise<void> {
   for (let attempt = 0; attempt < 200 && !condition(); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10));
   expect(condition()).toBe(true);
 }
+
+it('lets the subscription gate refuse an upgrade (its HTTP status) or a connection (4403), and admit the others', async () => {
+  live = await startLiveOverHttp(
+    {},
+    {
+      subscriptionGate: {
+        admitUpgrade: async (request) => (request.headers['x-refuse'] === undefined ? undefined : { status: 401, message: 'no proof' }),
+        admitConnection: async (_request, params) => (params?.token === 'proof' ? {} : undefined),
+      },
+    },
+  );
+  const refusedUpgrade = await new Promise<number>((resolve) => {
+    const socket = new WebSocket(live!.wsUrl, 'graphql-transport-ws', { headers: { 'x-refuse': '1' } });
+    socket.on('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
+    socket.on('error', () => undefined);
+  });
+  expect(refusedUpgrade).toBe(401);
+  const refused = track(subscribe(live.wsUrl, TOP, {}, connect(live.wsUrl, { token: 'wrong' })));
+  expect(await refused.closed).toEqual({ code: 4403, reason: 'Forbidden' });
+  const admitted = track(subscribe(live.wsUrl, TOP, {}, connect(live.wsUrl, { token: 'proof' })));
+  expect((await admitted.received(1))[0].errors).toBeUndefined();
+});

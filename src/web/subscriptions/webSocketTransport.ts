@@ -1,4 +1,4 @@
-import type { IncomingMessage, Server } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ApolloServer } from '@apollo/server';
 import { GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';
@@ -155,7 +155,7 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
 function refuseUpgrade(socket: Duplex, status: number, message: string): void {
   const body = JSON.stringify({ errors: [{ message, extensions: { code: status === 503 ? 'SERVICE_UNAVAILABLE' : 'BAD_REQUEST' } }] });
   socket.end(
-    `HTTP/1.1 ${status} ${status === 404 ? 'Not Found' : status === 503 ? 'Service Unavailable' : 'Refused'}\r\n` +
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Refused'}\r\n` +
       'connection: close\r\ncontent-type: application/json; charset=utf-8\r\n' +
       `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
