@@ -1,8 +1,7 @@
 import { Agent, request } from 'undici';
-import { generateDemoData } from '../emulator/data';
-import { EmulatorStore } from '../emulator/store';
 import { startRedisServer, type RedisServer } from '../test/support/redisServer';
 import { spawnEmulator, spawnSubgraph, type EmulatorProcess, type SubgraphProcess } from './processes';
+import { mostReadArticles } from './mostRead';
 import { fmt } from './stats';
 import { DEMO_EMAIL, DEMO_PASSWORD, readStats, resetStats } from './upstreamClient';
 
@@ -50,20 +49,6 @@ function random(seed: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
-}
-
-/** The site's articles, most read over the last 7 days first, counted in demo data regenerated locally: no upstream budget is spent. */
-function articles(): string[] {
-  const store = new EmulatorStore();
-  const now = Date.now();
-  generateDemoData(store, { seed: SEED, scale: 1, now });
-  const views = new Float64Array(store.articles.length);
-  const { time, article } = store.views;
-  for (let row = 0; row < store.views.length; row++) if (time.data[row] >= now - 7 * 86_400_000) views[article.data[row]] += 1;
-  return store.articles
-    .map((entry, index) => ({ url: entry.url, views: views[index] }))
-    .sort((a, b) => b.views - a.views)
-    .map((entry) => entry.url);
 }
 
 /** Zipf over the popular articles (a few on many screens, most on one), a share from beyond the top 500. */
@@ -220,7 +205,7 @@ async function scenario(
 
 async function main(): Promise<void> {
   const seconds = Number(process.env.NEWSROOM_BENCH_SECONDS ?? 300);
-  const urls = articles();
+  const urls = mostReadArticles(SEED);
   process.stdout.write(
     `\n### Newsroom (issue 21): ${EDITORS} editors on ${POPULAR} articles (+${LONG_TAIL_SHARE * 100} % long tail), ${WIDGETS} widgets\n\n`,
   );

@@ -14,6 +14,8 @@ import { sharedTableStore } from './reporting/tables/redis/redisTableStore';
 import { sharedAnalyticsBoard } from './reporting/tables/redis/redisAnalyticsBoard';
 import { createReportingService } from './reporting/reportingService';
 import { SYSTEM_CLOCK } from './reporting/tables/clock';
+import { connectRefreshChannel } from './reporting/tables/redis/refreshChannel';
+import { TableRefreshes } from './reporting/tables/refreshes';
 import { buildServer } from './web/server';
 import { installShutdown, type ShutdownStep } from './web/shutdown';
 import { allowedOrigins } from './web/cors';
@@ -59,6 +61,12 @@ async function main(): Promise<void> {
     ...(shared === undefined ? {} : { redis: shared.redis }),
     ...(metrics === undefined ? {} : { metrics }),
   });
+  // Subscriptions: every write of the tables; with Redis, every replica's (docs/subscriptions.md).
+  const tableRefreshes = new TableRefreshes();
+  const refreshChannel =
+    shared === undefined || config.redis === undefined
+      ? undefined
+      : connectRefreshChannel(shared.redis, config.redis.keyPrefix, tableRefreshes);
   // Process-wide, built once: every operation's reporting asks meet in it.
   const reportingService = createReportingService({
     dashboard: upstreams.reporting,
@@ -67,9 +75,11 @@ async function main(): Promise<void> {
     tableStore: shared === undefined ? undefined : sharedTableStore(shared.redis, config, Date.now),
     board: shared === undefined ? undefined : sharedAnalyticsBoard(shared.redis, config),
     metrics,
+    refreshes: tableRefreshes,
   });
   const server = buildServer(config, {
     reporting: upstreams.reporting,
+    tableRefreshes,
     recommender: upstreams.recommender,
     reportingService,
     logger,
@@ -86,6 +96,7 @@ async function main(): Promise<void> {
     { name: 'reporting service', run: async () => reportingService.close() },
     { name: 'upstream connections', run: () => upstreams.close() },
   ];
+  if (refreshChannel !== undefined) steps.push({ name: 'redis refresh channel', run: () => refreshChannel.close() });
   if (shared !== undefined) steps.push({ name: 'redis', run: () => shared.close() });
   const tracing = runningTracing;
   if (tracing !== undefined) steps.push({ name: 'tracing', run: () => tracing.shutdown() });

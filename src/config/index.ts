@@ -16,6 +16,7 @@ import { readLimits, type LimitsConfig } from './limits';
 import { readMetrics, type MetricsSettings } from './metrics';
 import { readRedis, type RedisConfig } from './redis';
 import { readServer, type ServerSettings } from './server';
+import { readSubscriptions, type SubscriptionsConfig } from './subscriptions';
 import { readTracing, type TracingConfig } from './tracing';
 import { readUpstream, type UpstreamConfig } from './upstream';
 import { readUpstreamCalls, type UpstreamCallSettings } from './upstreamCalls';
@@ -37,6 +38,7 @@ export {
   type RedisTlsConfig,
   type RedisUrlConfig,
 } from './redis';
+export { DEFAULT_SUBSCRIPTIONS_CONFIG, type SubscriptionsConfig } from './subscriptions';
 export { defaultLandingPage, SERVER_DEFAULTS, type HttpTimeouts, type LandingPage } from './server';
 export type { TracingConfig } from './tracing';
 export type { EmulatorOptions, UpstreamConfig } from './upstream';
@@ -51,6 +53,8 @@ export interface Config extends ServerSettings, UpstreamCallSettings, MetricsSet
   /** Shared state for several replicas; undefined keeps everything in process. */
   redis: RedisConfig | undefined;
   limits: LimitsConfig;
+  /** Live numbers: subscription caps (docs/subscriptions.md). */
+  subscriptions: SubscriptionsConfig;
   tracing: TracingConfig;
   /** Who may call /graphql (CALLER_AUTH and each proof's settings). */
   callerAuth: CallerAuthConfig;
@@ -78,6 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, readSecretFile?: ReadSecretFi
     breaker: readBreaker(reader),
     redis: readRedis(reader),
     limits: readLimits(reader),
+    subscriptions: readSubscriptions(reader),
     tracing: readTracing(reader, env),
     ...readMetrics(reader),
     ...readDoctor(reader),

@@ -1,6 +1,7 @@
 import { AnalyticsMemo } from '../reporting/analytics/operationMemo';
 import type { AnalyticsTables, AskOutcome } from '../reporting/tables/analyticsTables';
 import type { ReportingService } from '../reporting/reportingService';
+import type { LiveNumbers } from '../reporting/live/liveNumbers';
 import type { AnalyticsConfig, Config } from '../config';
 import type { RenderParams } from '../upstream/datasources/wire';
 import { createArticleMetricsLoader, type ArticleMetricsLoader } from './loaders/articleMetrics';
@@ -46,6 +47,8 @@ export interface Context {
   maxRows: number;
   /** Who asks (src/web/callerGate.ts): the id the budget's share counts, the scopes and sites the caller may read. */
   caller: Caller;
+  /** Process-wide: the Subscription fields' hub (absent where subscriptions are not served). */
+  live?: LiveNumbers;
 }
 
 export type CacheTtls = Pick<Config['cache'], 'renderTtlSeconds' | 'dashboardTtlSeconds'>;
@@ -61,6 +64,8 @@ export interface SharedDependencies {
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
   /** Clock of the ask deadlines and of the cache hints; tests pin it. Default Date.now. */
   now?: () => number;
+  /** The Subscription fields' hub (src/reporting/live/liveNumbers.ts); absent, no subscriptions. */
+  live?: LiveNumbers;
   /** MAX_UPSTREAM_CALLS_PER_OPERATION. */
   maxUpstreamCallsPerOperation: number;
   /** REPORTING_MAX_ROWS. */
@@ -101,5 +106,6 @@ export function createContext(shared: SharedDependencies, caller: Caller = OPEN_
     allowance,
     maxRows,
     caller,
+    ...(shared.live === undefined ? {} : { live: shared.live }),
   };
 }

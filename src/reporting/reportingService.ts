@@ -8,6 +8,7 @@ import { AnalyticsTables, type AnalyticsTablesOptions } from './tables/analytics
 import type { AnalyticsBoard } from './tables/analyticsBoard';
 import type { Clock } from './tables/clock';
 import { MemoryTableStore, type TableStore } from './tables/tableStore';
+import type { TableRefreshes } from './tables/refreshes';
 
 /**
  * The process's reporting service: what every operation's reporting asks
@@ -50,6 +51,8 @@ export interface ReportingServiceOptions {
   board: AnalyticsBoard | undefined;
   /** Where the queue's events go (the one observer implementation); absent, no metrics. */
   metrics: Metrics | undefined;
+  /** Told of every write of the tables (the subscriptions' "refreshed" event, src/reporting/tables/refreshes.ts); absent, nobody. */
+  refreshes?: TableRefreshes;
 }
 
 /** What the analytics tables read off the configuration (tests that build tables themselves take the same). */
@@ -78,10 +81,11 @@ export function createReportingService(options: ReportingServiceOptions): Report
     outsideShare: options.config.analytics.coldShare,
     ...(options.metrics === undefined ? {} : { observer: upstreamMetricsObserver(options.metrics) }),
   });
+  const store = options.tableStore ?? new MemoryTableStore();
   const tables = new AnalyticsTables({
     queue,
     reporting: options.dashboard,
-    store: options.tableStore ?? new MemoryTableStore(),
+    store: options.refreshes === undefined ? store : options.refreshes.watch(store),
     shared: options.tableStore !== undefined,
     ...(options.board === undefined ? {} : { board: options.board }),
     clock: options.clock,

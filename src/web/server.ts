@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApolloServer } from '@apollo/server';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControl } from '@apollo/server/plugin/cacheControl';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { InMemoryLRUCache, type KeyValueCache } from '@apollo/utils.keyvaluecache';
@@ -31,6 +31,10 @@ import { createGraphQLHandler } from './graphqlHandler';
 import { createHttpServer } from './httpServer';
 import type { RouteHandler } from './respond';
 import { createRouter } from './router';
+import { LiveServing } from './subscriptions/liveServing';
+import type { SubscriptionGate } from './subscriptions/gate';
+import type { TableRefreshes } from '../reporting/tables/refreshes';
+import type { Clock } from '../reporting/tables/clock';
 
 export type { RouteHandler } from './respond';
 
@@ -49,6 +53,7 @@ export type ServerConfig = Pick<
   | 'landingPage'
   | 'governor'
   | 'callerAuth'
+  | 'subscriptions'
 > & { cache: CacheTtls };
 
 export interface ServerDependencies {
@@ -73,6 +78,12 @@ export interface ServerDependencies {
   metrics?: Metrics;
   /** Required when limits.persistedQueriesOnly is on (loaded at start-up from PERSISTED_QUERIES_MANIFEST). */
   persistedManifest?: PersistedManifest;
+  /** Subscriptions: the tables' writes, when the caller watches their store (tests with `analyticsTables`, the Redis channel). */
+  tableRefreshes?: TableRefreshes;
+  /** Subscriptions: the clock of the feeds' pulse (tests on a fake clock); default the system's. */
+  liveClock?: Clock;
+  /** Subscriptions: who may open a WebSocket (src/web/subscriptions/gate.ts); default everyone, like HTTP. */
+  subscriptionGate?: SubscriptionGate<unknown>;
 }
 
 export interface ServerOptions {
@@ -120,9 +131,18 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
     config.httpTimeouts,
   );
   const { limits } = config;
-  const apollo = createApollo(config, limits, deps, httpServer);
+  const live = new LiveServing({
+    config: config.subscriptions,
+    askDeadlineMs: config.analytics.askDeadlineMs,
+    dashboardTtlSeconds: config.cache.dashboardTtlSeconds,
+    logger: deps.logger,
+    ...(deps.tableRefreshes === undefined ? {} : { refreshes: deps.tableRefreshes }),
+    ...(deps.liveClock === undefined ? {} : { clock: deps.liveClock }),
+    ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
+  });
+  const apollo = createApollo(config, limits, deps, httpServer, live.plugins());
   const { renderTtlSeconds, dashboardTtlSeconds } = config.cache;
-  const reportingService = deps.reportingService ?? createOwnReportingService(config, deps);
+  const reportingService = deps.reportingService ?? createOwnReportingService(config, deps, live.refreshes);
   // Whoever builds the reporting service closes it: the process by its shutdown step, this server when it built its own.
   const ownsReportingService = deps.reportingService === undefined;
   const shared: SharedDependencies = {
@@ -131,6 +151,7 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
     logger: deps.logger,
     ...(deps.now === undefined ? {} : { now: deps.now }),
     ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
+    live: live.live,
     renderMaxConcurrency: config.renderMaxConcurrency,
     cacheTtls: { renderTtlSeconds, dashboardTtlSeconds },
     analytics: config.analytics,
@@ -153,6 +174,15 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
   const landingPage = config.landingPage;
   const explorerRoutes = landingPage === 'offline' ? explorerAssetRoutes() : {};
   addRoutes(routes, { ...metricsRoute, ...explorerRoutes, ...options.extraRoutes });
+  live.attach({
+    httpServer,
+    path: GRAPHQL_PATH,
+    apollo,
+    contextFor: () => createContext(shared),
+    ...(deps.subscriptionGate === undefined ? {} : { gate: deps.subscriptionGate }),
+    formatError: (error) => formatError(error.toJSON(), error, { production: config.production }),
+    refusing: () => state !== 'ready',
+  });
 
   return {
     httpServer,
@@ -179,7 +209,7 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
 }
 
 /** For a server without the process's reporting service (tests): its own, on the server's clock, closed when it stops. */
-function createOwnReportingService(config: ServerConfig, deps: ServerDependencies): ReportingService {
+function createOwnReportingService(config: ServerConfig, deps: ServerDependencies, refreshes: TableRefreshes): ReportingService {
   const now = deps.now;
   return createReportingService({
     dashboard: deps.reporting,
@@ -188,10 +218,17 @@ function createOwnReportingService(config: ServerConfig, deps: ServerDependencie
     tableStore: undefined,
     board: undefined,
     metrics: deps.metrics,
+    refreshes,
   });
 }
 
-function createApollo(config: ServerConfig, limits: LimitsConfig, deps: ServerDependencies, httpServer: Server): ApolloServer<Context> {
+function createApollo(
+  config: ServerConfig,
+  limits: LimitsConfig,
+  deps: ServerDependencies,
+  httpServer: Server,
+  subscriptionPlugins: ApolloServerPlugin<Context>[],
+): ApolloServer<Context> {
   // APQ and the response cache: in Redis when replicas share state, so a query registered (or a response
   // stored) on one serves all. Otherwise in process, created here (as Apollo would) so both get the same one.
   const cache = deps.apolloCache ?? new InMemoryLRUCache<string>();
@@ -226,6 +263,8 @@ function createApollo(config: ServerConfig, limits: LimitsConfig, deps: ServerDe
       ApolloServerPluginCacheControl({ defaultMaxAge: 0, calculateHttpHeaders: true }),
       // Reads the policy the plugin above computes: stores public, error-free responses for their max-age.
       ...(config.responseCacheEnabled === false ? [] : [responseCachePlugin(cache)]),
+      // Subscriptions (docs/subscriptions.md): WebSocket ones through this pipeline, Apollo's callback protocol, their drain.
+      ...subscriptionPlugins,
     ],
   });
 }

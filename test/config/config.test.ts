@@ -70,6 +70,7 @@ describe('loadConfig', () => {
         documentCacheBytes: 16 * 1024 * 1024,
         persistedQueriesOnly: false,
       },
+      subscriptions: { maxSubscriptions: 10_000, maxPerConnection: 100, maxBufferedBytes: 1024 * 1024 },
       tracing: { enabled: false },
       callerAuth: { proofs: [] },
     });

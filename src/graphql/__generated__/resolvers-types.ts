@@ -342,6 +342,38 @@ export type RelativeWindowInput = {
 
 export { SortDirection };
 
+/** Live numbers: the analytics tables' rankings and article numbers, pushed when a refresh changed them (docs/subscriptions.md). */
+export type Subscription = {
+  __typename?: 'Subscription';
+  /**
+   * The analytics of these articles (at most REPORTING_MAX_ROWS urls, in the
+   * order given), live: at once, then again each time the table that holds them
+   * is refreshed and a number changed. Each item carries its `fetchedAt`,
+   * `from` and `to`. An item is null, with an error at its path, when no number
+   * of that article could be had.
+   */
+  articleAnalytics?: Maybe<Array<Maybe<ArticleAnalytics>>>;
+  /** `Query.topArticles`, live: the ranking at once, then again each time its table is refreshed and the ranking changed. */
+  topArticles?: Maybe<Array<ArticleRanking>>;
+};
+
+
+/** Live numbers: the analytics tables' rankings and article numbers, pushed when a refresh changed them (docs/subscriptions.md). */
+export type SubscriptionArticleAnalyticsArgs = {
+  urls: Array<Scalars['String']['input']>;
+  window?: InputMaybe<DateWindowInput>;
+};
+
+
+/** Live numbers: the analytics tables' rankings and article numbers, pushed when a refresh changed them (docs/subscriptions.md). */
+export type SubscriptionTopArticlesArgs = {
+  domain?: InputMaybe<Scalars['String']['input']>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  metric?: InputMaybe<Metric>;
+  section?: InputMaybe<Scalars['String']['input']>;
+  window?: InputMaybe<DateWindowInput>;
+};
+
 export { TimeUnit };
 
 export type WithIndex<TObject> = TObject & Record<string, any>;
@@ -468,6 +500,7 @@ export type ResolversTypes = ResolversObject<{
   Recommendation: ResolverTypeWrapper<RankedRecommendation>;
   RelativeWindowInput: RelativeWindowInput;
   SortDirection: SortDirection;
+  Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   TimeUnit: TimeUnit;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
@@ -495,6 +528,7 @@ export type ResolversParentTypes = ResolversObject<{
   Reader: ReaderRef;
   Recommendation: RankedRecommendation;
   RelativeWindowInput: RelativeWindowInput;
+  Subscription: Record<PropertyKey, never>;
   Boolean: Scalars['Boolean']['output'];
   Int: Scalars['Int']['output'];
   String: Scalars['String']['output'];
@@ -609,6 +643,11 @@ export type RecommendationResolvers<ContextType = Context, ParentType extends Re
 
 export type SortDirectionResolvers = EnumResolverSignature<{ ASC?: any, DESC?: any }, ResolversTypes['SortDirection']>;
 
+export type SubscriptionResolvers<ContextType = Context, ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription']> = ResolversObject<{
+  articleAnalytics?: SubscriptionResolver<Maybe<Array<Maybe<ResolversTypes['ArticleAnalytics']>>>, "articleAnalytics", ParentType, ContextType, RequireFields<SubscriptionArticleAnalyticsArgs, 'urls' | 'window'>>;
+  topArticles?: SubscriptionResolver<Maybe<Array<ResolversTypes['ArticleRanking']>>, "topArticles", ParentType, ContextType, RequireFields<SubscriptionTopArticlesArgs, 'limit' | 'metric' | 'window'>>;
+}>;
+
 export type TimeUnitResolvers = EnumResolverSignature<{ DAY?: any, HOUR?: any, MINUTE?: any, MONTH?: any, WEEK?: any }, ResolversTypes['TimeUnit']>;
 
 export type Resolvers<ContextType = Context> = ResolversObject<{
@@ -628,6 +667,7 @@ export type Resolvers<ContextType = Context> = ResolversObject<{
   Reader?: ReaderResolvers<ContextType>;
   Recommendation?: RecommendationResolvers<ContextType>;
   SortDirection?: SortDirectionResolvers;
+  Subscription?: SubscriptionResolvers<ContextType>;
   TimeUnit?: TimeUnitResolvers;
 }>;
 

@@ -19,10 +19,12 @@ import { Dimension, FilterOperator, Granularity, Metric, SortDirection, TimeUnit
 import { Query } from './query';
 import { Reader } from './reader';
 import { Recommendation } from './recommendation';
+import { Subscription } from './subscription';
 
 /** Every resolver of the subgraph, listed explicitly so a missing type is a visible omission. */
 export const resolvers: Resolvers = {
   Query,
+  Subscription,
   Article,
   ArticleAnalytics,
   ArticleRanking,

@@ -12,6 +12,8 @@ export const ErrorCode = {
   UPSTREAM_BAD_RESPONSE: 'UPSTREAM_BAD_RESPONSE',
   /** The reporting API answered 200 with an empty body: a metric outside the account's plan. */
   UPSTREAM_METRIC_UNAVAILABLE: 'UPSTREAM_METRIC_UNAVAILABLE',
+  /** A subscription over a cap (MAX_SUBSCRIPTIONS, MAX_SUBSCRIPTIONS_PER_CONNECTION) or while the replica shuts down. */
+  SUBSCRIPTION_LIMIT: 'SUBSCRIPTION_LIMIT',
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

@@ -1,0 +1,94 @@
+import type { Server } from 'node:http';
+import type { ApolloServer, ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginSubscriptionCallback } from '@apollo/server/plugin/subscriptionCallback';
+import type { GraphQLError } from 'graphql';
+import type { SubscriptionsConfig } from '../../config';
+import type { Context } from '../../operation/context';
+import { LiveNumbers } from '../../reporting/live/liveNumbers';
+import { SocketSubscriptions } from '../../graphql/subscriptions/socketSubscriptions';
+import type { Logger } from '../../observability/logger';
+import type { Metrics } from '../../observability/metrics/metrics';
+import { subscriptionMetrics } from '../../observability/metrics/subscriptions';
+import { SYSTEM_CLOCK, type Clock } from '../../reporting/tables/clock';
+import { TableRefreshes } from '../../reporting/tables/refreshes';
+import { OPEN_GATE, type SubscriptionGate } from './gate';
+import { attachWebSocketTransport, type WebSocketTransport } from './webSocketTransport';
+
+export interface LiveServingOptions {
+  config: SubscriptionsConfig;
+  askDeadlineMs: number;
+  dashboardTtlSeconds: number;
+  /** The tables' writes, when the caller watches their store (tests, the Redis channel); default: a new one. */
+  refreshes?: TableRefreshes;
+  /** The feeds' pulse clock (tests on a fake clock); default the system's. */
+  clock?: Clock;
+  logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
+  metrics?: Pick<Metrics, 'registry'>;
+}
+
+/**
+ * Everything the server needs for subscriptions, built once per server: the
+ * hub the Subscription fields read, the Apollo plugins (WebSocket
+ * subscriptions through the pipeline; Apollo's HTTP callback protocol; the
+ * drain), and the WebSocket transport, attached once Apollo exists.
+ */
+export class LiveServing {
+  readonly refreshes: TableRefreshes;
+  readonly live: LiveNumbers;
+  private readonly sockets = new SocketSubscriptions();
+  private readonly metrics;
+  private transport: WebSocketTransport | undefined;
+
+  constructor(private readonly options: LiveServingOptions) {
+    this.refreshes = options.refreshes ?? new TableRefreshes();
+    this.metrics = options.metrics === undefined ? undefined : subscriptionMetrics(options.metrics.registry);
+    this.live = new LiveNumbers({
+      refreshes: this.refreshes,
+      clock: options.clock ?? SYSTEM_CLOCK,
+      askDeadlineMs: options.askDeadlineMs,
+      dashboardTtlSeconds: options.dashboardTtlSeconds,
+      maxSubscriptions: options.config.maxSubscriptions,
+      logger: options.logger,
+      ...(this.metrics === undefined ? {} : { metrics: this.metrics }),
+    });
+  }
+
+  plugins(): ApolloServerPlugin<Context>[] {
+    const drain: ApolloServerPlugin<Context> = {
+      serverWillStart: async () => ({
+        drainServer: async () => {
+          // Sockets first, with 1001 Going Away, so clients reconnect elsewhere rather than read a `complete` as the end.
+          const open = this.live.open;
+          await this.transport?.drain();
+          this.live.close();
+          for (let dropped = 0; dropped < open; dropped += 1) this.metrics?.dropped('shutdown');
+        },
+      }),
+    };
+    return [
+      this.sockets.plugin(),
+      ApolloServerPluginSubscriptionCallback({ logger: this.options.logger }) as ApolloServerPlugin<Context>,
+      drain,
+    ];
+  }
+
+  /** Serves `graphql-transport-ws` upgrades on `path` of the HTTP server. */
+  attach<Admission>(options: {
+    httpServer: Server;
+    path: string;
+    apollo: ApolloServer<Context>;
+    contextFor(admission: Admission): Context;
+    gate?: SubscriptionGate<Admission>;
+    formatError(error: GraphQLError): ReturnType<GraphQLError['toJSON']>;
+    refusing(): boolean;
+  }): void {
+    this.transport = attachWebSocketTransport({
+      ...options,
+      gate: options.gate ?? (OPEN_GATE as unknown as SubscriptionGate<Admission>),
+      sockets: this.sockets,
+      config: this.options.config,
+      logger: this.options.logger,
+      ...(this.metrics === undefined ? {} : { metrics: this.metrics }),
+    });
+  }
+}

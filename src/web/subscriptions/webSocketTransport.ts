@@ -1,0 +1,168 @@
+import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { ApolloServer } from '@apollo/server';
+import { GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import type { Disposable } from 'graphql-ws';
+import { useServer, type Extra } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import type { SubscriptionsConfig } from '../../config';
+import type { Context } from '../../operation/context';
+import { ErrorCode } from '../../upstream/failures/errorCodes';
+import type { SocketSubscriptions, SubscribedOperation } from '../../graphql/subscriptions/socketSubscriptions';
+import type { Logger } from '../../observability/logger';
+import type { SubscriptionMetrics } from '../../observability/metrics/subscriptions';
+import type { SubscriptionGate } from './gate';
+
+/** 1013 Try Again Later (RFC 6455 registry): the consumer fell too far behind; a reconnect starts it afresh. */
+const SLOW_CONSUMER_CLOSE_CODE = 1013;
+/** A subscribe message carries a document and variables only: far less than an HTTP body may. */
+const MAX_MESSAGE_BYTES = 256 * 1024;
+
+export interface WebSocketTransportOptions<Admission> {
+  httpServer: Server;
+  path: string;
+  apollo: ApolloServer<Context>;
+  sockets: SocketSubscriptions;
+  /** A fresh per-operation context for one subscription, given its connection's admission. */
+  contextFor(admission: Admission): Context;
+  gate: SubscriptionGate<Admission>;
+  config: SubscriptionsConfig;
+  /** Errors as clients see them (formatError: codes, redaction). */
+  formatError(error: GraphQLError): ReturnType<GraphQLError['toJSON']>;
+  /** Upgrades are refused (503) while this is true: the replica is starting or draining. */
+  refusing(): boolean;
+  logger: Pick<Logger, 'info' | 'warn'>;
+  metrics?: SubscriptionMetrics;
+}
+
+export interface WebSocketTransport {
+  /** Closes every socket with 1001 Going Away (clients reconnect, to another replica) and stops accepting. */
+  drain(): Promise<void>;
+}
+
+/** What graphql-ws keeps per socket beside the socket itself: the connection's admission by the gate. */
+interface SocketExtra<Admission> extends Extra {
+  admission?: Admission;
+}
+
+/**
+ * Subscriptions over WebSocket on /graphql with `graphql-transport-ws`
+ * (graphql-ws): the protocol Apollo Router's passthrough mode and Hive
+ * Gateway speak. Each subscribe message goes through Apollo Server's own
+ * pipeline (src/graphql/subscriptions/socketSubscriptions.ts); the socket
+ * layer adds the caller gate, the per-connection cap and the slow-consumer
+ * drop, and formats every error as HTTP responses do.
+ */
+export function attachWebSocketTransport<Admission>(options: WebSocketTransportOptions<Admission>): WebSocketTransport {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  const { config } = options;
+  // The stream Apollo's pipeline subscribed to, by the subscription's context (one per subscribe message).
+  const streams = new WeakMap<object, AsyncIterable<ExecutionResult>>();
+  const server: Disposable = useServer<Record<string, unknown>, Partial<SocketExtra<Admission>>>(
+    {
+      onConnect: async (ctx) => {
+        const admission = await options.gate.admitConnection(ctx.extra.request, ctx.connectionParams);
+        if (admission === undefined) return false;
+        (ctx.extra as SocketExtra<Admission>).admission = admission;
+        return true;
+      },
+      onSubscribe: async (ctx, _id, payload) => {
+        const extra = ctx.extra as SocketExtra<Admission>;
+        if (Object.keys(ctx.subscriptions).length > config.maxPerConnection) {
+          return [
+            new GraphQLError(
+              `Subscription refused: this connection carries its maximum of ${config.maxPerConnection} subscriptions (MAX_SUBSCRIPTIONS_PER_CONNECTION)`,
+              { extensions: { code: ErrorCode.SUBSCRIPTION_LIMIT, limit: 'MAX_SUBSCRIPTIONS_PER_CONNECTION' } },
+            ),
+          ];
+        }
+        const context = options.contextFor(extra.admission as Admission);
+        // A client's `extensions.subscription` would start a callback subscription from a socket: only the rest is kept.
+        const { subscription: _callback, ...extensions } = payload.extensions ?? {};
+        const subscribed = await options.sockets.subscribe(
+          options.apollo,
+          {
+            query: payload.query,
+            ...(payload.operationName == null ? {} : { operationName: payload.operationName }),
+            ...(payload.variables == null ? {} : { variables: payload.variables }),
+            extensions,
+          },
+          context,
+        );
+        if (Array.isArray(subscribed)) return subscribed;
+        const operation = subscribed as SubscribedOperation;
+        if (!isAsyncIterable(operation.result)) return [...(operation.result.errors ?? [])];
+        streams.set(context, operation.result);
+        const args: ExecutionArgs = {
+          schema: operation.schema,
+          document: operation.document,
+          contextValue: context,
+          ...(operation.operationName === undefined ? {} : { operationName: operation.operationName }),
+        };
+        return args;
+      },
+      // The stream Apollo's pipeline already subscribed to (by onSubscribe): graphql-ws only reads it.
+      subscribe: (args) => {
+        const stream = typeof args.contextValue === 'object' && args.contextValue !== null ? streams.get(args.contextValue) : undefined;
+        if (stream === undefined) throw new Error('subscribe: no subscription was started for this message');
+        return stream;
+      },
+      onNext: (ctx, _id, _payload, _args, result) => {
+        const socket = ctx.extra.socket;
+        // Checked before each send: a socket whose unsent bytes pass the bound is dropped before they pile up
+        // (once: while it closes, graphql-ws's sends to it return at once).
+        if (socket !== undefined && socket.readyState === socket.OPEN && socket.bufferedAmount > config.maxBufferedBytes) {
+          options.metrics?.dropped('slow_consumer');
+          options.logger.warn(
+            { bufferedBytes: socket.bufferedAmount, maxBufferedBytes: config.maxBufferedBytes },
+            'subscriber dropped: slow consumer',
+          );
+          socket.close(SLOW_CONSUMER_CLOSE_CODE, 'Slow consumer: too much unsent');
+          return undefined;
+        }
+        if (result.errors === undefined) return undefined;
+        return { ...result, errors: result.errors.map((error) => options.formatError(error)) };
+      },
+      onError: (_ctx, _id, _payload, errors) => errors.map((error) => options.formatError(error)),
+    },
+    wss,
+  );
+  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    void upgrade(request, socket, head);
+  };
+  const upgrade = async (request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> => {
+    if (pathOf(request.url) !== options.path) return refuseUpgrade(socket, 404, 'Not found: subscriptions are served at /graphql');
+    if (options.refusing()) return refuseUpgrade(socket, 503, 'The subgraph is not serving: try another replica');
+    const refusal = await options.gate.admitUpgrade(request);
+    if (refusal !== undefined) return refuseUpgrade(socket, refusal.status, refusal.message);
+    wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+  };
+  options.httpServer.on('upgrade', onUpgrade);
+  return {
+    async drain() {
+      options.httpServer.off('upgrade', onUpgrade);
+      const open = [...wss.clients].length;
+      if (open > 0) options.logger.info({ sockets: open }, 'closing subscription sockets: 1001 Going Away');
+      await server.dispose();
+    },
+  };
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
+}
+
+function refuseUpgrade(socket: Duplex, status: number, message: string): void {
+  const body = JSON.stringify({ errors: [{ message, extensions: { code: status === 503 ? 'SERVICE_UNAVAILABLE' : 'BAD_REQUEST' } }] });
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Refused'}\r\n` +
+      'connection: close\r\ncontent-type: application/json; charset=utf-8\r\n' +
+      `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}
+
+function pathOf(url = '/'): string {
+  const query = url.indexOf('?');
+  const path = query < 0 ? url : url.slice(0, query);
+  return path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+}

@@ -1,0 +1,145 @@
+/**
+ * What a subscription may be, over real WebSockets: the same validation and
+ * limits as an HTTP operation (through Apollo's pipeline), argument checks,
+ * the caps per replica and per connection with a clear error, and an
+ * operation log line per subscription start and end.
+ */
+import WebSocket from 'ws';
+import { DEFAULT_LIMITS, DEFAULT_SUBSCRIPTIONS_CONFIG } from '../../src/config';
+import type { Logger } from '../../src/observability/logger';
+import { registryValue } from './support/registryValue';
+import { startLiveOverHttp, type LiveOverHttp } from './support/liveOverHttp';
+import { connect, subscribe, type Subscriber } from './support/subscriber';
+
+jest.setTimeout(30_000);
+
+const TOP = `subscription { topArticles(limit: 3) { rank value fetchedAt } }`;
+
+interface LogLine {
+  level: string;
+  fields: Record<string, unknown>;
+  message: string;
+}
+
+function recordingLogger(lines: LogLine[]): Pick<Logger, 'debug' | 'info' | 'warn' | 'error'> {
+  const at =
+    (level: string) =>
+    (fields: unknown, message?: string): void => {
+      lines.push(
+        typeof fields === 'string'
+          ? { level, fields: {}, message: fields }
+          : { level, fields: fields as Record<string, unknown>, message: message ?? '' },
+      );
+    };
+  return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } as Pick<
+    Logger,
+    'debug' | 'info' | 'warn' | 'error'
+  >;
+}
+
+let live: LiveOverHttp | undefined;
+const subscribers: Subscriber<unknown>[] = [];
+
+afterEach(async () => {
+  await Promise.all(subscribers.splice(0).map((subscriber) => subscriber.dispose()));
+  await live?.close();
+  live = undefined;
+});
+
+function track<T>(subscriber: Subscriber<T>): Subscriber<T> {
+  subscribers.push(subscriber as Subscriber<unknown>);
+  return subscriber;
+}
+
+function codesOf(outcome: { completed: true } | { error: unknown }): unknown[] {
+  if (!('error' in outcome) || !Array.isArray(outcome.error)) return [];
+  return (outcome.error as { extensions?: { code?: unknown } }[]).map((error) => error.extensions?.code);
+}
+
+it('applies the operation limits of Apollo’s pipeline and refuses queries and bad arguments over the socket, before any vendor query', async () => {
+  live = await startLiveOverHttp({ limits: { ...DEFAULT_LIMITS, maxAliases: 1 } });
+  const aliases = track(subscribe(live.wsUrl, `subscription { topArticles { a: rank b: rank c: value } }`));
+  const query = track(subscribe(live.wsUrl, `{ topArticles(limit: 1) { rank } }`));
+  const unknown = track(subscribe(live.wsUrl, `subscription { nope }`));
+  const limit = track(subscribe(live.wsUrl, `subscription { topArticles(limit: 500) { rank } }`));
+  const tooMany = track(
+    subscribe(live.wsUrl, `subscription ($urls: [String!]!) { articleAnalytics(urls: $urls) { pageViews } }`, {
+      urls: Array.from({ length: 51 }, (_, index) => `https://news.example/${index}`),
+    }),
+  );
+  expect(codesOf(await aliases.ended)).toEqual(['MAX_ALIASES_LIMIT']);
+  expect(codesOf(await query.ended)).toEqual(['BAD_USER_INPUT']);
+  expect(codesOf(await unknown.ended)).toEqual(['GRAPHQL_VALIDATION_FAILED']);
+  expect(codesOf(await limit.ended)).toEqual(['BAD_USER_INPUT']);
+  const refused = await tooMany.ended;
+  expect(codesOf(refused)).toEqual(['BAD_USER_INPUT']);
+  expect(JSON.stringify(refused)).toContain('must hold 1 to 50 urls (REPORTING_MAX_ROWS), got 51');
+  expect(live.recorder.dashboards).toHaveLength(0);
+});
+
+it('refuses a subscription over MAX_SUBSCRIPTIONS_PER_CONNECTION on that connection only, and over MAX_SUBSCRIPTIONS on any', async () => {
+  live = await startLiveOverHttp({ subscriptions: { ...DEFAULT_SUBSCRIPTIONS_CONFIG, maxSubscriptions: 3, maxPerConnection: 2 } });
+  const client = connect(live.wsUrl);
+  const [one, two, three] = [1, 2, 3].map(() => track(subscribe(live!.wsUrl, TOP, {}, client)));
+  await Promise.all([one.received(1), two.received(1)]);
+  const overConnection = await three.ended;
+  expect(codesOf(overConnection)).toEqual(['SUBSCRIPTION_LIMIT']);
+  expect(JSON.stringify(overConnection)).toContain('maximum of 2 subscriptions (MAX_SUBSCRIPTIONS_PER_CONNECTION)');
+
+  const other = connect(live.wsUrl);
+  const four = track(subscribe(live.wsUrl, TOP, {}, other));
+  await four.received(1);
+  const five = track(subscribe(live.wsUrl, TOP, {}, other));
+  const overReplica = await five.ended;
+  expect(codesOf(overReplica)).toEqual(['SUBSCRIPTION_LIMIT']);
+  expect(JSON.stringify(overReplica)).toContain('maximum of 3 subscriptions (MAX_SUBSCRIPTIONS)');
+  // The refused ones never opened; the others still flow.
+  expect(await registryValue(live.metrics.registry, 'subgraph_subscriptions_open', { field: 'topArticles' })).toBe(3);
+  one.unsubscribe();
+  const six = track(subscribe(live.wsUrl, TOP, {}, other));
+  expect((await six.received(1))[0].errors).toBeUndefined();
+});
+
+it('writes an operation log line when each subscription starts and ends', async () => {
+  const lines: LogLine[] = [];
+  live = await startLiveOverHttp({}, { logger: recordingLogger(lines) });
+  const subscriber = track(subscribe(live.wsUrl, TOP));
+  await subscriber.received(1);
+  const started = lines.find((line) => line.message === 'subscription started');
+  expect(started?.fields).toMatchObject({ field: 'topArticles' });
+  // Apollo's own operation line too: the subscribe message went through its pipeline.
+  expect(lines.some((line) => line.message === 'graphql operation' && line.fields.operationType === 'subscription')).toBe(true);
+  await subscriber.dispose();
+  subscribers.splice(0);
+  await waitFor(() => lines.some((line) => line.message === 'subscription ended'));
+  const ended = lines.find((line) => line.message === 'subscription ended');
+  expect(ended?.fields).toMatchObject({ subscription: started?.fields.subscription, field: 'topArticles', events: 1 });
+});
+
+/** Polls a condition the server reaches on its own after a client's close (no event reaches the test). */
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let attempt = 0; attempt < 200 && !condition(); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+  expect(condition()).toBe(true);
+}
+
+it('lets the subscription gate refuse an upgrade (its HTTP status) or a connection (4403), and admit the others', async () => {
+  live = await startLiveOverHttp(
+    {},
+    {
+      subscriptionGate: {
+        admitUpgrade: async (request) => (request.headers['x-refuse'] === undefined ? undefined : { status: 401, message: 'no proof' }),
+        admitConnection: async (_request, params) => (params?.token === 'proof' ? {} : undefined),
+      },
+    },
+  );
+  const refusedUpgrade = await new Promise<number>((resolve) => {
+    const socket = new WebSocket(live!.wsUrl, 'graphql-transport-ws', { headers: { 'x-refuse': '1' } });
+    socket.on('unexpected-response', (_request, response) => resolve(response.statusCode ?? 0));
+    socket.on('error', () => undefined);
+  });
+  expect(refusedUpgrade).toBe(401);
+  const refused = track(subscribe(live.wsUrl, TOP, {}, connect(live.wsUrl, { token: 'wrong' })));
+  expect(await refused.closed).toEqual({ code: 4403, reason: 'Forbidden' });
+  const admitted = track(subscribe(live.wsUrl, TOP, {}, connect(live.wsUrl, { token: 'proof' })));
+  expect((await admitted.received(1))[0].errors).toBeUndefined();
+});
