@@ -22,19 +22,22 @@ import { DEMO_EMAIL, DEMO_PASSWORD } from './upstreamClient';
  * and prints a Markdown report for bench/README.md.
  * `npm run bench -- overhead` runs only the side-by-side overhead scenario,
  * `npm run bench -- profile` only the CPU profile split, `npm run bench -- newsroom`
- * only the newsroom on one query a minute (bench/newsroom.ts). The whole run ends
+ * only the newsroom on one query a minute (bench/newsroom.ts), `npm run bench -- fair-share`
+ * the newsroom plus one greedy dashboard caller (bench/fairShare.ts). The whole run ends
  * with the replicas and response-cache scenarios, each its own script
  * (`npm run bench:replicas`, `npm run bench:response-cache`).
  */
 
 const SEED = 42;
-const SCENARIOS = ['all', 'overhead', 'profile', 'newsroom'] as const;
+const SCENARIOS = ['all', 'overhead', 'profile', 'newsroom', 'fair-share'] as const;
 
 async function main(): Promise<void> {
   const scenario = process.argv[2] ?? 'all';
   if (!(SCENARIOS as readonly string[]).includes(scenario)) throw new Error(`unknown scenario ${scenario}; one of ${SCENARIOS.join(', ')}`);
   // The newsroom scenario (issue 21) runs alone: about 11 minutes against the realistic profile's real budget.
   if (scenario === 'newsroom') return runScript('newsroom.ts');
+  // The fair share (issue 28): the newsroom plus one greedy dashboard caller, about 5 minutes.
+  if (scenario === 'fair-share') return runScript('fairShare.ts');
   if (scenario === 'all') await benchEmulatorAndSubgraph();
   if (scenario !== 'profile') await printOverhead();
   if (scenario !== 'overhead') process.stdout.write(`\n${await profileSubgraph()}`);
