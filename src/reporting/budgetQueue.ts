@@ -9,7 +9,7 @@ import { refused, shareSpent, waitsForSlot } from './tables/errors';
 import { MetricPlan } from './tables/metricPlan';
 
 /**
- * The kinds of asks, in the order they get the next budget slot (see `order`):
+ * The kinds of asks (the order they get the next budget slot in: see `order`):
  * - `unserved`: a table ask with nothing to serve it, not even stale numbers;
  * - `outside`: asks for articles no table holds (merged by url and metric), within their share;
  * - `refresh`: a table in demand refetched before it expires (nobody waits for it);
@@ -216,9 +216,25 @@ export class BudgetQueue {
     return roomAt > now ? shareSpent(roomAt - now) : undefined;
   }
 
-  /** Work of another kind waits for a slot (its asks, or a refresh): the newsroom's, ahead of any caller's ad-hoc asks. */
+  /**
+   * The newsroom's work waits for a slot the order would give it before this
+   * kind's ask: another kind's asks, or a refresh unless the dashboards may
+   * still go before refreshes (`dashboardsBeforeRefreshes`).
+   */
   private newsroomWaits(kind: AskKind): boolean {
-    return this.waiting.some((ask) => ask.kind !== kind) || [...this.kinds].some((other) => other !== kind && other.hasWork?.() === true);
+    if (this.waiting.some((ask) => ask.kind !== kind)) return true;
+    const refreshes = [...this.kinds].some((other) => other !== kind && other.hasWork?.() === true);
+    return refreshes && !this.dashboardsBeforeRefreshes();
+  }
+
+  /**
+   * Callers' dashboards go before refreshes only while all callers' dashboards
+   * together spent less than one caller's share over the window: a caller gets
+   * its share even while refreshes always wait (at one unit a minute they do),
+   * and however many callers there are, the refreshes keep all the rest.
+   */
+  private dashboardsBeforeRefreshes(): boolean {
+    return this.callerSlots?.roomForAll(this.clock.now()) ?? false;
   }
 
   /** A slot was spent on the asks of these callers: each is charged its part (a merged query's slot is split between them). */
@@ -375,14 +391,17 @@ export class BudgetQueue {
    * 1. table asks with nothing to serve them (not even stale numbers);
    * 2. asks outside the tables while under their share of the tables' slots
    *    (or when no refresh waits);
-   * 3. refreshes, the most demanded first;
-   * 4. asks outside the tables over their share;
-   * 5. callers' ad-hoc dashboard asks, only those of callers within their
-   *    fair share (the others were refused before the order: `refuseOverShare`).
-   * Within a class, the group answering the most asks, then the earliest
-   * deadline. Dashboards used to come first: their query goes
-   * UPSTREAM_QUEUE_TIMEOUT_MS before the slot and the governor holds the slot
-   * for it, so the tables' asks and refreshes lost every slot to one caller.
+   * 3. callers' ad-hoc dashboard asks, while all callers' dashboards spent
+   *    less than one caller's share over the window (`dashboardsBeforeRefreshes`);
+   * 4. refreshes, the most demanded first;
+   * 5. asks outside the tables over their share;
+   * 6. callers' ad-hoc dashboard asks.
+   * Only asks of callers within their own fair share are ever here (the
+   * others are refused at once: `admit`, `refuseOverShare`). Within a class,
+   * the group answering the most asks, then the earliest deadline.
+   * Dashboards used to come first: their query goes UPSTREAM_QUEUE_TIMEOUT_MS
+   * before the slot and the governor holds the slot for it, so the tables'
+   * asks and refreshes lost every slot to one caller.
    */
   private order(): (Candidate & { kind: AskKind }) | undefined {
     const candidates = [...this.kinds].flatMap((kind) => kind.candidates(this.asksOf(kind)).map((candidate) => ({ ...candidate, kind })));
@@ -393,7 +412,15 @@ export class BudgetQueue {
     const refreshes = candidates.some((candidate) => candidate.class === 'refresh');
     const total = this.outsideSlots + this.tableSlots;
     const outsideTurn = !refreshes || this.outsideSlots <= this.options.outsideShare * total;
-    return best('unserved') ?? (outsideTurn ? best('outside') : undefined) ?? best('refresh') ?? best('outside') ?? best('dashboard');
+    const dashboardsFirst = this.dashboardsBeforeRefreshes();
+    return (
+      best('unserved') ??
+      (outsideTurn ? best('outside') : undefined) ??
+      (dashboardsFirst ? best('dashboard') : undefined) ??
+      best('refresh') ??
+      best('outside') ??
+      best('dashboard')
+    );
   }
 
   /** Sleeps until the next look, or until `forgetNextSlot` (or `close`) wakes the loop. */

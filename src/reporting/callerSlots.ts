@@ -50,6 +50,13 @@ export class CallerSlots {
     };
   }
 
+  /** Whether every caller's slots together over the window leave room for one more whole slot within one caller's share. */
+  roomForAll(now: number): boolean {
+    let used = 0;
+    for (const caller of [...this.charges.keys()]) used += this.live(caller, now).reduce((sum, charge) => sum + charge.slots, 0);
+    return used + 1 <= this.slotsPerCaller + EPSILON;
+  }
+
   /** The caller's asks spent `slots` (1, or its part of a merged query) at `now`. */
   charge(caller: string, now: number, slots: number): void {
     this.charges.set(caller, [...this.live(caller, now), { at: now, slots }]);

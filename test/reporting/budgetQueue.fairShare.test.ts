@@ -170,3 +170,31 @@ test('while a table ask waits, a dashboard asked within the lead of the slot doe
   await expect(asked).resolves.toHaveLength(1);
   expect(endpoint.sent.map((body) => body.groupBy)).toEqual([[], ['url'], []]);
 });
+
+test("callers' dashboards go before refreshes only while all of them together spent less than one caller's share; then the refresh comes first", async () => {
+  const { clock, endpoint, tables, dashboards } = setUp({ slotsPerCaller: 1 });
+  await endpoint.query(dashboard(30));
+  await clock.advance(1_000);
+
+  // A refresh waits for the slot (at one unit a minute, one nearly always does), and so does the greedy caller's dashboard.
+  tables.refresh(WEEK, 5, 0);
+  const greedy = dashboards.ask([dashboard(1)], clock.now() + 15_000, 'greedy');
+  await settle();
+  await clock.advance(UNIT_MS - 1_000);
+  await expect(greedy).resolves.toHaveLength(1);
+  expect(endpoint.sent.map((body) => body.groupBy)).toEqual([[], []]);
+
+  // One caller's share of dashboards is spent over the window: the editor's dashboard (its try, 10 s before the slot,
+  // refused by the governor, spent nothing) waits behind the refresh.
+  const sent = endpoint.sent.length;
+  const refusals = endpoint.refusals;
+  const editor = dashboards.ask([dashboard(2)], clock.now() + 4 * UNIT_MS, 'editor');
+  await settle();
+  expect([endpoint.sent.length, endpoint.refusals]).toEqual([sent, refusals + 1]);
+  await clock.advance(UNIT_MS);
+  expect(endpoint.sent.map((body) => body.groupBy)).toEqual([[], [], ['url']]);
+  await clock.advance(UNIT_MS);
+  await expect(editor).resolves.toHaveLength(1);
+  expect(endpoint.sent.map((body) => body.groupBy)).toEqual([[], [], ['url'], []]);
+  expect(endpoint.sent[3].dates).toEqual(dashboard(2).dates);
+});
