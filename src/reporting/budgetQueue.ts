@@ -186,7 +186,6 @@ export class BudgetQueue {
     this.admit(kind, caller);
     const untilSlotMs = this.nextSlotAt - this.clock.now();
     if (untilSlotMs <= kind.leadMs && this.newsroomWaits(kind)) throw refused(untilSlotMs, this.governorRefusal);
-    const release = this.callerSlots?.reserve(caller);
     try {
       const answer = await this.options.reporting.query(body);
       if (answer.cache === 'miss') this.chargeCallers([caller]);
@@ -194,8 +193,6 @@ export class BudgetQueue {
     } catch (error) {
       if (waitsForSlot(error)) this.learnRefusal(error);
       throw error;
-    } finally {
-      release?.();
     }
   }
 

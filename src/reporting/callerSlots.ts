@@ -9,14 +9,20 @@ const EPSILON = 1e-9;
 
 /**
  * The budget queue's ledger of the slots each caller's dashboard asks spent
- * over the last `windowMs` (DASHBOARD_SHARE_WINDOW_SECONDS), and the slots its
- * asks in flight may still spend: the queue (src/reporting/budgetQueue.ts)
- * reads it to decide whether a caller still has room for a whole slot, and
- * when it will. Nothing else counts slots per caller.
+ * over the last `windowMs` (DASHBOARD_SHARE_WINDOW_SECONDS): the queue
+ * (src/reporting/budgetQueue.ts) reads it to decide whether a caller still
+ * has room for a whole slot, and when it will. Nothing else counts slots per
+ * caller.
+ *
+ * Asks in flight are not counted ahead: most are answered from the cache
+ * (no slot), and a caller's dashboard page asks its panels at once, so
+ * counting them would refuse panels that cost nothing. Concurrent tries can
+ * overshoot the share only by what the governor grants at one instant (its
+ * burst: one at real hosts' one a minute); a caller's asks still waiting are
+ * refused as soon as a charge fills its share.
  */
 export class CallerSlots {
   private readonly charges = new Map<string, Charge[]>();
-  private readonly inFlight = new Map<string, number>();
 
   /** `slotsPerCaller`: the most slots one caller may spend over the window (at least 1). */
   constructor(
@@ -27,27 +33,14 @@ export class CallerSlots {
   /** When the caller has room for one more whole slot: `now` if it has, else the instant enough of its slots leave the window. */
   roomAt(caller: string, now: number): number {
     const charges = this.live(caller, now);
-    let used = charges.reduce((sum, charge) => sum + charge.slots, 0) + (this.inFlight.get(caller) ?? 0);
+    let used = charges.reduce((sum, charge) => sum + charge.slots, 0);
     if (used + 1 <= this.slotsPerCaller + EPSILON) return now;
     for (const charge of charges) {
       used -= charge.slots;
       if (used + 1 <= this.slotsPerCaller + EPSILON) return charge.at + this.windowMs;
     }
-    // Only its queries in flight fill the share: they settle within their deadline; a second is the shortest retryAfter.
-    return now + 1_000;
-  }
-
-  /** A query that may spend a slot is in flight for the caller: counted until `release` (then charged, if it spent one). */
-  reserve(caller: string): () => void {
-    this.inFlight.set(caller, (this.inFlight.get(caller) ?? 0) + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const left = (this.inFlight.get(caller) ?? 1) - 1;
-      if (left <= 0) this.inFlight.delete(caller);
-      else this.inFlight.set(caller, left);
-    };
+    // Unreachable: with every charge gone from the window, nothing is used. The window's end is the safe answer.
+    return now + this.windowMs;
   }
 
   /** Whether every caller's slots together over the window leave room for one more whole slot within one caller's share. */

@@ -111,10 +111,8 @@ test("a caller's waiting asks beyond its share are refused as soon as its share 
   await endpoint.query(dashboard(30));
   await clock.advance(1_000);
 
-  // No slot now: both greedy asks and the editor's wait (none of them has spent anything yet; a try in flight
-  // counts in its caller's share until it is refused, so the second is asked once the first waits).
+  // No slot now: both greedy asks and the editor's wait (none of them has spent anything yet).
   const first = dashboards.ask([dashboard(1)], clock.now() + 15_000, 'greedy');
-  await settle();
   const second = dashboards.ask([dashboard(2)], clock.now() + 30_000, 'greedy');
   const editor = dashboards.ask([dashboard(3)], clock.now() + 30_000, 'editor');
   await settle();
@@ -197,4 +195,31 @@ test("callers' dashboards go before refreshes only while all of them together sp
   await expect(editor).resolves.toHaveLength(1);
   expect(endpoint.sent.map((body) => body.groupBy)).toEqual([[], [], ['url'], []]);
   expect(endpoint.sent[3].dates).toEqual(dashboard(2).dates);
+});
+
+test("a caller's panels asked at once are each answered from the cache, however few slots its share has left: a try in flight is not counted ahead", async () => {
+  const clock = new FakeClock(START);
+  const vendor = fakeDashboard({ clock, unitMs: UNIT_MS, urls: ['https://news.example/a'] });
+  const cached = new Map<string, Awaited<ReturnType<typeof vendor.query>>>();
+  const endpoint = {
+    async query(body: DashboardQueryBody) {
+      const hit = cached.get(JSON.stringify(body));
+      if (hit !== undefined) return { ...hit, cache: 'hit' as const };
+      const answer = await vendor.query(body);
+      cached.set(JSON.stringify(body), answer);
+      return answer;
+    },
+  };
+  const queue = new BudgetQueue({ reporting: endpoint, clock, outsideShare: 0.5, callerShare: { slotsPerCaller: 2, windowMs: WINDOW_MS } });
+  const dashboards = new DashboardAsks({ queue, dashboard: endpoint, clock, unitLeadMs: 0 });
+  for (const days of [1, 2, 3]) {
+    await endpoint.query(dashboard(days));
+    await clock.advance(UNIT_MS);
+  }
+  await expect(dashboards.ask([dashboard(4)], clock.now() + 20_000, 'editor')).resolves.toHaveLength(1);
+
+  // One slot of two spent: three panels at once, all cached, all answered; no slot spent.
+  const panels = await Promise.all([1, 2, 3].map((days) => dashboards.ask([dashboard(days)], clock.now() + 20_000, 'editor')));
+  expect(panels.flat().filter((answer) => answer instanceof Error)).toEqual([]);
+  expect(vendor.sent).toHaveLength(4);
 });
