@@ -65,7 +65,7 @@ export class DashboardAsks implements AskKind {
   /** Per kind, the body a query last fetched: an ask it covers is answered from its cached answer rather than waiting. */
   private readonly lastFetched = new Map<string, DashboardQueryBody>();
 
-  constructor(private readonly options: DashboardAsksOptions) {
+  constructor(options: DashboardAsksOptions) {
     this.leadMs = options.unitLeadMs;
     this.queue =
       options.queue ??
@@ -134,7 +134,7 @@ export class DashboardAsks implements AskKind {
       if (!waitsForSlot(error)) throw error;
       refusal = error;
     }
-    const covered = await this.fromLastFetched(body);
+    const covered = await this.fromLastFetched(body, caller);
     if (covered !== undefined) return covered;
     const slotAt = this.queue.clock.now() + (refusal.retryAfterSeconds ?? 1) * 1000;
     if (refusal.retryAfterSeconds === undefined || slotAt > deadline) throw refusal;
@@ -145,13 +145,16 @@ export class DashboardAsks implements AskKind {
    * A body of the kind fetched earlier that carries every metric of this one
    * (a merged query's union): its answer is still in the answer cache while
    * fresh (or stale-if-error), so the ask is sliced from it instead of waiting.
+   * Asked through the queue like any try: if it is no longer cached, its query
+   * keeps the queue's rules (the caller's share, the newsroom first) and its
+   * slot counts in the caller's share.
    */
-  private async fromLastFetched(body: DashboardQueryBody): Promise<DashboardAnswer | undefined> {
+  private async fromLastFetched(body: DashboardQueryBody, caller: string): Promise<DashboardAnswer | undefined> {
     const fetched = this.lastFetched.get(kindOf(body));
     if (fetched === undefined || !carriesMetrics(fetched, body.metrics) || dashboardBodyKey(fetched) === dashboardBodyKey(body))
       return undefined;
     try {
-      const sliced = sliceAnswer(await this.options.dashboard.query(fetched), body.metrics);
+      const sliced = sliceAnswer(await this.queue.tryNow(this, fetched, caller), body.metrics);
       return sliced instanceof Error ? undefined : sliced;
     } catch {
       // Not cached any more (and no slot): the ask waits like any other.
