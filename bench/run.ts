@@ -23,13 +23,14 @@ import { DEMO_EMAIL, DEMO_PASSWORD } from './upstreamClient';
  * `npm run bench -- overhead` runs only the side-by-side overhead scenario,
  * `npm run bench -- profile` only the CPU profile split, `npm run bench -- newsroom`
  * only the newsroom on one query a minute (bench/newsroom.ts), `npm run bench -- live`
- * only the live numbers' subscribers (bench/live.ts). The whole run ends
+ * only the live numbers' subscribers (bench/live.ts), `npm run bench -- fair-share`
+ * the newsroom plus one greedy dashboard caller (bench/fairShare.ts). The whole run ends
  * with the replicas and response-cache scenarios, each its own script
  * (`npm run bench:replicas`, `npm run bench:response-cache`).
  */
 
 const SEED = 42;
-const SCENARIOS = ['all', 'overhead', 'profile', 'newsroom', 'live'] as const;
+const SCENARIOS = ['all', 'overhead', 'profile', 'newsroom', 'live', 'fair-share'] as const;
 
 async function main(): Promise<void> {
   const scenario = process.argv[2] ?? 'all';
@@ -38,6 +39,8 @@ async function main(): Promise<void> {
   if (scenario === 'newsroom') return runScript('newsroom.ts');
   // The live numbers scenario (issue 30) runs alone too: 500 subscribers for LIVE_BENCH_SECONDS (default 5 minutes).
   if (scenario === 'live') return runScript('live.ts');
+  // The fair share (issue 28): the newsroom plus one greedy dashboard caller, about 5 minutes.
+  if (scenario === 'fair-share') return runScript('fairShare.ts');
   if (scenario === 'all') await benchEmulatorAndSubgraph();
   if (scenario !== 'profile') await printOverhead();
   if (scenario !== 'overhead') process.stdout.write(`\n${await profileSubgraph()}`);

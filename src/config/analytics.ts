@@ -21,6 +21,13 @@ export interface AnalyticsConfig {
   maxStalenessSeconds: number;
   /** Share of the reporting units kept for cold asks when refreshes also wait (ANALYTICS_COLD_SHARE, above 0, at most 1). */
   coldShare: number;
+  /**
+   * The fair share (DASHBOARD_SHARE_PER_CALLER, above 0, at most 1): the most of the reporting units one
+   * caller's `dashboard` asks may take over DASHBOARD_SHARE_WINDOW_SECONDS; over it, refused at once.
+   */
+  dashboardSharePerCaller: number;
+  /** The window the fair share is counted over (DASHBOARD_SHARE_WINDOW_SECONDS). */
+  dashboardShareWindowSeconds: number;
 }
 
 /** What the server uses when a caller (a test) gives no analytics configuration. */
@@ -30,6 +37,10 @@ export const DEFAULT_ANALYTICS_CONFIG: AnalyticsConfig = Object.freeze({
   askDeadlineMs: 20_000,
   maxStalenessSeconds: 900,
   coldShare: 0.5,
+  // At real hosts' one unit a minute: 2 units per caller per 10 minutes, so one greedy dashboard client
+  // leaves the newsroom 8 of every 10 units, and a person exploring dashboards gets an answer every few minutes.
+  dashboardSharePerCaller: 0.2,
+  dashboardShareWindowSeconds: 600,
 });
 
 /**
@@ -51,5 +62,9 @@ export function readAnalytics(reader: EnvReader, reportingMaxRows: number): Anal
     maxStalenessSeconds:
       reader.integer('ANALYTICS_MAX_STALENESS_SECONDS', { min: 0, max: 86_400 }) ?? DEFAULT_ANALYTICS_CONFIG.maxStalenessSeconds,
     coldShare: reader.decimal('ANALYTICS_COLD_SHARE', { above: 0, max: 1 }) ?? DEFAULT_ANALYTICS_CONFIG.coldShare,
+    dashboardSharePerCaller:
+      reader.decimal('DASHBOARD_SHARE_PER_CALLER', { above: 0, max: 1 }) ?? DEFAULT_ANALYTICS_CONFIG.dashboardSharePerCaller,
+    dashboardShareWindowSeconds:
+      reader.integer('DASHBOARD_SHARE_WINDOW_SECONDS', { min: 1, max: 86_400 }) ?? DEFAULT_ANALYTICS_CONFIG.dashboardShareWindowSeconds,
   };
 }

@@ -84,7 +84,8 @@ export function createContext(shared: SharedDependencies, caller: Caller = OPEN_
   const metrics = shared.metrics;
   const { tables, dashboards } = shared.reportingService;
   const analyticsDeadline = now() + shared.analytics.askDeadlineMs;
-  const reporting = withDashboardAllowance(dashboards.asker(analyticsDeadline), allowance);
+  // The caller's id goes with each dashboard ask: the budget queue counts its slots in that caller's fair share.
+  const reporting = withDashboardAllowance(dashboards.asker(analyticsDeadline, caller.id), allowance);
   const askOutcomes: AskOutcome[] = [];
   const recommender: RenderEndpoint = { render: countingCacheHits((params: RenderParams) => shared.recommender.render(params), allowance) };
   return {

@@ -4,17 +4,18 @@ import type { UpstreamError } from '../upstream/failures/upstreamError';
 import { NO_OBSERVER, safeObserver, type AskKindName, type UpstreamObserver } from '../upstream/observer';
 import type { DashboardAnswer } from './dashboard/metricKinds';
 import type { Clock } from './tables/clock';
-import { refused, waitsForSlot } from './tables/errors';
+import { CallerSlots } from './callerSlots';
+import { refused, shareSpent, waitsForSlot } from './tables/errors';
 import { MetricPlan } from './tables/metricPlan';
 
 /**
- * The kinds of asks, in the order they get the next budget slot (see `order`):
- * - `dashboard`: a dashboard body refused a slot (merged by metric);
+ * The kinds of asks (the order they get the next budget slot in: see `order`):
  * - `unserved`: a table ask with nothing to serve it, not even stale numbers;
  * - `outside`: asks for articles no table holds (merged by url and metric), within their share;
- * - `refresh`: a table in demand refetched before it expires (nobody waits for it).
+ * - `refresh`: a table in demand refetched before it expires (nobody waits for it);
+ * - `dashboard`: a caller's ad-hoc dashboard body refused a slot (merged by metric), within its caller's share.
  */
-export type AskClass = 'dashboard' | 'unserved' | 'outside' | 'refresh';
+export type AskClass = 'unserved' | 'outside' | 'refresh' | 'dashboard';
 
 /** One ask waiting in the queue for a slot. */
 export interface QueuedAsk<Outcome = unknown> {
@@ -24,6 +25,8 @@ export interface QueuedAsk<Outcome = unknown> {
   /** When it began to wait. */
   readonly since: number;
   readonly deadline: number;
+  /** Whose ad-hoc ask it is (`context.caller.id`): its slots count in that caller's fair share. Absent: the newsroom's shared work (tables). */
+  readonly caller?: string;
   settled: boolean;
   settle(outcome: Outcome | Error): void;
 }
@@ -93,6 +96,27 @@ export interface BudgetQueueOptions {
   plan?: MetricPlan;
   /** Hears the asks waiting, refused and answered per slot, and the tables fetched (the metrics; tests record it). */
   observer?: UpstreamObserver;
+  /**
+   * The fair share (DASHBOARD_SHARE_PER_CALLER of the slots over DASHBOARD_SHARE_WINDOW_SECONDS): the most slots
+   * one caller's asks may spend over `windowMs`. Absent: no caller is limited (a queue of one kind, in tests).
+   */
+  callerShare?: CallerShare;
+}
+
+/** The slots one caller's ad-hoc asks may spend over a window (see `callerShareOf`). */
+export interface CallerShare {
+  slotsPerCaller: number;
+  windowMs: number;
+}
+
+/**
+ * DASHBOARD_SHARE_PER_CALLER of the slots the governor grants over the window
+ * (REPORTING_RATE_PER_MINUTE of them a minute), rounded down, at least one:
+ * a share of the budget, not of what happened to be spent, so a caller's first
+ * ask on a quiet budget is not refused for being all of it.
+ */
+export function callerShareOf(share: number, windowSeconds: number, slotsPerMinute: number): CallerShare {
+  return { slotsPerCaller: Math.max(1, Math.floor(share * slotsPerMinute * (windowSeconds / 60))), windowMs: windowSeconds * 1000 };
 }
 
 /**
@@ -121,6 +145,8 @@ export class BudgetQueue {
   /** Slots spent on asks outside the tables, and on whole tables (first fetches and refreshes): the outside share's count. */
   private outsideSlots = 0;
   private tableSlots = 0;
+  /** Slots each caller's ad-hoc asks spent over the share's window (the fair share's count: nothing beside the queue counts them). */
+  private readonly callerSlots: CallerSlots | undefined;
   /** Ends the run loop's current sleep early (the next slot was forgotten). */
   private wake: (() => void) | undefined;
   private readonly stopListening: (() => void) | undefined;
@@ -129,6 +155,8 @@ export class BudgetQueue {
     this.plan = options.plan ?? new MetricPlan();
     this.clock = options.clock;
     this.observer = safeObserver(options.observer ?? NO_OBSERVER);
+    const share = options.callerShare;
+    this.callerSlots = share === undefined ? undefined : new CallerSlots(share.slotsPerCaller, share.windowMs);
     this.stopListening = options.reporting.onBudgetShared?.(() => this.forgetNextSlot());
   }
 
@@ -143,14 +171,91 @@ export class BudgetQueue {
     this.wake?.();
   }
 
-  /** Sends a body at once, outside the queue's order (an ask that may find a slot free); a refusal teaches the next slot. */
-  async tryNow(body: DashboardQueryBody): Promise<DashboardAnswer> {
+  /**
+   * Sends a caller's ad-hoc ask at once, outside the queue's order (it may
+   * find a slot free, or its answer cached); a refusal teaches the next slot.
+   * Two rules come first, so the ask never spends a slot it may not have:
+   * - over its caller's fair share, it is refused at once (`shareSpent`, with
+   *   retryAfter), before any try at the endpoint, and never waits here;
+   * - while the newsroom's work waits (table asks, refreshes) and the slot is
+   *   within the kind's lead (UPSTREAM_QUEUE_TIMEOUT_MS: the governor would
+   *   hold this query until the slot and give it the slot), it does not try:
+   *   it waits in the order, behind them (issue 28: a greedy caller took 5 of 6 slots so).
+   */
+  async tryNow(kind: AskKind, body: DashboardQueryBody, caller: string): Promise<DashboardAnswer> {
+    this.admit(kind, caller);
+    const untilSlotMs = this.nextSlotAt - this.clock.now();
+    if (untilSlotMs <= kind.leadMs && this.newsroomWaits(kind)) throw refused(untilSlotMs, this.governorRefusal);
     try {
       const answer = await this.options.reporting.query(body);
+      if (answer.cache === 'miss') this.chargeCallers([caller]);
       return answer;
     } catch (error) {
       if (waitsForSlot(error)) this.learnRefusal(error);
       throw error;
+    }
+  }
+
+  /** Over its share, the caller's ask is refused at once (told to the observer): nobody else waits for it. */
+  private admit(kind: AskKind, caller: string): void {
+    const refusal = this.shareRefusal(caller);
+    if (refusal === undefined) return;
+    this.observer.askRefused(kind.name, 'share');
+    this.observer.callerAskRefused(caller);
+    throw refusal;
+  }
+
+  /** The refusal of a caller with no room for a whole slot in its share now (undefined: it has room). */
+  private shareRefusal(caller: string): Error | undefined {
+    if (this.callerSlots === undefined) return undefined;
+    const now = this.clock.now();
+    const roomAt = this.callerSlots.roomAt(caller, now);
+    return roomAt > now ? shareSpent(roomAt - now) : undefined;
+  }
+
+  /**
+   * The newsroom's work waits for a slot the order would give it before this
+   * kind's ask: another kind's asks, or a refresh unless the dashboards may
+   * still go before refreshes (`dashboardsBeforeRefreshes`).
+   */
+  private newsroomWaits(kind: AskKind): boolean {
+    if (this.waiting.some((ask) => ask.kind !== kind)) return true;
+    const refreshes = [...this.kinds].some((other) => other !== kind && other.hasWork?.() === true);
+    return refreshes && !this.dashboardsBeforeRefreshes();
+  }
+
+  /**
+   * Callers' dashboards go before refreshes only while all callers' dashboards
+   * together spent less than one caller's share over the window: a caller gets
+   * its share even while refreshes always wait (at one unit a minute they do),
+   * and however many callers there are, the refreshes keep all the rest.
+   */
+  private dashboardsBeforeRefreshes(): boolean {
+    return this.callerSlots?.roomForAll(this.clock.now()) ?? false;
+  }
+
+  /** A slot was spent on the asks of these callers: each is charged its part (a merged query's slot is split between them). */
+  private chargeCallers(callers: readonly string[]): void {
+    const distinct = [...new Set(callers)];
+    if (distinct.length === 0) return;
+    const now = this.clock.now();
+    for (const caller of distinct) {
+      this.callerSlots?.charge(caller, now, 1 / distinct.length);
+      this.observer.callerSlotsSpent(caller, 1 / distinct.length);
+    }
+    // A caller's share fills only when it is charged: its asks still waiting are refused now, not at their deadline.
+    this.refuseOverShare();
+  }
+
+  /** Waiting asks whose caller's share filled while they waited (its other asks took slots) get the share's refusal now. */
+  private refuseOverShare(): void {
+    for (const ask of [...this.waiting]) {
+      if (ask.caller === undefined || ask.settled) continue;
+      const refusal = this.shareRefusal(ask.caller);
+      if (refusal === undefined) continue;
+      this.observer.askRefused(ask.kind.name, 'share');
+      this.observer.callerAskRefused(ask.caller);
+      ask.settle(refusal);
     }
   }
 
@@ -260,6 +365,7 @@ export class BudgetQueue {
         }
         // The kinds read what they need for their turn first (what other replicas wait for): asks arriving meanwhile join the order.
         for (const kind of this.kinds) await kind.beforeOrder?.(this.asksOf(kind));
+        this.refuseOverShare();
         const candidate = this.order();
         if (candidate === undefined) return;
         const turn = await candidate.take();
@@ -278,16 +384,21 @@ export class BudgetQueue {
   }
 
   /**
-   * Who gets the next slot, in one place:
-   * 1. dashboard asks (they go UPSTREAM_QUEUE_TIMEOUT_MS before the slot and
-   *    the governor holds it for them, so they come first: issue 28 item 4);
-   * 2. table asks with nothing to serve them (not even stale numbers);
-   * 3. asks outside the tables while under their share of the tables' slots
+   * Who gets the next slot, in one place. The newsroom first (issue 28 item 4):
+   * 1. table asks with nothing to serve them (not even stale numbers);
+   * 2. asks outside the tables while under their share of the tables' slots
    *    (or when no refresh waits);
+   * 3. callers' ad-hoc dashboard asks, while all callers' dashboards spent
+   *    less than one caller's share over the window (`dashboardsBeforeRefreshes`);
    * 4. refreshes, the most demanded first;
-   * 5. asks outside the tables over their share (nothing else waits).
-   * Within a class, the group answering the most asks, then the earliest
-   * deadline. A per-caller fair share is one more rule here.
+   * 5. asks outside the tables over their share;
+   * 6. callers' ad-hoc dashboard asks.
+   * Only asks of callers within their own fair share are ever here (the
+   * others are refused at once: `admit`, `refuseOverShare`). Within a class,
+   * the group answering the most asks, then the earliest deadline.
+   * Dashboards used to come first: their query goes UPSTREAM_QUEUE_TIMEOUT_MS
+   * before the slot and the governor holds the slot for it, so the tables'
+   * asks and refreshes lost every slot to one caller.
    */
   private order(): (Candidate & { kind: AskKind }) | undefined {
     const candidates = [...this.kinds].flatMap((kind) => kind.candidates(this.asksOf(kind)).map((candidate) => ({ ...candidate, kind })));
@@ -298,7 +409,15 @@ export class BudgetQueue {
     const refreshes = candidates.some((candidate) => candidate.class === 'refresh');
     const total = this.outsideSlots + this.tableSlots;
     const outsideTurn = !refreshes || this.outsideSlots <= this.options.outsideShare * total;
-    return best('dashboard') ?? best('unserved') ?? (outsideTurn ? best('outside') : undefined) ?? best('refresh') ?? best('outside');
+    const dashboardsFirst = this.dashboardsBeforeRefreshes();
+    return (
+      best('unserved') ??
+      (outsideTurn ? best('outside') : undefined) ??
+      (dashboardsFirst ? best('dashboard') : undefined) ??
+      best('refresh') ??
+      best('outside') ??
+      best('dashboard')
+    );
   }
 
   /** Sleeps until the next look, or until `forgetNextSlot` (or `close`) wakes the loop. */
@@ -334,6 +453,7 @@ export class BudgetQueue {
     this.nextSlotAt = 0;
     if (turn.share === 'outside') this.outsideSlots += 1;
     else if (turn.share === 'table') this.tableSlots += 1;
+    if (answer.cache === 'miss') this.chargeCallers(turn.asks.flatMap((ask) => (ask.caller === undefined ? [] : [ask.caller])));
     this.observer.slotSpent(kind.name, await turn.answered(answer));
   }
 }

@@ -2,7 +2,7 @@ import type { Config } from '../config';
 import type { Metrics } from '../observability/metrics/metrics';
 import type { DashboardEndpoint } from '../upstream/endpoints/dashboard';
 import { upstreamMetricsObserver } from '../upstream/metricsObserver';
-import { BudgetQueue } from './budgetQueue';
+import { BudgetQueue, callerShareOf } from './budgetQueue';
 import { DashboardAsks } from './dashboard/dashboardAsks';
 import { AnalyticsTables, type AnalyticsTablesOptions } from './tables/analyticsTables';
 import type { AnalyticsBoard } from './tables/analyticsBoard';
@@ -27,13 +27,14 @@ export interface ReportingService {
 }
 
 /**
- * The settings it reads: ANALYTICS_*, DASHBOARD_CACHE_TTL_SECONDS, REPORTING_MAX_ROWS and
+ * The settings it reads: ANALYTICS_*, DASHBOARD_CACHE_TTL_SECONDS, REPORTING_MAX_ROWS,
  * UPSTREAM_QUEUE_TIMEOUT_MS (how long before the next slot a waiting dashboard query may go:
- * the governor holds it until then).
+ * the governor holds it until then), and DASHBOARD_SHARE_* with REPORTING_RATE_PER_MINUTE
+ * (the slots one caller's dashboards may spend over the share's window).
  */
 export type ReportingServiceConfig = Pick<Config, 'analytics' | 'reportingMaxRows'> & {
   cache: Pick<Config['cache'], 'dashboardTtlSeconds'>;
-  governor: Pick<Config['governor'], 'queueTimeoutMs'>;
+  governor: Pick<Config['governor'], 'queueTimeoutMs' | 'reportingPerMinute'>;
 };
 
 export interface ReportingServiceOptions {
@@ -79,6 +80,11 @@ export function createReportingService(options: ReportingServiceOptions): Report
     reporting: options.dashboard,
     clock: options.clock,
     outsideShare: options.config.analytics.coldShare,
+    callerShare: callerShareOf(
+      options.config.analytics.dashboardSharePerCaller,
+      options.config.analytics.dashboardShareWindowSeconds,
+      options.config.governor.reportingPerMinute,
+    ),
     ...(options.metrics === undefined ? {} : { observer: upstreamMetricsObserver(options.metrics) }),
   });
   const store = options.tableStore ?? new MemoryTableStore();

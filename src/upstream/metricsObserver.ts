@@ -30,6 +30,8 @@ export function upstreamMetricsObserver(metrics: Metrics): UpstreamObserver {
     // The analytics series count the tables' asks (as before the one queue); dashboards have their own counts.
     askRefused: (kind, reason) => (kind === 'table' ? metrics.recordAnalyticsRefusal(reason) : undefined),
     slotSpent: (kind, asks) => (kind === 'table' ? metrics.recordAnalyticsAnswered(asks) : undefined),
+    callerSlotsSpent: (caller, slots) => metrics.recordCallerSlots(caller, slots),
+    callerAskRefused: (caller) => metrics.recordCallerRefusal(caller),
     tableFetched: (table, fetchedAt) => metrics.recordTableFetched(table, fetchedAt),
   };
 }

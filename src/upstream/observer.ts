@@ -14,7 +14,7 @@ export interface Where {
 export type AskKindName = 'dashboard' | 'table';
 
 /** Why an ask in reporting's budget queue got an error instead of numbers. */
-export type AskRefusalReason = 'deadline' | 'metric_unavailable' | 'upstream_error';
+export type AskRefusalReason = 'deadline' | 'metric_unavailable' | 'upstream_error' | 'share';
 
 /** One finished HTTP attempt: where, how long, and the status or the failure kind. Never the URL. */
 export interface HttpAttempt extends Where {
@@ -65,6 +65,13 @@ export interface UpstreamObserver {
   askRefused(kind: AskKindName, reason: AskRefusalReason): void;
   /** The budget queue spent a slot on a query of a kind that answered `asks` waiting asks (0: a refresh nobody waited for). */
   slotSpent(kind: AskKindName, asks: number): void;
+  /**
+   * The budget queue charged a caller's ad-hoc asks `slots` of a slot (1, or its part of a merged query).
+   * `caller` is `context.caller.id`: whoever records it must bound it (metrics: BoundedLabel).
+   */
+  callerSlotsSpent(caller: string, slots: number): void;
+  /** The budget queue refused a caller's ask at once: its fair share of the slots is spent. */
+  callerAskRefused(caller: string): void;
   /** A whole analytics table was fetched and stored: its name (window and rank metric, never filter values) and fetchedAt. */
   tableFetched(table: string, fetchedAt: number): void;
 }
@@ -85,6 +92,8 @@ const METHODS: readonly (keyof UpstreamObserver)[] = [
   'asksWaiting',
   'askRefused',
   'slotSpent',
+  'callerSlotsSpent',
+  'callerAskRefused',
   'tableFetched',
 ];
 

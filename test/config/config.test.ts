@@ -56,7 +56,15 @@ describe('loadConfig', () => {
       landingPage: 'sandbox',
       httpTimeouts: { keepAliveMs: 15_000, headersMs: 20_000, requestMs: 30_000, checkIntervalMs: 1_000 },
       cache: { renderTtlSeconds: 60, dashboardTtlSeconds: 60, staleIfErrorSeconds: 600 },
-      analytics: { chunkSize: 500, windowAlignSeconds: 60, askDeadlineMs: 20_000, maxStalenessSeconds: 900, coldShare: 0.5 },
+      analytics: {
+        chunkSize: 500,
+        windowAlignSeconds: 60,
+        askDeadlineMs: 20_000,
+        maxStalenessSeconds: 900,
+        coldShare: 0.5,
+        dashboardSharePerCaller: 0.2,
+        dashboardShareWindowSeconds: 600,
+      },
       governor: { reportingPerMinute: 600, signinPerMinute: 20, renderPerMinute: 6_000, queueTimeoutMs: 2_000 },
       breaker: { cooldownSeconds: 10 },
       redis: undefined,
@@ -112,8 +120,22 @@ describe('loadConfig', () => {
         ANALYTICS_ASK_DEADLINE_MS: '15000',
         ANALYTICS_MAX_STALENESS_SECONDS: '600',
         ANALYTICS_COLD_SHARE: '0.25',
+        DASHBOARD_SHARE_PER_CALLER: '0.1',
+        DASHBOARD_SHARE_WINDOW_SECONDS: '900',
       }).analytics,
-    ).toEqual({ chunkSize: 200, windowAlignSeconds: 0, askDeadlineMs: 15_000, maxStalenessSeconds: 600, coldShare: 0.25 });
+    ).toEqual({
+      chunkSize: 200,
+      windowAlignSeconds: 0,
+      askDeadlineMs: 15_000,
+      maxStalenessSeconds: 600,
+      coldShare: 0.25,
+      dashboardSharePerCaller: 0.1,
+      dashboardShareWindowSeconds: 900,
+    });
+    expect(configError({ DASHBOARD_SHARE_PER_CALLER: '1.5', DASHBOARD_SHARE_WINDOW_SECONDS: '0' }).problems).toEqual([
+      'DASHBOARD_SHARE_PER_CALLER must be a number > 0 and <= 1 (got "1.5")',
+      'DASHBOARD_SHARE_WINDOW_SECONDS must be an integer from 1 to 86400 (got "0")',
+    ]);
     expect(configError({ ANALYTICS_COLD_SHARE: '0', ANALYTICS_ASK_DEADLINE_MS: '-1' }).problems).toEqual([
       'ANALYTICS_ASK_DEADLINE_MS must be an integer from 0 to 120000 (got "-1")',
       'ANALYTICS_COLD_SHARE must be a number > 0 and <= 1 (got "0")',

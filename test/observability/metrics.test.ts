@@ -23,6 +23,24 @@ describe('BoundedLabel', () => {
 });
 
 describe('the upstream metrics observer', () => {
+  it("records each caller's slots and refusals under a bounded caller label: ids as OAuth clients spell them, then __other__", async () => {
+    const metrics = new Metrics({ ...METRICS_DEFAULTS, processMetrics: false });
+    const observer = upstreamMetricsObserver(metrics);
+    observer.callerSlotsSpent('svc-newsroom.web@clients', 1);
+    observer.callerSlotsSpent('svc-newsroom.web@clients', 0.5);
+    observer.callerAskRefused('svc-newsroom.web@clients');
+    observer.callerSlotsSpent('a caller with "quotes" and spaces', 1);
+    for (let index = 0; index < 60; index += 1) observer.callerAskRefused(`client-${index}`);
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('subgraph_reporting_caller_slots_total{caller="svc-newsroom.web@clients"} 1.5');
+    expect(text).toContain('subgraph_reporting_caller_refusals_total{caller="svc-newsroom.web@clients"} 1');
+    expect(text).toContain('subgraph_reporting_caller_slots_total{caller="__other__"} 1');
+    // 50 distinct ids at most: the first (svc-newsroom.web@clients) and 49 clients, the other 11 as __other__.
+    expect(text).toContain('subgraph_reporting_caller_refusals_total{caller="client-48"} 1');
+    expect(text).not.toContain('caller="client-49"');
+    expect(text).toContain('subgraph_reporting_caller_refusals_total{caller="__other__"} 11');
+  });
+
   it('records status classes, timeouts and Retry-After values without URLs', async () => {
     const metrics = new Metrics({ ...METRICS_DEFAULTS, processMetrics: false });
     const observer = upstreamMetricsObserver(metrics);

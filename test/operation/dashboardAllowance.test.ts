@@ -36,7 +36,7 @@ function recording(fail = false, cache: CacheOutcome = 'miss') {
 
 /** The operation's asker over the endpoint: asks of one tick and one kind go as one query; none waits here (a unit is always free). */
 function asker(endpoint: DashboardEndpoint): DashboardAsker {
-  return new DashboardAsks({ dashboard: endpoint, clock: new FakeClock(0), unitLeadMs: 0 }).asker(60_000);
+  return new DashboardAsks({ dashboard: endpoint, clock: new FakeClock(0), unitLeadMs: 0 }).asker(60_000, 'anonymous');
 }
 
 describe('the dashboard within one operation (a DataLoader keyed by the body, batched by kind)', () => {

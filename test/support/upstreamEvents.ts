@@ -19,6 +19,8 @@ export type UpstreamEvent =
   | { type: 'asks_waiting'; kind: AskKindName; count: number }
   | { type: 'ask_refused'; kind: AskKindName; reason: AskRefusalReason }
   | { type: 'slot_spent'; kind: AskKindName; asks: number }
+  | { type: 'caller_slots'; caller: string; slots: number }
+  | { type: 'caller_refused'; caller: string }
   | { type: 'table_fetched'; table: string; fetchedAt: number };
 
 /** Pushes every event it hears onto `events` (or a fresh list, returned as `events`). */
@@ -48,6 +50,8 @@ export function recordEvents(events: UpstreamEvent[] = []): UpstreamObserver & {
     asksWaiting: (kind, count) => events.push({ type: 'asks_waiting', kind, count }),
     askRefused: (kind, reason) => events.push({ type: 'ask_refused', kind, reason }),
     slotSpent: (kind, asks) => events.push({ type: 'slot_spent', kind, asks }),
+    callerSlotsSpent: (caller, slots) => events.push({ type: 'caller_slots', caller, slots }),
+    callerAskRefused: (caller) => events.push({ type: 'caller_refused', caller }),
     tableFetched: (table, fetchedAt) => events.push({ type: 'table_fetched', table, fetchedAt }),
   };
 }

@@ -136,7 +136,16 @@ describe('the failure policy, row by row', () => {
   });
 
   test('every kind has a row without conditions, so no failure goes unmatched', () => {
-    const kinds = ['http', 'timeout', 'network', 'bad_response', 'budget_exhausted', 'circuit_open', 'metric_unavailable'];
+    const kinds = [
+      'http',
+      'timeout',
+      'network',
+      'bad_response',
+      'budget_exhausted',
+      'circuit_open',
+      'metric_unavailable',
+      'caller_share_spent',
+    ];
     const catchAll = FAILURE_POLICY.filter((row) => row.statuses === undefined && row.reasons === undefined && row.service === undefined);
     expect(catchAll.map((row) => row.kind).sort()).toEqual([...kinds].sort());
   });

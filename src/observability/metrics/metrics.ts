@@ -1,14 +1,16 @@
 import type { Registry } from 'prom-client';
-import { BoundedLabel } from './boundedLabel';
+import { BoundedLabel, CALLER_ID_PATTERN } from './boundedLabel';
 import { createInstruments, type Instruments, type MetricsOptions } from './registry';
 
 /** The kinds of asks in the reporting budget queue, as labels (upstream/observer.ts names the events). */
 type AskKindLabel = 'dashboard' | 'table';
 /** Why an ask was refused, as a label. */
-type AskRefusalLabel = 'deadline' | 'metric_unavailable' | 'upstream_error';
+type AskRefusalLabel = 'deadline' | 'metric_unavailable' | 'upstream_error' | 'share';
 
 /** Distinct analytics tables shown by their age; the rest share `__other__`. */
 const TABLE_LABEL_LIMIT = 20;
+/** Distinct callers shown by their id (the budget's fair share); the rest share `__other__`. */
+const CALLER_LABEL_LIMIT = 50;
 
 export interface OperationRecord {
   name: string | null | undefined;
@@ -41,7 +43,7 @@ const BREAKER_VALUES: Record<BreakerState, number> = { closed: 0, half_open: 1, 
 /**
  * The recording functions the rest of the subgraph calls. Label values are
  * bounded by construction: enums, path constants, error codes, and operation
- * names through BoundedLabel. Nothing here takes a URL, a client id or a
+ * names and callers' ids through BoundedLabel. Nothing here takes a URL or a
  * query text.
  */
 export class Metrics {
@@ -49,6 +51,7 @@ export class Metrics {
   private readonly instruments: Instruments;
   private readonly operationNames: BoundedLabel;
   private readonly tableNames = new BoundedLabel(TABLE_LABEL_LIMIT);
+  private readonly callers = new BoundedLabel(CALLER_LABEL_LIMIT, CALLER_ID_PATTERN);
 
   /** `operationNameLimit`: distinct operation names shown as labels (METRICS_DEFAULTS in src/config/metrics.ts). */
   constructor(options: MetricsOptions & { operationNameLimit: number }) {
@@ -144,6 +147,16 @@ export class Metrics {
 
   recordAnalyticsRefusal(reason: AskRefusalLabel): void {
     this.instruments.analyticsRefusals.inc({ reason });
+  }
+
+  /** Slots (or parts of a merged query's slot) a caller's dashboards spent: `subgraph_reporting_caller_slots_total`, bounded label. */
+  recordCallerSlots(caller: string, slots: number): void {
+    this.instruments.callerSlots.inc({ caller: this.callers.valueOf(caller) }, slots);
+  }
+
+  /** A caller's ask refused over its fair share: `subgraph_reporting_caller_refusals_total`, bounded label. */
+  recordCallerRefusal(caller: string): void {
+    this.instruments.callerRefusals.inc({ caller: this.callers.valueOf(caller) });
   }
 
   /** A table's name is its window and rank metric (never filter values), bounded. */

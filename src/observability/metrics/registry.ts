@@ -179,6 +179,18 @@ export function createInstruments(options: MetricsOptions = {}) {
       labelNames: ['kind'] as const,
       registers,
     }),
+    callerSlots: new Counter({
+      name: name('reporting_caller_slots_total'),
+      help: "Slots of the reporting budget spent on each caller's dashboard asks (a merged query's slot split between its callers), by caller (bounded: the first 50 ids, then __other__)",
+      labelNames: ['caller'] as const,
+      registers,
+    }),
+    callerRefusals: new Counter({
+      name: name('reporting_caller_refusals_total'),
+      help: 'Dashboard asks refused at once because their caller spent its fair share of the reporting budget, by caller (bounded like reporting_caller_slots_total)',
+      labelNames: ['caller'] as const,
+      registers,
+    }),
     analyticsTableAge: tableAgeGauge(name('analytics_table_age_seconds'), registers, options.now ?? Date.now),
   };
 }

@@ -1,3 +1,4 @@
+import { OPEN_CALLER } from '../../auth/callers/caller';
 import type { DashboardQueryBody } from '../../upstream/datasources/wire';
 import type { UpstreamError } from '../../upstream/failures/upstreamError';
 import type { UpstreamObserver } from '../../upstream/observer';
@@ -34,8 +35,8 @@ export interface DashboardAsksOptions {
 /** The last body answered per kind is remembered for this many kinds (oldest forgotten first). */
 const REMEMBERED_KINDS = 1000;
 
-/** A dashboard ask waiting in the queue. */
-type Waiter = QueuedAsk<DashboardAnswer> & { body: DashboardQueryBody };
+/** A dashboard ask waiting in the queue, with its caller (whose fair share its slot counts in). */
+type Waiter = QueuedAsk<DashboardAnswer> & { body: DashboardQueryBody; caller: string };
 
 /**
  * Dashboard asks in the budget queue (src/reporting/budgetQueue.ts): asks
@@ -64,7 +65,7 @@ export class DashboardAsks implements AskKind {
   /** Per kind, the body a query last fetched: an ask it covers is answered from its cached answer rather than waiting. */
   private readonly lastFetched = new Map<string, DashboardQueryBody>();
 
-  constructor(private readonly options: DashboardAsksOptions) {
+  constructor(options: DashboardAsksOptions) {
     this.leadMs = options.unitLeadMs;
     this.queue =
       options.queue ??
@@ -76,9 +77,12 @@ export class DashboardAsks implements AskKind {
       });
   }
 
-  /** The asker of one operation, whose asks stop waiting at `deadline` (epoch ms of the queue's clock). */
-  asker(deadline: number): DashboardAsker {
-    return { groupOf: (body) => this.groupOf(body), ask: (bodies) => this.ask(bodies, deadline) };
+  /**
+   * The asker of one operation, whose asks stop waiting at `deadline` (epoch ms of the queue's clock), for
+   * `caller` (`context.caller.id`): the queue counts the slots its asks spend in that caller's fair share.
+   */
+  asker(deadline: number, caller: string): DashboardAsker {
+    return { groupOf: (body) => this.groupOf(body), ask: (bodies) => this.ask(bodies, deadline, caller) };
   }
 
   groupOf(body: DashboardQueryBody, alone = false): string {
@@ -86,15 +90,20 @@ export class DashboardAsks implements AskKind {
     return `kind:${kindOf(body)}`;
   }
 
-  async ask(bodies: readonly DashboardQueryBody[], deadline: number, alone = false): Promise<(DashboardAnswer | Error)[]> {
+  async ask(
+    bodies: readonly DashboardQueryBody[],
+    deadline: number,
+    caller: string = OPEN_CALLER.id,
+    alone = false,
+  ): Promise<(DashboardAnswer | Error)[]> {
     const merged = mergedBody(bodies);
     try {
-      const answer = await this.query(merged, deadline, alone);
+      const answer = await this.query(merged, deadline, caller, alone);
       return bodies.map((body) => sliceAnswer(answer, body.metrics));
     } catch (error) {
       if (splitsOnEmptyBody(error) && distinctCount(bodies) > 1) {
         // One body's metric spoiled the union: each alone, so the others still get their numbers.
-        return Promise.all(bodies.map((body) => this.ask([body], deadline, true).then((results) => results[0])));
+        return Promise.all(bodies.map((body) => this.ask([body], deadline, caller, true).then((results) => results[0])));
       }
       return bodies.map(() => asError(error));
     }
@@ -112,34 +121,40 @@ export class DashboardAsks implements AskKind {
     }));
   }
 
-  /** Tries now; refused for want of a slot, answers from a fetched body that covers it, else waits for the slot within the deadline. */
-  private async query(body: DashboardQueryBody, deadline: number, alone: boolean): Promise<DashboardAnswer> {
+  /**
+   * Tries now (the queue refuses it at once if its caller spent its share); refused for want of a slot,
+   * answers from a fetched body that covers it, else waits for the slot within the deadline.
+   */
+  private async query(body: DashboardQueryBody, deadline: number, caller: string, alone: boolean): Promise<DashboardAnswer> {
     let refusal: UpstreamError;
     try {
-      return this.learnAnswered(body, await this.queue.tryNow(body));
+      return this.learnAnswered(body, await this.queue.tryNow(this, body, caller));
     } catch (error) {
       this.learnFailed(body, error);
       if (!waitsForSlot(error)) throw error;
       refusal = error;
     }
-    const covered = await this.fromLastFetched(body);
+    const covered = await this.fromLastFetched(body, caller);
     if (covered !== undefined) return covered;
     const slotAt = this.queue.clock.now() + (refusal.retryAfterSeconds ?? 1) * 1000;
     if (refusal.retryAfterSeconds === undefined || slotAt > deadline) throw refusal;
-    return this.queue.wait<DashboardAnswer>(this, this.groupOf(body, alone), deadline, { body });
+    return this.queue.wait<DashboardAnswer>(this, this.groupOf(body, alone), deadline, { body, caller });
   }
 
   /**
    * A body of the kind fetched earlier that carries every metric of this one
    * (a merged query's union): its answer is still in the answer cache while
    * fresh (or stale-if-error), so the ask is sliced from it instead of waiting.
+   * Asked through the queue like any try: if it is no longer cached, its query
+   * keeps the queue's rules (the caller's share, the newsroom first) and its
+   * slot counts in the caller's share.
    */
-  private async fromLastFetched(body: DashboardQueryBody): Promise<DashboardAnswer | undefined> {
+  private async fromLastFetched(body: DashboardQueryBody, caller: string): Promise<DashboardAnswer | undefined> {
     const fetched = this.lastFetched.get(kindOf(body));
     if (fetched === undefined || !carriesMetrics(fetched, body.metrics) || dashboardBodyKey(fetched) === dashboardBodyKey(body))
       return undefined;
     try {
-      const sliced = sliceAnswer(await this.options.dashboard.query(fetched), body.metrics);
+      const sliced = sliceAnswer(await this.queue.tryNow(this, fetched, caller), body.metrics);
       return sliced instanceof Error ? undefined : sliced;
     } catch {
       // Not cached any more (and no slot): the ask waits like any other.
@@ -166,7 +181,7 @@ export class DashboardAsks implements AskKind {
         if (splitsOnEmptyBody(error) && distinctCount(bodies) > 1) {
           // Each waiter alone (its own operation splits its own body further), each at a slot of its own within its deadline.
           for (const waiter of live()) {
-            this.query(waiter.body, waiter.deadline, true).then(
+            this.query(waiter.body, waiter.deadline, waiter.caller, true).then(
               (answer) => waiter.settle(answer),
               (failure: unknown) => waiter.settle(asError(failure)),
             );

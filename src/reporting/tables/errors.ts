@@ -50,3 +50,17 @@ export function builtQueryFailure(error: unknown): Error {
     reason: `it refused a query the subgraph built (HTTP ${error.status ?? 'error'}${said})`,
   });
 }
+
+/**
+ * The caller's dashboards spent their fair share of the reporting budget
+ * (DASHBOARD_SHARE_PER_CALLER over DASHBOARD_SHARE_WINDOW_SECONDS): refused
+ * before any try, with the seconds until the caller has room again.
+ */
+export function shareSpent(retryAfterMs: number): UpstreamError {
+  return new UpstreamError({
+    service: 'reporting',
+    endpoint: DASHBOARD_QUERY_PATH,
+    kind: 'caller_share_spent',
+    retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)),
+  });
+}

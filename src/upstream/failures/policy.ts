@@ -203,6 +203,13 @@ export const FAILURE_POLICY: readonly FailurePolicyRow[] = [
     why: 'the governor refused to send it: it carries its own wait',
   },
   {
+    kind: 'caller_share_spent',
+    ...REFUSED_HERE,
+    staleIfError: false,
+    code: ErrorCode.UPSTREAM_RATE_LIMITED,
+    why: "the budget queue refused it before any try: the caller's dashboards spent their fair share; it carries when there is room again, and never waits in the queue (nobody else waits longer for it)",
+  },
+  {
     kind: 'circuit_open',
     ...REFUSED_HERE,
     code: ErrorCode.UPSTREAM_UNAVAILABLE,

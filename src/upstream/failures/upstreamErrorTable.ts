@@ -58,6 +58,13 @@ const UPSTREAM_ERRORS: { readonly [Kind in UpstreamErrorKind]: UpstreamErrorEntr
     account: (error, where) =>
       `${where} answered 200 with an empty body: metrics ${(error.metrics ?? []).join(', ')} are not available for this account`,
   },
+  caller_share_spent: {
+    code: policyCode,
+    message: (error, who) =>
+      `${who} request budget this caller's dashboards may take is spent (its fair share; the subgraph did not send the request); retry after ${error.retryAfterSeconds ?? 1} s`,
+    account: (error, where) =>
+      `${where} was not called: the caller's fair share of its budget is spent${error.retryAfterSeconds === undefined ? '' : ` for ${error.retryAfterSeconds} s`}`,
+  },
   circuit_open: {
     code: policyCode,
     message: (_error, who) => `${who} is failing repeatedly; calls are suspended for a short cool-down`,

@@ -1,0 +1,83 @@
+/**
+ * The fair share of the reporting budget (issue 28 item 4) over real HTTP
+ * against a real emulator: behind the router secret, two callers named by
+ * `apollographql-client-name`. The greedy one, over its share, gets
+ * UPSTREAM_RATE_LIMITED with retryAfter at once, and its refused asks make 0
+ * upstream calls (the emulator's counts); the other caller's asks are
+ * answered; the metrics count both per caller.
+ */
+import type { RunningEmulator } from '../../emulator';
+import { DEFAULT_ANALYTICS_CONFIG, EMBEDDED_GOVERNOR_CONFIG } from '../../src/config';
+import { Metrics } from '../../src/observability/metrics/metrics';
+import { readStats, startSmallEmulator, startSubgraph, type RunningSubgraph } from '../support/subgraphHttp';
+import { callerAuth, postGraphQL, ROUTER_SECRET, type GraphQLAnswer } from './support';
+
+/** 0.005 of 600 slots a minute over 60 s: 3 slots per caller a minute. */
+const SHARE = { dashboardSharePerCaller: 0.005, dashboardShareWindowSeconds: 60 };
+const SLOTS_PER_CALLER = 3;
+
+let emulator: RunningEmulator;
+let subgraph: RunningSubgraph;
+let metrics: Metrics;
+
+beforeAll(async () => {
+  emulator = await startSmallEmulator();
+  metrics = new Metrics({ processMetrics: false, operationNameLimit: 10 });
+  subgraph = await startSubgraph(emulator, {
+    metrics,
+    config: {
+      callerAuth: callerAuth(['router-secret']),
+      analytics: { ...DEFAULT_ANALYTICS_CONFIG, ...SHARE },
+      governor: { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 600 },
+    },
+  });
+});
+
+afterAll(async () => {
+  await subgraph?.close();
+  await emulator?.close();
+});
+
+async function dashboardQueries(): Promise<number> {
+  return (await readStats(emulator)).dashboard.count;
+}
+
+/** A distinct dashboard per `days` (no two share an answer or a query). */
+function askDashboard(client: string, days: number): Promise<GraphQLAnswer> {
+  return postGraphQL(
+    subgraph.graphqlUrl,
+    `{ dashboard(query: { dates: { last: { number: ${days}, unit: DAY } }, metrics: [PAGE_VIEWS_TOTAL] }) { metric total } }`,
+    { headers: { 'x-router-secret': ROUTER_SECRET, 'apollographql-client-name': client } },
+  );
+}
+
+test("the greedy caller is refused at once with retryAfter and 0 upstream calls once its share is spent; the other caller's asks are answered", async () => {
+  for (let days = 1; days <= SLOTS_PER_CALLER; days += 1) {
+    const answered = await askDashboard('greedy-dashboards', days);
+    expect(answered.body.errors).toBeUndefined();
+  }
+  const before = await dashboardQueries();
+
+  for (let days = SLOTS_PER_CALLER + 1; days <= SLOTS_PER_CALLER + 3; days += 1) {
+    const started = Date.now();
+    const refused = await askDashboard('greedy-dashboards', days);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(refused.body.errors?.[0].extensions).toMatchObject({ code: 'UPSTREAM_RATE_LIMITED' });
+    const retryAfter = refused.body.errors?.[0].extensions?.retryAfter as number;
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(SHARE.dashboardShareWindowSeconds);
+  }
+  expect(await dashboardQueries()).toBe(before);
+
+  for (let days = 11; days <= 12; days += 1) {
+    const answered = await askDashboard('newsroom-editor', days);
+    expect(answered.body.errors).toBeUndefined();
+    expect(answered.body.data?.dashboard).toEqual([expect.objectContaining({ metric: 'PAGE_VIEWS_TOTAL' })]);
+  }
+  expect(await dashboardQueries()).toBe(before + 2);
+
+  const scrape = await metrics.registry.metrics();
+  expect(scrape).toContain(`subgraph_reporting_caller_slots_total{caller="greedy-dashboards"} ${SLOTS_PER_CALLER}`);
+  expect(scrape).toContain('subgraph_reporting_caller_slots_total{caller="newsroom-editor"} 2');
+  expect(scrape).toContain('subgraph_reporting_caller_refusals_total{caller="greedy-dashboards"} 3');
+});
