@@ -119,6 +119,8 @@ async function main(): Promise<void> {
     REPORTING_EMAIL: DEMO_EMAIL,
     REPORTING_PASSWORD: DEMO_PASSWORD,
     NODE_ENV: 'production',
+    // The subscribers connect directly, as a router would (no proof asked: docs/security.md).
+    CALLER_AUTH: 'none',
     LOG_LEVEL: 'error',
   });
   const wsUrl = subgraph.url.replace(/^http/, 'ws');
