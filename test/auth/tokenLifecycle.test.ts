@@ -110,7 +110,10 @@ describeWithRedis('30-minute tokens against the emulator', () => {
       return Promise.all(
         Array.from({ length: count }, async () => {
           const metrics = new Metrics({ ...METRICS_DEFAULTS, processMetrics: false });
-          const tokens = await make({ signIn, now: () => now, onSignIn: renewalCounter(upstreamMetricsObserver(metrics)) }, prefix);
+          const tokens = await make(
+            { ...UPSTREAM_PATH_DEFAULTS.tokenRenewal, signIn, now: () => now, onSignIn: renewalCounter(upstreamMetricsObserver(metrics)) },
+            prefix,
+          );
           watchSignInBackoff(metrics, tokens);
           return {
             tokens,

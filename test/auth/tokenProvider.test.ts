@@ -1,5 +1,6 @@
 import { TokenProvider } from '../../src/auth/tokenProvider';
 import { REPORTING_SIGN_IN_ERRORS } from '../../src/upstream/datasources/signInErrors';
+import { UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -43,7 +44,7 @@ describe('TokenProvider', () => {
 
   test('signs in on the first call and reuses the token afterwards', async () => {
     const signIn = countingSignIn();
-    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    const tokens = new TokenProvider({ ...UPSTREAM_PATH_DEFAULTS.tokenRenewal, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
 
     expect(signIn).not.toHaveBeenCalled();
     await expect(tokens.getToken()).resolves.toBe('token-1');
@@ -55,7 +56,13 @@ describe('TokenProvider', () => {
 
   test('renews before the JWT exp, by the safety margin', async () => {
     const signIn = countingSignIn((n) => jwt({ sub: String(n), exp: (now + 2 * HOUR) / 1000 }));
-    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock, safetyMarginMs: 5 * MINUTE });
+    const tokens = new TokenProvider({
+      ...UPSTREAM_PATH_DEFAULTS.tokenRenewal,
+      errors: REPORTING_SIGN_IN_ERRORS,
+      signIn,
+      now: clock,
+      safetyMarginMs: 5 * MINUTE,
+    });
     const first = await tokens.getToken();
 
     now = START + 2 * HOUR - 5 * MINUTE - 1;
@@ -70,7 +77,13 @@ describe('TokenProvider', () => {
   test('uses exp - iat as the lifetime, so a skewed upstream clock does not matter', async () => {
     const upstreamNow = START / 1000 + 30 * 24 * 3600;
     const signIn = countingSignIn(() => jwt({ iat: upstreamNow, exp: upstreamNow + 3600 }));
-    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock, safetyMarginMs: 5 * MINUTE });
+    const tokens = new TokenProvider({
+      ...UPSTREAM_PATH_DEFAULTS.tokenRenewal,
+      errors: REPORTING_SIGN_IN_ERRORS,
+      signIn,
+      now: clock,
+      safetyMarginMs: 5 * MINUTE,
+    });
     await tokens.getToken();
 
     now = START + 54 * MINUTE;
@@ -83,7 +96,7 @@ describe('TokenProvider', () => {
 
   test('caps the margin at a tenth of a short lifetime instead of signing in on every call', async () => {
     const signIn = countingSignIn(() => jwt({ iat: now / 1000, exp: now / 1000 + 60 }));
-    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    const tokens = new TokenProvider({ ...UPSTREAM_PATH_DEFAULTS.tokenRenewal, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
     await tokens.getToken();
 
     now = START + 53_999;
@@ -100,7 +113,13 @@ describe('TokenProvider', () => {
     ['a JWT with a garbage payload', 'eyJhbGciOiJIUzI1NiJ9.bm90IGpzb24.c2ln'],
   ])('falls back to 14 days from sign-in for %s', async (_label, token) => {
     const signIn = jest.fn(async () => token);
-    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock, safetyMarginMs: HOUR });
+    const tokens = new TokenProvider({
+      ...UPSTREAM_PATH_DEFAULTS.tokenRenewal,
+      errors: REPORTING_SIGN_IN_ERRORS,
+      signIn,
+      now: clock,
+      safetyMarginMs: HOUR,
+    });
     await tokens.getToken();
 
     now = START + 14 * DAY - HOUR - 1;
@@ -113,7 +132,7 @@ describe('TokenProvider', () => {
 
   test('50 concurrent callers share exactly one sign-in', async () => {
     const { signIn, calls } = scriptedSignIn();
-    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    const tokens = new TokenProvider({ ...UPSTREAM_PATH_DEFAULTS.tokenRenewal, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
 
     const waiting = Array.from({ length: 50 }, () => tokens.getToken());
     calls[0].resolve('shared');
@@ -124,7 +143,7 @@ describe('TokenProvider', () => {
 
   test("a failure that is not the upstream's answer rejects every waiter and is not remembered: the next call tries again", async () => {
     const { signIn, calls } = scriptedSignIn();
-    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    const tokens = new TokenProvider({ ...UPSTREAM_PATH_DEFAULTS.tokenRenewal, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
 
     const waiting = Array.from({ length: 5 }, () => tokens.getToken());
     calls[0].reject(new Error('Invalid credentials'));
@@ -139,7 +158,7 @@ describe('TokenProvider', () => {
 
   test('renew(rejected) when a newer token is already current does not sign in', async () => {
     const signIn = countingSignIn();
-    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    const tokens = new TokenProvider({ ...UPSTREAM_PATH_DEFAULTS.tokenRenewal, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
     const old = await tokens.getToken();
     const current = await tokens.renew(old);
     expect(signIn).toHaveBeenCalledTimes(2);
@@ -150,7 +169,7 @@ describe('TokenProvider', () => {
 
   test('renew(current) from many concurrent callers signs in exactly once', async () => {
     const signIn = countingSignIn();
-    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    const tokens = new TokenProvider({ ...UPSTREAM_PATH_DEFAULTS.tokenRenewal, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
     const rejected = await tokens.getToken();
 
     const renewed = await Promise.all(Array.from({ length: 20 }, () => tokens.renew(rejected)));
@@ -162,7 +181,7 @@ describe('TokenProvider', () => {
 
   test('renew() during a sign-in in flight joins it', async () => {
     const { signIn, calls } = scriptedSignIn();
-    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    const tokens = new TokenProvider({ ...UPSTREAM_PATH_DEFAULTS.tokenRenewal, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
 
     const first = tokens.getToken();
     const renewed = tokens.renew('whatever');
@@ -174,7 +193,13 @@ describe('TokenProvider', () => {
 
   test('a token refused right after the sign-in that replaced a refused one starts the sign-in backoff instead of a loop', async () => {
     const signIn = countingSignIn();
-    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock, signInBackoff: { refusedBaseMs: MINUTE } });
+    const tokens = new TokenProvider({
+      ...UPSTREAM_PATH_DEFAULTS.tokenRenewal,
+      errors: REPORTING_SIGN_IN_ERRORS,
+      signIn,
+      now: clock,
+      signInBackoff: { refusedBaseMs: MINUTE },
+    });
     await tokens.getToken();
     await expect(tokens.renew('token-1')).resolves.toBe('token-2');
 
@@ -197,7 +222,7 @@ describe('TokenProvider', () => {
 
   test('only the token obtained for the refusal, while current, can start that backoff', async () => {
     const signIn = countingSignIn();
-    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    const tokens = new TokenProvider({ ...UPSTREAM_PATH_DEFAULTS.tokenRenewal, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
     await tokens.getToken();
 
     expect(tokens.refused('token-1')).toBe(false); // the first token: obtained for no refusal
@@ -212,7 +237,7 @@ describe('TokenProvider', () => {
 
   test('a renewed token that served a call simply expires: a later 401 on it renews, never backs off', async () => {
     const signIn = countingSignIn();
-    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    const tokens = new TokenProvider({ ...UPSTREAM_PATH_DEFAULTS.tokenRenewal, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
     await tokens.getToken();
     await expect(tokens.renew('token-1')).resolves.toBe('token-2');
 
@@ -226,7 +251,7 @@ describe('TokenProvider', () => {
 
   test('a failed renewal leaves no token behind: the next getToken signs in', async () => {
     const { signIn, calls } = scriptedSignIn();
-    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    const tokens = new TokenProvider({ ...UPSTREAM_PATH_DEFAULTS.tokenRenewal, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
     const first = tokens.getToken();
     calls[0].resolve('revoked');
     await first;
@@ -250,7 +275,7 @@ describe('TokenProvider on the real clock (jest fake timers)', () => {
   test('with its default clock, renews an hour before a 14-day exp and not before', async () => {
     jest.useFakeTimers({ now: START });
     const signIn = countingSignIn((n) => jwt({ sub: String(n), iat: Date.now() / 1000, exp: (Date.now() + 14 * DAY) / 1000 }));
-    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn });
+    const tokens = new TokenProvider({ ...UPSTREAM_PATH_DEFAULTS.tokenRenewal, errors: REPORTING_SIGN_IN_ERRORS, signIn });
     const first = await tokens.getToken();
 
     jest.setSystemTime(START + 14 * DAY - HOUR - 1);

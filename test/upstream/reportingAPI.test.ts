@@ -61,6 +61,7 @@ beforeEach(() => {
   const http = createHttpClient({ dispatcher: agent, timeoutMs: 2_000 });
   const baseUrl = `${upstream.url}/base/`;
   const tokens = new TokenProvider({
+    ...UPSTREAM_PATH_DEFAULTS.tokenRenewal,
     errors: REPORTING_SIGN_IN_ERRORS,
     signIn: createSignIn({ baseUrl, email: EMAIL, password: new Secret(PASSWORD), http }),
   });

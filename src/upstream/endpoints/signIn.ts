@@ -1,6 +1,8 @@
 import type { SignInBackoffOptions } from '../../auth/signInBackoff';
 import { renewalCounter, watchSignInBackoff } from '../../auth/tokenMetrics';
 import { TokenProvider } from '../../auth/tokenProvider';
+import { REDIS_STATE_DEFAULTS } from '../../config/redis';
+import { UPSTREAM_PATH_DEFAULTS } from '../../config/upstreamPath';
 import { createSignIn, type SignInOptions } from '../datasources/signIn';
 import { REPORTING_SIGN_IN_ERRORS } from '../datasources/signInErrors';
 import { SharedTokenProvider } from '../stores/sharedTokenProvider';
@@ -62,6 +64,7 @@ export interface TokenSourceOptions {
 export function createTokenSource(options: TokenSourceOptions): TokenSource {
   const common = {
     signIn: options.signIn,
+    ...UPSTREAM_PATH_DEFAULTS.tokenRenewal,
     onSignIn: renewalCounter(options.observer),
     ...(options.signInBackoff === undefined ? {} : { signInBackoff: options.signInBackoff }),
     ...(options.now === undefined ? {} : { now: options.now }),
@@ -69,7 +72,7 @@ export function createTokenSource(options: TokenSourceOptions): TokenSource {
   const tokens =
     options.redis === undefined
       ? new TokenProvider({ ...common, errors: REPORTING_SIGN_IN_ERRORS })
-      : new SharedTokenProvider({ ...common, redis: options.redis, lockMs: options.lockMs });
+      : new SharedTokenProvider({ ...common, ...REDIS_STATE_DEFAULTS.tokenExchange, redis: options.redis, lockMs: options.lockMs });
   if (options.metrics !== undefined) watchSignInBackoff(options.metrics, tokens);
   return tokens;
 }

@@ -10,8 +10,8 @@ export interface SharedTokenProviderOptions extends Omit<TokenProviderOptions, '
   redis: SharedRedis;
   /** How long the renewal lock is held at most: longer than a sign-in can take (its timeout). */
   lockMs: number;
-  /** How often a replica waiting for another one's sign-in looks for the new token. Default 25 ms. */
-  pollMs?: number;
+  /** How often a replica waiting for another one's sign-in looks for the new token (REDIS_STATE_DEFAULTS.tokenExchange). */
+  pollMs: number;
 }
 
 /**
