@@ -1,5 +1,4 @@
 import {
-  DEFAULT_SIGNIN_BACKOFF,
   backoffError,
   nextSignInFailure,
   signInState,
@@ -36,8 +35,8 @@ export interface TokenProviderOptions {
    * number of sign-ins.
    */
   onSignIn?: (reason: SignInReason) => void;
-  /** How long a failed sign-in is remembered (see signInBackoff.ts). Default DEFAULT_SIGNIN_BACKOFF. */
-  signInBackoff?: Partial<SignInBackoffOptions>;
+  /** How long a failed sign-in is remembered (see signInBackoff.ts): the configured one (upstreamPathSettings), or SIGN_IN_BACKOFF_DEFAULTS. */
+  signInBackoff: SignInBackoffOptions;
   /** Where a new token comes from when this process has none usable. Default: sign in here (no sharing). */
   exchange?: TokenExchange;
   /** Where every token this process holds is registered for redaction at every exit (secret.ts). Default: the process-wide registry. */
@@ -97,7 +96,7 @@ export class TokenProvider {
     this.safetyMarginMs = options.safetyMarginMs;
     this.fallbackTtlMs = options.fallbackTtlMs;
     this.onSignIn = options.onSignIn ?? (() => {});
-    this.backoff = { ...DEFAULT_SIGNIN_BACKOFF, ...options.signInBackoff };
+    this.backoff = options.signInBackoff;
     this.exchange = options.exchange ?? SIGN_IN_DIRECTLY;
     this.secrets = options.secrets ?? heldSecrets;
   }

@@ -1,4 +1,5 @@
 import type { Config } from './index';
+import { UPSTREAM_CALL_DEFAULTS } from './upstreamCalls';
 
 const HOUR_MS = 3_600_000;
 
@@ -32,6 +33,15 @@ export const UPSTREAM_PATH_DEFAULTS = Object.freeze({
   tokenRenewal: Object.freeze({ safetyMarginMs: HOUR_MS, fallbackTtlMs: 14 * 24 * HOUR_MS }),
   /** The sign-in backoff's fixed rest (SIGNIN_FAILURE_BACKOFF_SECONDS sets the first refused pause). */
   signInBackoff: Object.freeze({ refusedMaxMs: 15 * 60_000, unavailableBaseMs: 5_000, unavailableMaxMs: 60_000 }),
+});
+
+/**
+ * The whole sign-in backoff with SIGNIN_FAILURE_BACKOFF_SECONDS unset: what `upstreamPathSettings` gives a
+ * configuration that sets nothing, for the token providers tests build without a configuration.
+ */
+export const SIGN_IN_BACKOFF_DEFAULTS = Object.freeze({
+  refusedBaseMs: UPSTREAM_CALL_DEFAULTS.signinFailureBackoffSeconds * 1000,
+  ...UPSTREAM_PATH_DEFAULTS.signInBackoff,
 });
 
 /** What createUpstreams takes from the configuration: everything but the target, the logger and the shared state. */

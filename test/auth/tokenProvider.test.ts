@@ -1,8 +1,10 @@
 import { TokenProvider } from '../../src/auth/tokenProvider';
 import { REPORTING_SIGN_IN_ERRORS } from '../../src/upstream/datasources/signInErrors';
-import { UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
+import { SIGN_IN_BACKOFF_DEFAULTS, UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
 
 const MINUTE = 60_000;
+/** The configuration's defaults, as createUpstreams passes them when nothing is set. */
+const SETTINGS = { ...UPSTREAM_PATH_DEFAULTS.tokenRenewal, signInBackoff: SIGN_IN_BACKOFF_DEFAULTS };
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 const START = Date.parse('2026-11-21T10:00:00Z');
@@ -44,7 +46,7 @@ describe('TokenProvider', () => {
 
   test('signs in on the first call and reuses the token afterwards', async () => {
     const signIn = countingSignIn();
-    const tokens = new TokenProvider({ ...UPSTREAM_PATH_DEFAULTS.tokenRenewal, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    const tokens = new TokenProvider({ ...SETTINGS, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
 
     expect(signIn).not.toHaveBeenCalled();
     await expect(tokens.getToken()).resolves.toBe('token-1');
@@ -57,7 +59,7 @@ describe('TokenProvider', () => {
   test('renews before the JWT exp, by the safety margin', async () => {
     const signIn = countingSignIn((n) => jwt({ sub: String(n), exp: (now + 2 * HOUR) / 1000 }));
     const tokens = new TokenProvider({
-      ...UPSTREAM_PATH_DEFAULTS.tokenRenewal,
+      ...SETTINGS,
       errors: REPORTING_SIGN_IN_ERRORS,
       signIn,
       now: clock,
@@ -78,7 +80,7 @@ describe('TokenProvider', () => {
     const upstreamNow = START / 1000 + 30 * 24 * 3600;
     const signIn = countingSignIn(() => jwt({ iat: upstreamNow, exp: upstreamNow + 3600 }));
     const tokens = new TokenProvider({
-      ...UPSTREAM_PATH_DEFAULTS.tokenRenewal,
+      ...SETTINGS,
       errors: REPORTING_SIGN_IN_ERRORS,
       signIn,
       now: clock,
@@ -96,7 +98,7 @@ describe('TokenProvider', () => {
 
   test('caps the margin at a tenth of a short lifetime instead of signing in on every call', async () => {
     const signIn = countingSignIn(() => jwt({ iat: now / 1000, exp: now / 1000 + 60 }));
-    const tokens = new TokenProvider({ ...UPSTREAM_PATH_DEFAULTS.tokenRenewal, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    const tokens = new TokenProvider({ ...SETTINGS, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
     await tokens.getToken();
 
     now = START + 53_999;
@@ -114,7 +116,7 @@ describe('TokenProvider', () => {
   ])('falls back to 14 days from sign-in for %s', async (_label, token) => {
     const signIn = jest.fn(async () => token);
     const tokens = new TokenProvider({
-      ...UPSTREAM_PATH_DEFAULTS.tokenRenewal,
+      ...SETTINGS,
       errors: REPORTING_SIGN_IN_ERRORS,
       signIn,
       now: clock,
@@ -132,7 +134,7 @@ describe('TokenProvider', () => {
 
   test('50 concurrent callers share exactly one sign-in', async () => {
     const { signIn, calls } = scriptedSignIn();
-    const tokens = new TokenProvider({ ...UPSTREAM_PATH_DEFAULTS.tokenRenewal, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    const tokens = new TokenProvider({ ...SETTINGS, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
 
     const waiting = Array.from({ length: 50 }, () => tokens.getToken());
     calls[0].resolve('shared');
@@ -143,7 +145,7 @@ describe('TokenProvider', () => {
 
   test("a failure that is not the upstream's answer rejects every waiter and is not remembered: the next call tries again", async () => {
     const { signIn, calls } = scriptedSignIn();
-    const tokens = new TokenProvider({ ...UPSTREAM_PATH_DEFAULTS.tokenRenewal, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    const tokens = new TokenProvider({ ...SETTINGS, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
 
     const waiting = Array.from({ length: 5 }, () => tokens.getToken());
     calls[0].reject(new Error('Invalid credentials'));
@@ -158,7 +160,7 @@ describe('TokenProvider', () => {
 
   test('renew(rejected) when a newer token is already current does not sign in', async () => {
     const signIn = countingSignIn();
-    const tokens = new TokenProvider({ ...UPSTREAM_PATH_DEFAULTS.tokenRenewal, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    const tokens = new TokenProvider({ ...SETTINGS, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
     const old = await tokens.getToken();
     const current = await tokens.renew(old);
     expect(signIn).toHaveBeenCalledTimes(2);
@@ -169,7 +171,7 @@ describe('TokenProvider', () => {
 
   test('renew(current) from many concurrent callers signs in exactly once', async () => {
     const signIn = countingSignIn();
-    const tokens = new TokenProvider({ ...UPSTREAM_PATH_DEFAULTS.tokenRenewal, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    const tokens = new TokenProvider({ ...SETTINGS, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
     const rejected = await tokens.getToken();
 
     const renewed = await Promise.all(Array.from({ length: 20 }, () => tokens.renew(rejected)));
@@ -181,7 +183,7 @@ describe('TokenProvider', () => {
 
   test('renew() during a sign-in in flight joins it', async () => {
     const { signIn, calls } = scriptedSignIn();
-    const tokens = new TokenProvider({ ...UPSTREAM_PATH_DEFAULTS.tokenRenewal, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    const tokens = new TokenProvider({ ...SETTINGS, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
 
     const first = tokens.getToken();
     const renewed = tokens.renew('whatever');
@@ -194,11 +196,11 @@ describe('TokenProvider', () => {
   test('a token refused right after the sign-in that replaced a refused one starts the sign-in backoff instead of a loop', async () => {
     const signIn = countingSignIn();
     const tokens = new TokenProvider({
-      ...UPSTREAM_PATH_DEFAULTS.tokenRenewal,
+      ...SETTINGS,
       errors: REPORTING_SIGN_IN_ERRORS,
       signIn,
       now: clock,
-      signInBackoff: { refusedBaseMs: MINUTE },
+      signInBackoff: { ...SIGN_IN_BACKOFF_DEFAULTS, refusedBaseMs: MINUTE },
     });
     await tokens.getToken();
     await expect(tokens.renew('token-1')).resolves.toBe('token-2');
@@ -222,7 +224,7 @@ describe('TokenProvider', () => {
 
   test('only the token obtained for the refusal, while current, can start that backoff', async () => {
     const signIn = countingSignIn();
-    const tokens = new TokenProvider({ ...UPSTREAM_PATH_DEFAULTS.tokenRenewal, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    const tokens = new TokenProvider({ ...SETTINGS, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
     await tokens.getToken();
 
     expect(tokens.refused('token-1')).toBe(false); // the first token: obtained for no refusal
@@ -237,7 +239,7 @@ describe('TokenProvider', () => {
 
   test('a renewed token that served a call simply expires: a later 401 on it renews, never backs off', async () => {
     const signIn = countingSignIn();
-    const tokens = new TokenProvider({ ...UPSTREAM_PATH_DEFAULTS.tokenRenewal, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    const tokens = new TokenProvider({ ...SETTINGS, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
     await tokens.getToken();
     await expect(tokens.renew('token-1')).resolves.toBe('token-2');
 
@@ -251,7 +253,7 @@ describe('TokenProvider', () => {
 
   test('a failed renewal leaves no token behind: the next getToken signs in', async () => {
     const { signIn, calls } = scriptedSignIn();
-    const tokens = new TokenProvider({ ...UPSTREAM_PATH_DEFAULTS.tokenRenewal, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    const tokens = new TokenProvider({ ...SETTINGS, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
     const first = tokens.getToken();
     calls[0].resolve('revoked');
     await first;
@@ -275,7 +277,7 @@ describe('TokenProvider on the real clock (jest fake timers)', () => {
   test('with its default clock, renews an hour before a 14-day exp and not before', async () => {
     jest.useFakeTimers({ now: START });
     const signIn = countingSignIn((n) => jwt({ sub: String(n), iat: Date.now() / 1000, exp: (Date.now() + 14 * DAY) / 1000 }));
-    const tokens = new TokenProvider({ ...UPSTREAM_PATH_DEFAULTS.tokenRenewal, errors: REPORTING_SIGN_IN_ERRORS, signIn });
+    const tokens = new TokenProvider({ ...SETTINGS, errors: REPORTING_SIGN_IN_ERRORS, signIn });
     const first = await tokens.getToken();
 
     jest.setSystemTime(START + 14 * DAY - HOUR - 1);

@@ -15,7 +15,8 @@ import { Secret } from '../../src/redaction/secret';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 import { jwtLiving, refusedSignIn, scriptedSignIn, unavailableSignIn } from '../support/tokenFixtures';
 import { REDIS_STATE_DEFAULTS } from '../../src/config';
-import { UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
+import type { SignInBackoffOptions } from '../../src/auth/signInBackoff';
+import { SIGN_IN_BACKOFF_DEFAULTS, UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
@@ -28,6 +29,7 @@ interface ProviderOptions {
   onSignIn: (reason: SignInReason) => void;
   safetyMarginMs: number;
   fallbackTtlMs: number;
+  signInBackoff: SignInBackoffOptions;
 }
 
 type Provider = Pick<TokenProvider, 'getToken' | 'renew' | 'signInState'>;
@@ -85,6 +87,7 @@ describeWithRedis('the token provider contract', () => {
       script = scriptedSignIn();
       tokens = await make({
         ...UPSTREAM_PATH_DEFAULTS.tokenRenewal,
+        signInBackoff: SIGN_IN_BACKOFF_DEFAULTS,
         signIn: script.signIn,
         now: () => now,
         onSignIn: (reason) => reasons.push(reason),

@@ -1,7 +1,7 @@
 import { TokenProvider } from '../../src/auth/tokenProvider';
 import { REPORTING_SIGN_IN_ERRORS } from '../../src/upstream/datasources/signInErrors';
 import { HeldSecrets } from '../../src/redaction/secret';
-import { UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
+import { SIGN_IN_BACKOFF_DEFAULTS, UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
 
 /** A sign-in that succeeds at once with opaque (non-JWT) tokens: the vendor's tokens need not be JWTs. */
 function opaqueSignIn() {
@@ -14,6 +14,7 @@ describe('TokenProvider and redaction', () => {
     const secrets = new HeldSecrets();
     const tokens = new TokenProvider({
       ...UPSTREAM_PATH_DEFAULTS.tokenRenewal,
+      signInBackoff: SIGN_IN_BACKOFF_DEFAULTS,
       errors: REPORTING_SIGN_IN_ERRORS,
       signIn: opaqueSignIn(),
       secrets,
@@ -27,6 +28,7 @@ describe('TokenProvider and redaction', () => {
     const secrets = new HeldSecrets();
     const tokens = new TokenProvider({
       ...UPSTREAM_PATH_DEFAULTS.tokenRenewal,
+      signInBackoff: SIGN_IN_BACKOFF_DEFAULTS,
       errors: REPORTING_SIGN_IN_ERRORS,
       signIn: opaqueSignIn(),
       secrets,

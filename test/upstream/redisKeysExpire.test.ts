@@ -15,7 +15,7 @@ import { redisHarness } from '../support/redisHarness';
 import { describeWithRedis } from '../support/redisServer';
 import { jwtLiving } from '../support/tokenFixtures';
 import { REDIS_STATE_DEFAULTS } from '../../src/config';
-import { UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
+import { SIGN_IN_BACKOFF_DEFAULTS, UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
 
 describeWithRedis('keys the subgraph writes', () => {
   const harness = redisHarness();
@@ -26,6 +26,7 @@ describeWithRedis('keys the subgraph writes', () => {
     const now = Date.now();
     await new SharedTokenProvider({
       ...UPSTREAM_PATH_DEFAULTS.tokenRenewal,
+      signInBackoff: SIGN_IN_BACKOFF_DEFAULTS,
       ...REDIS_STATE_DEFAULTS.tokenExchange,
       signIn: async () => jwtLiving(1e12, now, 'far'),
       redis,

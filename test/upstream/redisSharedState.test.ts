@@ -16,7 +16,7 @@ import { Secret } from '../../src/redaction/secret';
 import type { AnswerStore } from '../../src/upstream/stores/answerStore';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 import { REDIS_STATE_DEFAULTS } from '../../src/config';
-import { UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
+import { SIGN_IN_BACKOFF_DEFAULTS, UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
 
 const PASSWORD = 'redis-test-pass';
 
@@ -84,7 +84,14 @@ describeWithRedis('shared state in a real Redis', () => {
 
   describe('the reporting token', () => {
     function provider(redis: SharedRedis, signIn: () => Promise<string>) {
-      return new SharedTokenProvider({ ...UPSTREAM_PATH_DEFAULTS.tokenRenewal, signIn, redis, lockMs: 2_000, pollMs: 5 });
+      return new SharedTokenProvider({
+        ...UPSTREAM_PATH_DEFAULTS.tokenRenewal,
+        signInBackoff: SIGN_IN_BACKOFF_DEFAULTS,
+        signIn,
+        redis,
+        lockMs: 2_000,
+        pollMs: 5,
+      });
     }
 
     test('concurrent demands on three replicas make one sign-in; the token, never the password, sits in Redis', async () => {

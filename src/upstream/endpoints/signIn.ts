@@ -48,8 +48,8 @@ export interface TokenSourceOptions {
   redis?: SharedRedis;
   /** How long a replica's renewal lock lasts: longer than the longest sign-in. */
   lockMs: number;
-  /** How long a failed sign-in is remembered (SIGNIN_FAILURE_BACKOFF_SECONDS); default DEFAULT_SIGNIN_BACKOFF. */
-  signInBackoff?: Partial<SignInBackoffOptions>;
+  /** How long a failed sign-in is remembered (SIGNIN_FAILURE_BACKOFF_SECONDS and UPSTREAM_PATH_DEFAULTS.signInBackoff). */
+  signInBackoff: SignInBackoffOptions;
   now?: () => number;
   observer: Pick<UpstreamObserver, 'tokenRenewed'>;
   /** The sign-in backoff gauge follows the token holder when metrics are on. */
@@ -66,7 +66,7 @@ export function createTokenSource(options: TokenSourceOptions): TokenSource {
     signIn: options.signIn,
     ...UPSTREAM_PATH_DEFAULTS.tokenRenewal,
     onSignIn: renewalCounter(options.observer),
-    ...(options.signInBackoff === undefined ? {} : { signInBackoff: options.signInBackoff }),
+    signInBackoff: options.signInBackoff,
     ...(options.now === undefined ? {} : { now: options.now }),
   };
   const tokens =
