@@ -1,5 +1,3 @@
-import { UPSTREAM_PATH_DEFAULTS } from '../config/upstreamPath';
-import { UPSTREAM_CALL_DEFAULTS } from '../config/upstreamCalls';
 import type { SignInErrors, SignInFailureDetails, SignInFailureReason } from './signInErrors';
 
 const SECOND_MS = 1_000;
@@ -14,12 +12,6 @@ export interface SignInBackoffOptions {
   /** Default 60 s: an outage of the vendor is usually short, and one attempt every minute costs nothing. */
   unavailableMaxMs: number;
 }
-
-/** The configuration's defaults (src/config), for a provider built without them (tests); createUpstreams passes the configured ones. */
-export const DEFAULT_SIGNIN_BACKOFF: SignInBackoffOptions = {
-  refusedBaseMs: UPSTREAM_CALL_DEFAULTS.signinFailureBackoffSeconds * SECOND_MS,
-  ...UPSTREAM_PATH_DEFAULTS.signInBackoff,
-};
 
 export type { SignInFailureReason } from './signInErrors';
 

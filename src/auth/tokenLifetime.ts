@@ -1,8 +1,6 @@
 import { decodeJwt } from 'jose';
 
-export const HOUR_MS = 3_600_000;
-export const FOURTEEN_DAYS_MS = 14 * 24 * HOUR_MS;
-
+/** UPSTREAM_PATH_DEFAULTS.tokenRenewal (src/config/upstreamPath.ts). */
 export interface RenewalOptions {
   /** How long before expiry a token is replaced. */
   safetyMarginMs: number;

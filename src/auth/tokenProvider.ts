@@ -1,5 +1,4 @@
 import {
-  DEFAULT_SIGNIN_BACKOFF,
   backoffError,
   nextSignInFailure,
   signInState,
@@ -7,7 +6,7 @@ import {
   type SignInFailure,
   type SignInState,
 } from './signInBackoff';
-import { FOURTEEN_DAYS_MS, HOUR_MS, renewalTimeMs } from './tokenLifetime';
+import { renewalTimeMs } from './tokenLifetime';
 import {
   SIGN_IN_DIRECTLY,
   type IssuedToken,
@@ -25,10 +24,10 @@ export interface TokenProviderOptions {
   /** What its errors mean (remembered? why?) and what callers get during a backoff: the upstream room's (datasources/signInErrors.ts). */
   errors: SignInErrors;
   now?: () => number;
-  /** How long before expiry a token is replaced, at most (a tenth of the lifetime for short tokens). Default: 1 hour. */
-  safetyMarginMs?: number;
-  /** Lifetime assumed when the token carries no usable `exp`. Default: 14 days, the documented validity. */
-  fallbackTtlMs?: number;
+  /** How long before expiry a token is replaced, at most (a tenth of the lifetime for short tokens): UPSTREAM_PATH_DEFAULTS.tokenRenewal. */
+  safetyMarginMs: number;
+  /** Lifetime assumed when the token carries no usable `exp` (the documented validity): UPSTREAM_PATH_DEFAULTS.tokenRenewal. */
+  fallbackTtlMs: number;
   /**
    * Told when this process starts a sign-in and why: the first token, renewal
    * ahead of expiry, or after a rejection (metrics). With Redis, only the
@@ -36,8 +35,8 @@ export interface TokenProviderOptions {
    * number of sign-ins.
    */
   onSignIn?: (reason: SignInReason) => void;
-  /** How long a failed sign-in is remembered (see signInBackoff.ts). Default DEFAULT_SIGNIN_BACKOFF. */
-  signInBackoff?: Partial<SignInBackoffOptions>;
+  /** How long a failed sign-in is remembered (see signInBackoff.ts): the configured one (upstreamPathSettings), or SIGN_IN_BACKOFF_DEFAULTS. */
+  signInBackoff: SignInBackoffOptions;
   /** Where a new token comes from when this process has none usable. Default: sign in here (no sharing). */
   exchange?: TokenExchange;
   /** Where every token this process holds is registered for redaction at every exit (secret.ts). Default: the process-wide registry. */
@@ -94,10 +93,10 @@ export class TokenProvider {
     this.signIn = options.signIn;
     this.errors = options.errors;
     this.now = options.now ?? Date.now;
-    this.safetyMarginMs = options.safetyMarginMs ?? HOUR_MS;
-    this.fallbackTtlMs = options.fallbackTtlMs ?? FOURTEEN_DAYS_MS;
+    this.safetyMarginMs = options.safetyMarginMs;
+    this.fallbackTtlMs = options.fallbackTtlMs;
     this.onSignIn = options.onSignIn ?? (() => {});
-    this.backoff = { ...DEFAULT_SIGNIN_BACKOFF, ...options.signInBackoff };
+    this.backoff = options.signInBackoff;
     this.exchange = options.exchange ?? SIGN_IN_DIRECTLY;
     this.secrets = options.secrets ?? heldSecrets;
   }

@@ -236,4 +236,16 @@ export const REDIS_STATE_DEFAULTS = Object.freeze({
     /** How often a replica waiting for another's fill looks for the answer or the claim's release. */
     pollMs: 20,
   }),
+  /** The reporting token shared by every replica (upstream/stores/redisTokenExchange.ts). */
+  tokenExchange: Object.freeze({
+    /** How often a replica waiting for another one's sign-in looks for the new token. */
+    pollMs: 25,
+  }),
+  /** Apollo Server's cache of persisted queries (upstream/stores/redis/apolloCache.ts). */
+  apolloCache: Object.freeze({
+    /** How long an entry Apollo sets without a TTL (a persisted query) is kept: under `noeviction` every key must end by itself. */
+    defaultTtlMs: 24 * 3_600_000,
+    /** The in-process LRU used while Redis is away holds at most this many characters of queries (InMemoryLRUCache's measure of a string). */
+    localMaxSize: 16 * 1024 * 1024,
+  }),
 });

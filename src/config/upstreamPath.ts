@@ -1,4 +1,7 @@
 import type { Config } from './index';
+import { UPSTREAM_CALL_DEFAULTS } from './upstreamCalls';
+
+const HOUR_MS = 3_600_000;
 
 /**
  * The upstream path's settings that no environment variable changes, each
@@ -23,8 +26,22 @@ export const UPSTREAM_PATH_DEFAULTS = Object.freeze({
    * characters × 2, UTF-16), so neither a few huge dashboards nor many small answers grow it without limit.
    */
   answerStore: Object.freeze({ maxEntries: 10_000, maxBytes: 64 * 1024 * 1024 }),
+  /**
+   * When the reporting token is replaced (auth/tokenLifetime.ts): at most `safetyMarginMs` before it ends (a tenth
+   * of its lifetime for short tokens), and the lifetime assumed when it carries no usable `exp` (the documented 14 days).
+   */
+  tokenRenewal: Object.freeze({ safetyMarginMs: HOUR_MS, fallbackTtlMs: 14 * 24 * HOUR_MS }),
   /** The sign-in backoff's fixed rest (SIGNIN_FAILURE_BACKOFF_SECONDS sets the first refused pause). */
   signInBackoff: Object.freeze({ refusedMaxMs: 15 * 60_000, unavailableBaseMs: 5_000, unavailableMaxMs: 60_000 }),
+});
+
+/**
+ * The whole sign-in backoff with SIGNIN_FAILURE_BACKOFF_SECONDS unset: what `upstreamPathSettings` gives a
+ * configuration that sets nothing, for the token providers tests build without a configuration.
+ */
+export const SIGN_IN_BACKOFF_DEFAULTS = Object.freeze({
+  refusedBaseMs: UPSTREAM_CALL_DEFAULTS.signinFailureBackoffSeconds * 1000,
+  ...UPSTREAM_PATH_DEFAULTS.signInBackoff,
 });
 
 /** What createUpstreams takes from the configuration: everything but the target, the logger and the shared state. */

@@ -13,6 +13,7 @@ import { UpstreamError } from '../../src/upstream/failures/upstreamError';
 import { eventually, redisHarness } from '../support/redisHarness';
 import { describeWithRedis } from '../support/redisServer';
 import { jwtLiving } from '../support/tokenFixtures';
+import { SIGN_IN_BACKOFF_DEFAULTS, UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
 
 const NOW = Date.UTC(2026, 10, 25, 9);
 const LOCK_MS = 60_000;
@@ -23,7 +24,15 @@ describeWithRedis('the shared token in a Redis that is slow, poisoned or restart
   const harness = redisHarness();
 
   function provider(redis: SharedRedis, signIn: () => Promise<string>, now: () => number = () => NOW) {
-    return new SharedTokenProvider({ signIn, redis, lockMs: LOCK_MS, pollMs: 5, now });
+    return new SharedTokenProvider({
+      ...UPSTREAM_PATH_DEFAULTS.tokenRenewal,
+      signInBackoff: SIGN_IN_BACKOFF_DEFAULTS,
+      signIn,
+      redis,
+      lockMs: LOCK_MS,
+      pollMs: 5,
+      now,
+    });
   }
 
   test('a renewal lock whose SET timed out and was applied late is released behind it: the next replica signs in at once', async () => {

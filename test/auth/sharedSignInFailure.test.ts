@@ -12,6 +12,7 @@ import { SIGN_IN_PATH } from '../../src/upstream/datasources/signIn';
 import { eventually, redisHarness } from '../support/redisHarness';
 import { describeWithRedis } from '../support/redisServer';
 import { refusedSignIn } from '../support/tokenFixtures';
+import { SIGN_IN_BACKOFF_DEFAULTS, UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
 
 const START = Date.UTC(2026, 10, 27, 9);
 const SECOND = 1_000;
@@ -26,7 +27,15 @@ describeWithRedis('a sign-in failure shared through Redis', () => {
   });
 
   function provider(redis: SharedRedis, signIn: () => Promise<string>) {
-    return new SharedTokenProvider({ signIn, redis, lockMs: 60_000, pollMs: 5, now: () => now });
+    return new SharedTokenProvider({
+      ...UPSTREAM_PATH_DEFAULTS.tokenRenewal,
+      signInBackoff: SIGN_IN_BACKOFF_DEFAULTS,
+      signIn,
+      redis,
+      lockMs: 60_000,
+      pollMs: 5,
+      now: () => now,
+    });
   }
 
   /** A sign-in refused until `accept()`, then answering token-1, token-2, ... */

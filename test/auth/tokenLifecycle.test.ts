@@ -31,7 +31,7 @@ import { call, startTestEmulator } from '../support/emulator';
 import { valueOf } from '../support/metricsText';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 import { METRICS_DEFAULTS, REDIS_STATE_DEFAULTS } from '../../src/config';
-import { UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
+import { SIGN_IN_BACKOFF_DEFAULTS, UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
 
 const THIRTY_MINUTES_S = 30 * 60;
 const MINUTE = 60_000;
@@ -110,7 +110,16 @@ describeWithRedis('30-minute tokens against the emulator', () => {
       return Promise.all(
         Array.from({ length: count }, async () => {
           const metrics = new Metrics({ ...METRICS_DEFAULTS, processMetrics: false });
-          const tokens = await make({ signIn, now: () => now, onSignIn: renewalCounter(upstreamMetricsObserver(metrics)) }, prefix);
+          const tokens = await make(
+            {
+              ...UPSTREAM_PATH_DEFAULTS.tokenRenewal,
+              signInBackoff: SIGN_IN_BACKOFF_DEFAULTS,
+              signIn,
+              now: () => now,
+              onSignIn: renewalCounter(upstreamMetricsObserver(metrics)),
+            },
+            prefix,
+          );
           watchSignInBackoff(metrics, tokens);
           return {
             tokens,

@@ -1,7 +1,10 @@
 import { TokenProvider } from '../../src/auth/tokenProvider';
 import { REPORTING_SIGN_IN_ERRORS } from '../../src/upstream/datasources/signInErrors';
+import { SIGN_IN_BACKOFF_DEFAULTS, UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
 
 const MINUTE = 60_000;
+/** The configuration's defaults, as createUpstreams passes them when nothing is set. */
+const SETTINGS = { ...UPSTREAM_PATH_DEFAULTS.tokenRenewal, signInBackoff: SIGN_IN_BACKOFF_DEFAULTS };
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 const START = Date.parse('2026-11-21T10:00:00Z');
@@ -43,7 +46,7 @@ describe('TokenProvider', () => {
 
   test('signs in on the first call and reuses the token afterwards', async () => {
     const signIn = countingSignIn();
-    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    const tokens = new TokenProvider({ ...SETTINGS, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
 
     expect(signIn).not.toHaveBeenCalled();
     await expect(tokens.getToken()).resolves.toBe('token-1');
@@ -55,7 +58,13 @@ describe('TokenProvider', () => {
 
   test('renews before the JWT exp, by the safety margin', async () => {
     const signIn = countingSignIn((n) => jwt({ sub: String(n), exp: (now + 2 * HOUR) / 1000 }));
-    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock, safetyMarginMs: 5 * MINUTE });
+    const tokens = new TokenProvider({
+      ...SETTINGS,
+      errors: REPORTING_SIGN_IN_ERRORS,
+      signIn,
+      now: clock,
+      safetyMarginMs: 5 * MINUTE,
+    });
     const first = await tokens.getToken();
 
     now = START + 2 * HOUR - 5 * MINUTE - 1;
@@ -70,7 +79,13 @@ describe('TokenProvider', () => {
   test('uses exp - iat as the lifetime, so a skewed upstream clock does not matter', async () => {
     const upstreamNow = START / 1000 + 30 * 24 * 3600;
     const signIn = countingSignIn(() => jwt({ iat: upstreamNow, exp: upstreamNow + 3600 }));
-    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock, safetyMarginMs: 5 * MINUTE });
+    const tokens = new TokenProvider({
+      ...SETTINGS,
+      errors: REPORTING_SIGN_IN_ERRORS,
+      signIn,
+      now: clock,
+      safetyMarginMs: 5 * MINUTE,
+    });
     await tokens.getToken();
 
     now = START + 54 * MINUTE;
@@ -83,7 +98,7 @@ describe('TokenProvider', () => {
 
   test('caps the margin at a tenth of a short lifetime instead of signing in on every call', async () => {
     const signIn = countingSignIn(() => jwt({ iat: now / 1000, exp: now / 1000 + 60 }));
-    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    const tokens = new TokenProvider({ ...SETTINGS, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
     await tokens.getToken();
 
     now = START + 53_999;
@@ -100,7 +115,13 @@ describe('TokenProvider', () => {
     ['a JWT with a garbage payload', 'eyJhbGciOiJIUzI1NiJ9.bm90IGpzb24.c2ln'],
   ])('falls back to 14 days from sign-in for %s', async (_label, token) => {
     const signIn = jest.fn(async () => token);
-    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock, safetyMarginMs: HOUR });
+    const tokens = new TokenProvider({
+      ...SETTINGS,
+      errors: REPORTING_SIGN_IN_ERRORS,
+      signIn,
+      now: clock,
+      safetyMarginMs: HOUR,
+    });
     await tokens.getToken();
 
     now = START + 14 * DAY - HOUR - 1;
@@ -113,7 +134,7 @@ describe('TokenProvider', () => {
 
   test('50 concurrent callers share exactly one sign-in', async () => {
     const { signIn, calls } = scriptedSignIn();
-    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    const tokens = new TokenProvider({ ...SETTINGS, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
 
     const waiting = Array.from({ length: 50 }, () => tokens.getToken());
     calls[0].resolve('shared');
@@ -124,7 +145,7 @@ describe('TokenProvider', () => {
 
   test("a failure that is not the upstream's answer rejects every waiter and is not remembered: the next call tries again", async () => {
     const { signIn, calls } = scriptedSignIn();
-    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    const tokens = new TokenProvider({ ...SETTINGS, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
 
     const waiting = Array.from({ length: 5 }, () => tokens.getToken());
     calls[0].reject(new Error('Invalid credentials'));
@@ -139,7 +160,7 @@ describe('TokenProvider', () => {
 
   test('renew(rejected) when a newer token is already current does not sign in', async () => {
     const signIn = countingSignIn();
-    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    const tokens = new TokenProvider({ ...SETTINGS, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
     const old = await tokens.getToken();
     const current = await tokens.renew(old);
     expect(signIn).toHaveBeenCalledTimes(2);
@@ -150,7 +171,7 @@ describe('TokenProvider', () => {
 
   test('renew(current) from many concurrent callers signs in exactly once', async () => {
     const signIn = countingSignIn();
-    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    const tokens = new TokenProvider({ ...SETTINGS, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
     const rejected = await tokens.getToken();
 
     const renewed = await Promise.all(Array.from({ length: 20 }, () => tokens.renew(rejected)));
@@ -162,7 +183,7 @@ describe('TokenProvider', () => {
 
   test('renew() during a sign-in in flight joins it', async () => {
     const { signIn, calls } = scriptedSignIn();
-    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    const tokens = new TokenProvider({ ...SETTINGS, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
 
     const first = tokens.getToken();
     const renewed = tokens.renew('whatever');
@@ -174,7 +195,13 @@ describe('TokenProvider', () => {
 
   test('a token refused right after the sign-in that replaced a refused one starts the sign-in backoff instead of a loop', async () => {
     const signIn = countingSignIn();
-    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock, signInBackoff: { refusedBaseMs: MINUTE } });
+    const tokens = new TokenProvider({
+      ...SETTINGS,
+      errors: REPORTING_SIGN_IN_ERRORS,
+      signIn,
+      now: clock,
+      signInBackoff: { ...SIGN_IN_BACKOFF_DEFAULTS, refusedBaseMs: MINUTE },
+    });
     await tokens.getToken();
     await expect(tokens.renew('token-1')).resolves.toBe('token-2');
 
@@ -197,7 +224,7 @@ describe('TokenProvider', () => {
 
   test('only the token obtained for the refusal, while current, can start that backoff', async () => {
     const signIn = countingSignIn();
-    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    const tokens = new TokenProvider({ ...SETTINGS, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
     await tokens.getToken();
 
     expect(tokens.refused('token-1')).toBe(false); // the first token: obtained for no refusal
@@ -212,7 +239,7 @@ describe('TokenProvider', () => {
 
   test('a renewed token that served a call simply expires: a later 401 on it renews, never backs off', async () => {
     const signIn = countingSignIn();
-    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    const tokens = new TokenProvider({ ...SETTINGS, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
     await tokens.getToken();
     await expect(tokens.renew('token-1')).resolves.toBe('token-2');
 
@@ -226,7 +253,7 @@ describe('TokenProvider', () => {
 
   test('a failed renewal leaves no token behind: the next getToken signs in', async () => {
     const { signIn, calls } = scriptedSignIn();
-    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
+    const tokens = new TokenProvider({ ...SETTINGS, errors: REPORTING_SIGN_IN_ERRORS, signIn, now: clock });
     const first = tokens.getToken();
     calls[0].resolve('revoked');
     await first;
@@ -250,7 +277,7 @@ describe('TokenProvider on the real clock (jest fake timers)', () => {
   test('with its default clock, renews an hour before a 14-day exp and not before', async () => {
     jest.useFakeTimers({ now: START });
     const signIn = countingSignIn((n) => jwt({ sub: String(n), iat: Date.now() / 1000, exp: (Date.now() + 14 * DAY) / 1000 }));
-    const tokens = new TokenProvider({ errors: REPORTING_SIGN_IN_ERRORS, signIn });
+    const tokens = new TokenProvider({ ...SETTINGS, errors: REPORTING_SIGN_IN_ERRORS, signIn });
     const first = await tokens.getToken();
 
     jest.setSystemTime(START + 14 * DAY - HOUR - 1);

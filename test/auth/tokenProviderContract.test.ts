@@ -15,6 +15,8 @@ import { Secret } from '../../src/redaction/secret';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 import { jwtLiving, refusedSignIn, scriptedSignIn, unavailableSignIn } from '../support/tokenFixtures';
 import { REDIS_STATE_DEFAULTS } from '../../src/config';
+import type { SignInBackoffOptions } from '../../src/auth/signInBackoff';
+import { SIGN_IN_BACKOFF_DEFAULTS, UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
@@ -25,6 +27,9 @@ interface ProviderOptions {
   signIn: () => Promise<string>;
   now: () => number;
   onSignIn: (reason: SignInReason) => void;
+  safetyMarginMs: number;
+  fallbackTtlMs: number;
+  signInBackoff: SignInBackoffOptions;
 }
 
 type Provider = Pick<TokenProvider, 'getToken' | 'renew' | 'signInState'>;
@@ -80,7 +85,13 @@ describeWithRedis('the token provider contract', () => {
       now = START;
       reasons = [];
       script = scriptedSignIn();
-      tokens = await make({ signIn: script.signIn, now: () => now, onSignIn: (reason) => reasons.push(reason) });
+      tokens = await make({
+        ...UPSTREAM_PATH_DEFAULTS.tokenRenewal,
+        signInBackoff: SIGN_IN_BACKOFF_DEFAULTS,
+        signIn: script.signIn,
+        now: () => now,
+        onSignIn: (reason) => reasons.push(reason),
+      });
     });
 
     /** 30-minute JWTs issued on the injected clock: token 1 is `t1`, token 2 `t2`, ... */

@@ -15,6 +15,7 @@ import { describeWithRedis, startRedisServer, type RedisServer } from '../suppor
 import type { UpstreamError } from '../../src/upstream/failures/upstreamError';
 import { jwtLiving, refusedSignIn, scriptedSignIn } from '../support/tokenFixtures';
 import { REDIS_STATE_DEFAULTS } from '../../src/config';
+import { SIGN_IN_BACKOFF_DEFAULTS, UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
 
 const MINUTE = 60_000;
 const START = Date.parse('2026-11-21T10:00:00Z');
@@ -70,7 +71,15 @@ describeWithRedis('one sign-in per lapse across replicas', () => {
       retryAfterMs: 0,
       timeoutMs: 2_000,
     });
-    return new SharedTokenProvider({ signIn, redis, lockMs: 5_000, pollMs: 2, now: () => now });
+    return new SharedTokenProvider({
+      ...UPSTREAM_PATH_DEFAULTS.tokenRenewal,
+      signInBackoff: SIGN_IN_BACKOFF_DEFAULTS,
+      signIn,
+      redis,
+      lockMs: 5_000,
+      pollMs: 2,
+      now: () => now,
+    });
   }
 
   /** Holds this replica's attempt to take the renewal lock until `open()`; `reached` resolves when it gets there. */

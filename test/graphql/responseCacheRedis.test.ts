@@ -58,7 +58,12 @@ describeWithRedis('response cache in a shared Redis', () => {
     const recommender = freshRecommender();
     const server = buildServer(
       testConfig({ production: false, renderMaxConcurrency: 4, cache: { renderTtlSeconds: RENDER_TTL, dashboardTtlSeconds: RENDER_TTL } }),
-      { recommender, reporting: fakeReporting(), logger: silentLogger, apolloCache: createApolloCache(redis) },
+      {
+        recommender,
+        reporting: fakeReporting(),
+        logger: silentLogger,
+        apolloCache: createApolloCache(redis, REDIS_STATE_DEFAULTS.apolloCache),
+      },
     );
     servers.push(server);
     await server.start();

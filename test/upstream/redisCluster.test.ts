@@ -96,7 +96,10 @@ describeWithRedis('shared state in a 3-node Redis Cluster', () => {
     expect(stats).toMatchObject({ signin: { count: 1 }, dashboard: { count: 1 } });
 
     // Apollo's cache reads several keys at once (MGET): one slot, or CROSSSLOT.
-    const [cacheOne, cacheTwo] = [createApolloCache(one.redis), createApolloCache(two.redis)];
+    const [cacheOne, cacheTwo] = [
+      createApolloCache(one.redis, REDIS_STATE_DEFAULTS.apolloCache),
+      createApolloCache(two.redis, REDIS_STATE_DEFAULTS.apolloCache),
+    ];
     await cacheOne.set('apq:a', 'query A');
     await cacheOne.set('apq:b', 'query B');
     await expect(cacheTwo.get('apq:a')).resolves.toBe('query A');

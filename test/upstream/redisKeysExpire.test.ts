@@ -15,7 +15,7 @@ import { redisHarness } from '../support/redisHarness';
 import { describeWithRedis } from '../support/redisServer';
 import { jwtLiving } from '../support/tokenFixtures';
 import { REDIS_STATE_DEFAULTS } from '../../src/config';
-import { UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
+import { SIGN_IN_BACKOFF_DEFAULTS, UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
 
 describeWithRedis('keys the subgraph writes', () => {
   const harness = redisHarness();
@@ -24,7 +24,15 @@ describeWithRedis('keys the subgraph writes', () => {
     const admin = await harness.admin();
     const { redis } = await harness.replica();
     const now = Date.now();
-    await new SharedTokenProvider({ signIn: async () => jwtLiving(1e12, now, 'far'), redis, lockMs: 5_000, now: () => now }).getToken();
+    await new SharedTokenProvider({
+      ...UPSTREAM_PATH_DEFAULTS.tokenRenewal,
+      signInBackoff: SIGN_IN_BACKOFF_DEFAULTS,
+      ...REDIS_STATE_DEFAULTS.tokenExchange,
+      signIn: async () => jwtLiving(1e12, now, 'far'),
+      redis,
+      lockMs: 5_000,
+      now: () => now,
+    }).getToken();
     const answers = new RedisAnswerStore(redis, new MemoryAnswerStore(UPSTREAM_PATH_DEFAULTS.answerStore), {
       ...REDIS_STATE_DEFAULTS.answerFill,
       fillWaitMs: 5_000,
@@ -34,7 +42,7 @@ describeWithRedis('keys the subgraph writes', () => {
     const budget = new RedisRateStore(redis, () => now);
     await budget.reserve('render:host', 60, now, 0);
     await budget.pause('reporting:acct', 1, now + 60_000);
-    await createApolloCache(redis).set('apq:abc', 'query { x }');
+    await createApolloCache(redis, REDIS_STATE_DEFAULTS.apolloCache).set('apq:abc', 'query { x }');
     await redis.roster?.beat();
     const board = sharedAnalyticsBoard(redis, { analytics: { askDeadlineMs: 20_000 } });
     board.post('week', [{ metrics: ['pageViewsTotal'], deadline: now + 20_000 }]);

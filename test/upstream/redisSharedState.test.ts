@@ -16,6 +16,7 @@ import { Secret } from '../../src/redaction/secret';
 import type { AnswerStore } from '../../src/upstream/stores/answerStore';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 import { REDIS_STATE_DEFAULTS } from '../../src/config';
+import { SIGN_IN_BACKOFF_DEFAULTS, UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
 
 const PASSWORD = 'redis-test-pass';
 
@@ -83,7 +84,14 @@ describeWithRedis('shared state in a real Redis', () => {
 
   describe('the reporting token', () => {
     function provider(redis: SharedRedis, signIn: () => Promise<string>) {
-      return new SharedTokenProvider({ signIn, redis, lockMs: 2_000, pollMs: 5 });
+      return new SharedTokenProvider({
+        ...UPSTREAM_PATH_DEFAULTS.tokenRenewal,
+        signInBackoff: SIGN_IN_BACKOFF_DEFAULTS,
+        signIn,
+        redis,
+        lockMs: 2_000,
+        pollMs: 5,
+      });
     }
 
     test('concurrent demands on three replicas make one sign-in; the token, never the password, sits in Redis', async () => {
@@ -238,8 +246,8 @@ describeWithRedis('shared state in a real Redis', () => {
   describe("Apollo Server's cache", () => {
     test('a value set through one replica is read through another; with Redis away it stays in process', async () => {
       const [one, two] = await Promise.all([replica(), replica()]);
-      const cacheOne = createApolloCache(one.redis);
-      const cacheTwo = createApolloCache(two.redis);
+      const cacheOne = createApolloCache(one.redis, REDIS_STATE_DEFAULTS.apolloCache);
+      const cacheTwo = createApolloCache(two.redis, REDIS_STATE_DEFAULTS.apolloCache);
       await cacheOne.set('apq:abc', 'query { x }', { ttl: 60 });
       await expect(cacheTwo.get('apq:abc')).resolves.toBe('query { x }');
       expect(await one.client.pttl('apollo:apq:abc')).toBeGreaterThan(59_000);

@@ -12,7 +12,7 @@ import { UpstreamError } from '../../src/upstream/failures/upstreamError';
 import { Secret } from '../../src/redaction/secret';
 import { sendJson, useFakeUpstream, type FakeHandler, type RecordedRequest } from '../support/fakeUpstream';
 import { rejection } from '../support/rejection';
-import { UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
+import { SIGN_IN_BACKOFF_DEFAULTS, UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';
 
 const EMAIL = 'api@publisher.example';
 const PASSWORD = 'correct horse battery staple';
@@ -61,6 +61,8 @@ beforeEach(() => {
   const http = createHttpClient({ dispatcher: agent, timeoutMs: 2_000 });
   const baseUrl = `${upstream.url}/base/`;
   const tokens = new TokenProvider({
+    ...UPSTREAM_PATH_DEFAULTS.tokenRenewal,
+    signInBackoff: SIGN_IN_BACKOFF_DEFAULTS,
     errors: REPORTING_SIGN_IN_ERRORS,
     signIn: createSignIn({ baseUrl, email: EMAIL, password: new Secret(PASSWORD), http }),
   });

@@ -1,6 +1,8 @@
 import type { SignInBackoffOptions } from '../../auth/signInBackoff';
 import { renewalCounter, watchSignInBackoff } from '../../auth/tokenMetrics';
 import { TokenProvider } from '../../auth/tokenProvider';
+import { REDIS_STATE_DEFAULTS } from '../../config/redis';
+import { UPSTREAM_PATH_DEFAULTS } from '../../config/upstreamPath';
 import { createSignIn, type SignInOptions } from '../datasources/signIn';
 import { REPORTING_SIGN_IN_ERRORS } from '../datasources/signInErrors';
 import { SharedTokenProvider } from '../stores/sharedTokenProvider';
@@ -46,8 +48,8 @@ export interface TokenSourceOptions {
   redis?: SharedRedis;
   /** How long a replica's renewal lock lasts: longer than the longest sign-in. */
   lockMs: number;
-  /** How long a failed sign-in is remembered (SIGNIN_FAILURE_BACKOFF_SECONDS); default DEFAULT_SIGNIN_BACKOFF. */
-  signInBackoff?: Partial<SignInBackoffOptions>;
+  /** How long a failed sign-in is remembered (SIGNIN_FAILURE_BACKOFF_SECONDS and UPSTREAM_PATH_DEFAULTS.signInBackoff). */
+  signInBackoff: SignInBackoffOptions;
   now?: () => number;
   observer: Pick<UpstreamObserver, 'tokenRenewed'>;
   /** The sign-in backoff gauge follows the token holder when metrics are on. */
@@ -62,14 +64,15 @@ export interface TokenSourceOptions {
 export function createTokenSource(options: TokenSourceOptions): TokenSource {
   const common = {
     signIn: options.signIn,
+    ...UPSTREAM_PATH_DEFAULTS.tokenRenewal,
     onSignIn: renewalCounter(options.observer),
-    ...(options.signInBackoff === undefined ? {} : { signInBackoff: options.signInBackoff }),
+    signInBackoff: options.signInBackoff,
     ...(options.now === undefined ? {} : { now: options.now }),
   };
   const tokens =
     options.redis === undefined
       ? new TokenProvider({ ...common, errors: REPORTING_SIGN_IN_ERRORS })
-      : new SharedTokenProvider({ ...common, redis: options.redis, lockMs: options.lockMs });
+      : new SharedTokenProvider({ ...common, ...REDIS_STATE_DEFAULTS.tokenExchange, redis: options.redis, lockMs: options.lockMs });
   if (options.metrics !== undefined) watchSignInBackoff(options.metrics, tokens);
   return tokens;
 }

@@ -19,8 +19,8 @@ export interface RedisTokenExchangeOptions {
   redis: SharedRedis;
   /** How long the renewal lock is held at most: longer than a sign-in can take (its timeout). Its holder renews a shorter lease meanwhile. */
   lockMs: number;
-  /** How often a replica waiting for another one's sign-in looks for the new token. Default 25 ms. */
-  pollMs?: number;
+  /** How often a replica waiting for another one's sign-in looks for the new token (REDIS_STATE_DEFAULTS.tokenExchange). */
+  pollMs: number;
   /** The longest sign-in backoff this deployment sets: a shared failure read back never lasts longer than this from now. */
   maxBackoffMs: number;
   /** The one clock of the token's times and of every TTL written for them. */
@@ -52,7 +52,7 @@ export class RedisTokenExchange implements TokenExchange {
   constructor(options: RedisTokenExchangeOptions) {
     this.redis = options.redis;
     this.lockMs = options.lockMs;
-    this.pollMs = options.pollMs ?? 25;
+    this.pollMs = options.pollMs;
     this.now = options.now;
     this.maxBackoffMs = options.maxBackoffMs;
     // A Redis that restarted empty learns the token back instead of costing a sign-in.

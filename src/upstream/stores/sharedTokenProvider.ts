@@ -1,4 +1,3 @@
-import { DEFAULT_SIGNIN_BACKOFF } from '../../auth/signInBackoff';
 import { TokenProvider, type TokenProviderOptions } from '../../auth/tokenProvider';
 import { REPORTING_SIGN_IN_ERRORS } from '../datasources/signInErrors';
 import type { SharedRedis } from './redis/sharedRedis';
@@ -10,8 +9,8 @@ export interface SharedTokenProviderOptions extends Omit<TokenProviderOptions, '
   redis: SharedRedis;
   /** How long the renewal lock is held at most: longer than a sign-in can take (its timeout). */
   lockMs: number;
-  /** How often a replica waiting for another one's sign-in looks for the new token. Default 25 ms. */
-  pollMs?: number;
+  /** How often a replica waiting for another one's sign-in looks for the new token (REDIS_STATE_DEFAULTS.tokenExchange). */
+  pollMs: number;
 }
 
 /**
@@ -24,7 +23,7 @@ export interface SharedTokenProviderOptions extends Omit<TokenProviderOptions, '
 export class SharedTokenProvider extends TokenProvider {
   constructor(options: SharedTokenProviderOptions) {
     const now = options.now ?? Date.now;
-    const backoff = { ...DEFAULT_SIGNIN_BACKOFF, ...options.signInBackoff };
+    const backoff = options.signInBackoff;
     const maxBackoffMs = Math.max(backoff.refusedBaseMs, backoff.refusedMaxMs, backoff.unavailableBaseMs, backoff.unavailableMaxMs);
     const exchange = new RedisTokenExchange({ redis: options.redis, lockMs: options.lockMs, pollMs: options.pollMs, maxBackoffMs, now });
     super({ ...options, now, exchange, errors: REPORTING_SIGN_IN_ERRORS });

@@ -7,8 +7,14 @@ import type { SharedRedis } from './sharedRedis';
 
 /** Keys under the configured REDIS_KEY_PREFIX (Apollo adds its own `apq:` inside). */
 const APOLLO_KEY_PREFIX = 'apollo:';
-/** How long an entry Apollo sets without a TTL (a persisted query) is kept. */
-const APOLLO_DEFAULT_TTL_MS = 24 * 3_600_000;
+
+/** REDIS_STATE_DEFAULTS.apolloCache (src/config/redis.ts). */
+export interface ApolloCacheOptions {
+  /** How long an entry Apollo sets without a TTL (a persisted query) is kept. */
+  defaultTtlMs: number;
+  /** The most the in-process LRU holds while Redis is away (InMemoryLRUCache's `maxSize`). */
+  localMaxSize: number;
+}
 
 /**
  * Apollo Server's cache (persisted queries) in Redis, through the kept
@@ -17,14 +23,18 @@ const APOLLO_DEFAULT_TTL_MS = 24 * 3_600_000;
  * is away, reads and writes go to an in-process LRU, so a client is at worst
  * asked to send its query again (the APQ protocol's normal miss), never failed.
  */
-export function createApolloCache(redis: SharedRedis): KeyValueCache<string> {
-  const keyv = new Keyv<string>({ store: new RedisKeyvStore(redis), namespace: undefined, useKeyPrefix: false, throwOnErrors: true });
-  return new FallbackKeyValueCache(redis, new KeyvAdapter(keyv), new InMemoryLRUCache<string>({ maxSize: 16 * 1024 * 1024 }));
+export function createApolloCache(redis: SharedRedis, options: ApolloCacheOptions): KeyValueCache<string> {
+  const store = new RedisKeyvStore(redis, options.defaultTtlMs);
+  const keyv = new Keyv<string>({ store, namespace: undefined, useKeyPrefix: false, throwOnErrors: true });
+  return new FallbackKeyValueCache(redis, new KeyvAdapter(keyv), new InMemoryLRUCache<string>({ maxSize: options.localMaxSize }));
 }
 
 /** The minimal Keyv store contract (Map-like: values are Keyv's serialized strings, ttl in ms). Errors propagate to the fallback. */
 class RedisKeyvStore {
-  constructor(private readonly redis: SharedRedis) {}
+  constructor(
+    private readonly redis: SharedRedis,
+    private readonly defaultTtlMs: number,
+  ) {}
 
   async get(key: string): Promise<string | undefined> {
     return this.checked(key, await this.redis.client.get(APOLLO_KEY_PREFIX + key));
@@ -42,9 +52,9 @@ class RedisKeyvStore {
     return readValue(this.redis, APOLLO_KEY_PREFIX + key, raw, () => raw ?? undefined);
   }
 
-  /** Always with a TTL (a day when Apollo gives none): under `noeviction` every key must end by itself (docs/shared-state.md). */
+  /** Always with a TTL (the default, a day, when Apollo gives none): under `noeviction` every key must end by itself (docs/shared-state.md). */
   async set(key: string, value: string, ttlMs?: number): Promise<boolean> {
-    const keepMs = clampTtl(ttlMs !== undefined && ttlMs > 0 ? Math.ceil(ttlMs) : APOLLO_DEFAULT_TTL_MS) ?? APOLLO_DEFAULT_TTL_MS;
+    const keepMs = clampTtl(ttlMs !== undefined && ttlMs > 0 ? Math.ceil(ttlMs) : this.defaultTtlMs) ?? this.defaultTtlMs;
     await this.redis.client.set(APOLLO_KEY_PREFIX + key, value, 'PX', keepMs);
     return true;
   }

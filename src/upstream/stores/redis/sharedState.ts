@@ -35,7 +35,7 @@ export async function connectSharedState(
   if (ready) logger.info({ redis: 'shared', keyPrefix: config.keyPrefix }, 'Redis connected: token, answer cache and budget are shared');
   return {
     redis,
-    apolloCache: createApolloCache(redis),
+    apolloCache: createApolloCache(redis, REDIS_STATE_DEFAULTS.apolloCache),
     async close() {
       redis.roster.stop();
       try {
