@@ -145,9 +145,10 @@ export class DashboardAsks implements AskKind {
    * A body of the kind fetched earlier that carries every metric of this one
    * (a merged query's union): its answer is still in the answer cache while
    * fresh (or stale-if-error), so the ask is sliced from it instead of waiting.
-   * Asked through the queue like any try: if it is no longer cached, its query
-   * keeps the queue's rules (the caller's share, the newsroom first) and its
-   * slot counts in the caller's share.
+   * Asked through the queue like any try (which reads the answer cache alone
+   * before it holds the ask back): if it is no longer cached, its query keeps
+   * the queue's rules (the caller's share, the newsroom first) and its slot
+   * counts in the caller's share.
    */
   private async fromLastFetched(body: DashboardQueryBody, caller: string): Promise<DashboardAnswer | undefined> {
     const fetched = this.lastFetched.get(kindOf(body));
