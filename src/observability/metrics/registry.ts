@@ -179,6 +179,19 @@ export function createInstruments(options: MetricsOptions = {}) {
       labelNames: ['kind'] as const,
       registers,
     }),
+    reportingAskRefusals: new Counter({
+      name: name('reporting_ask_refusals_total'),
+      help: "Asks of the reporting budget's queue answered with a refusal or an error, by kind (dashboard, table) and reason (deadline: no slot in time; share: over the caller's fair share; metric_unavailable; upstream_error)",
+      labelNames: ['kind', 'reason'] as const,
+      registers,
+    }),
+    reportingAsksPerSlot: new Histogram({
+      name: name('reporting_asks_per_slot'),
+      help: "Asks one slot of the reporting budget answered, by kind (dashboard, table; 0: a refresh nobody waited for); its count is the slots each kind's queries spent",
+      labelNames: ['kind'] as const,
+      buckets: ASKS_BUCKETS,
+      registers,
+    }),
     callerSlots: new Counter({
       name: name('reporting_caller_slots_total'),
       help: "Slots of the reporting budget spent on each caller's dashboard asks (a merged query's slot split between its callers), by caller (bounded: the first 50 ids, then __other__)",

@@ -136,8 +136,12 @@ export class DashboardAsks implements AskKind {
     }
     const covered = await this.fromLastFetched(body, caller);
     if (covered !== undefined) return covered;
-    const slotAt = this.queue.clock.now() + (refusal.retryAfterSeconds ?? 1) * 1000;
-    if (refusal.retryAfterSeconds === undefined || slotAt > deadline) throw refusal;
+    if (refusal.retryAfterSeconds === undefined) throw refusal;
+    if (this.queue.clock.now() + refusal.retryAfterSeconds * 1000 > deadline) {
+      // The slot comes after its deadline: refused now, told like any refusal at the deadline (counted by kind).
+      this.queue.observer.askRefused(this.name, 'deadline');
+      throw refusal;
+    }
     return this.queue.wait<DashboardAnswer>(this, this.groupOf(body, alone), deadline, { body, caller });
   }
 
