@@ -1,10 +1,10 @@
 /**
- * Dashboard asks in the budget queue (src/reporting/budgetQueue.ts, was the
- * dashboard waiting room) on an injected clock: asks of one kind (bodies
- * that differ only in their metrics) share one query when they are asked
- * together, and across operations only while they wait for the next unit;
- * an ask answered from the cache or granted a unit now never waits; an ask
- * whose deadline comes before the unit is refused with retryAfter; a metric
+ * Dashboard asks in the budget queue (src/reporting/budgetQueue.ts) on an
+ * injected clock: asks of one kind (bodies that differ only in their
+ * metrics) share one query when they are asked together, and across
+ * operations only while they wait for the next slot; an ask answered from
+ * the cache or granted a slot now never waits; an ask whose deadline comes
+ * before the slot is refused with retryAfter; a metric
  * outside the plan fails only the asks naming it.
  */
 import { NO_OBSERVER } from '../../src/upstream/observer';
