@@ -245,3 +245,34 @@ function signInBackoffGauge(name: string, registers: Registry[]) {
 }
 
 export type Instruments = ReturnType<typeof createInstruments>;
+
+/**
+ * The live numbers' instruments (docs/subscriptions.md), named like every
+ * other series here: registered on `registry` by the subscriptions' serving
+ * (src/observability/metrics/subscriptions.ts), once per server, only where
+ * subscriptions are served.
+ */
+export function createSubscriptionInstruments(registry: Registry) {
+  const registers = [registry];
+  const name = (suffix: string) => `${METRIC_PREFIX}${suffix}`;
+  return {
+    open: new Gauge({
+      name: name('subscriptions_open'),
+      help: 'Subscriptions open on this replica, by field (every transport)',
+      labelNames: ['field'] as const,
+      registers,
+    }),
+    events: new Counter({
+      name: name('subscription_events_total'),
+      help: 'Events sent to subscribers, by field (one per subscriber and emission)',
+      labelNames: ['field'] as const,
+      registers,
+    }),
+    drops: new Counter({
+      name: name('subscribers_dropped_total'),
+      help: 'Subscribers the subgraph dropped, by reason (slow_consumer: its socket had too much unsent; shutdown: the drain)',
+      labelNames: ['reason'] as const,
+      registers,
+    }),
+  };
+}
