@@ -20,7 +20,7 @@ export interface Context {
   /**
    * The protected dashboard endpoint, taking from this operation's allowance; identical queries share one answer,
    * queries of the operation that differ only in metrics one upstream query, and so do those of every operation
-   * while they wait for the next unit (until `analyticsDeadline`).
+   * while they wait in the budget queue for the next slot (until `analyticsDeadline`).
    */
   reporting: DashboardEndpoint;
   /** Per request: its cache holds what this caller asked for. */
@@ -29,7 +29,7 @@ export interface Context {
   articleMetrics: ArticleMetricsLoader;
   /** Process-wide: the analytics tables every operation's asks are answered from. */
   analyticsTables: AnalyticsTables;
-  /** When this operation's asks stop waiting for a unit (epoch ms): its start plus ANALYTICS_ASK_DEADLINE_MS. */
+  /** When this operation's asks stop waiting for a slot (epoch ms): its start plus ANALYTICS_ASK_DEADLINE_MS. */
   analyticsDeadline: number;
   /** How each analytics ask of this operation was answered, in order (for the operation log). */
   askOutcomes: AskOutcome[];
@@ -55,7 +55,7 @@ export type CacheTtls = Pick<Config['cache'], 'renderTtlSeconds' | 'dashboardTtl
 
 /** The process-wide pieces every request's context is built from: built once (src/index.ts, or buildServer for tests). */
 export interface SharedDependencies {
-  /** The analytics tables and the dashboards' waiting room, process-wide (src/reporting/reportingService.ts). */
+  /** The analytics tables, the dashboards' asks and the budget queue they wait in, process-wide (src/reporting/reportingService.ts). */
   reportingService: ReportingService;
   recommender: RenderEndpoint;
   renderMaxConcurrency: number;

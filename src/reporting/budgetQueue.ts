@@ -85,10 +85,11 @@ export interface AskKind {
 export interface BudgetQueueOptions {
   /**
    * The protected endpoint, process-wide: it caches, coalesces and governs; the queue decides what to send and when.
+   * `peek`: its answer cache read alone (no upstream call), read before a dashboard is held back or refused.
    * `onBudgetShared`: the governor's word that the budget is shared again (Redis back), so a next slot learned
    * from this replica's small share while it was away is forgotten.
    */
-  reporting: Pick<DashboardEndpoint, 'query'> & Partial<Pick<DashboardEndpoint, 'onBudgetShared'>>;
+  reporting: Pick<DashboardEndpoint, 'query'> & Partial<Pick<DashboardEndpoint, 'peek' | 'onBudgetShared'>>;
   clock: Clock;
   /** ANALYTICS_COLD_SHARE: the share of the tables' slots kept for asks outside the tables while refreshes wait. */
   outsideShare: number;
@@ -181,11 +182,18 @@ export class BudgetQueue {
    *   within the kind's lead (UPSTREAM_QUEUE_TIMEOUT_MS: the governor would
    *   hold this query until the slot and give it the slot), it does not try:
    *   it waits in the order, behind them (issue 28: a greedy caller took 5 of 6 slots so).
+   * Neither rule holds back an answer the cache has: before either refuses,
+   * the answer cache is read alone (`peek`: no upstream call, no slot), and a
+   * cached answer is served (a cached answer costs nothing, docs/security.md).
    */
   async tryNow(kind: AskKind, body: DashboardQueryBody, caller: string): Promise<DashboardAnswer> {
-    this.admit(kind, caller);
+    const shareRefusal = this.shareRefusal(caller);
+    if (shareRefusal !== undefined) return this.cachedOr(body, () => this.refuseOverShare(kind, caller, shareRefusal));
     const untilSlotMs = this.nextSlotAt - this.clock.now();
-    if (untilSlotMs <= kind.leadMs && this.newsroomWaits(kind)) throw refused(untilSlotMs, this.governorRefusal);
+    if (untilSlotMs <= kind.leadMs && this.newsroomWaits(kind)) {
+      const refusal = refused(untilSlotMs, this.governorRefusal);
+      return this.cachedOr(body, () => refusal);
+    }
     try {
       const answer = await this.options.reporting.query(body);
       if (answer.cache === 'miss') this.chargeCallers([caller]);
@@ -196,13 +204,18 @@ export class BudgetQueue {
     }
   }
 
-  /** Over its share, the caller's ask is refused at once (told to the observer): nobody else waits for it. */
-  private admit(kind: AskKind, caller: string): void {
-    const refusal = this.shareRefusal(caller);
-    if (refusal === undefined) return;
+  /** The cached answer of `body` if the cache has one (read alone: nothing spent), else the refusal `refuse` gives. */
+  private async cachedOr(body: DashboardQueryBody, refuse: () => Error): Promise<DashboardAnswer> {
+    const cached = await this.options.reporting.peek?.(body);
+    if (cached !== undefined) return cached;
+    throw refuse();
+  }
+
+  /** Over its share, the caller's ask (a miss) is refused at once, told to the observer: nobody else waits for it. */
+  private refuseOverShare(kind: AskKind, caller: string, refusal: Error): Error {
     this.observer.askRefused(kind.name, 'share');
     this.observer.callerAskRefused(caller);
-    throw refusal;
+    return refusal;
   }
 
   /** The refusal of a caller with no room for a whole slot in its share now (undefined: it has room). */
@@ -244,11 +257,11 @@ export class BudgetQueue {
       this.observer.callerSlotsSpent(caller, 1 / distinct.length);
     }
     // A caller's share fills only when it is charged: its asks still waiting are refused now, not at their deadline.
-    this.refuseOverShare();
+    this.refuseWaitingOverShare();
   }
 
   /** Waiting asks whose caller's share filled while they waited (its other asks took slots) get the share's refusal now. */
-  private refuseOverShare(): void {
+  private refuseWaitingOverShare(): void {
     for (const ask of [...this.waiting]) {
       if (ask.caller === undefined || ask.settled) continue;
       const refusal = this.shareRefusal(ask.caller);
@@ -365,7 +378,7 @@ export class BudgetQueue {
         }
         // The kinds read what they need for their turn first (what other replicas wait for): asks arriving meanwhile join the order.
         for (const kind of this.kinds) await kind.beforeOrder?.(this.asksOf(kind));
-        this.refuseOverShare();
+        this.refuseWaitingOverShare();
         const candidate = this.order();
         if (candidate === undefined) return;
         const turn = await candidate.take();
@@ -394,7 +407,7 @@ export class BudgetQueue {
    * 5. asks outside the tables over their share;
    * 6. callers' ad-hoc dashboard asks.
    * Only asks of callers within their own fair share are ever here (the
-   * others are refused at once: `admit`, `refuseOverShare`). Within a class,
+   * others are refused at once: `tryNow`, `refuseWaitingOverShare`). Within a class,
    * the group answering the most asks, then the earliest deadline.
    * Dashboards used to come first: their query goes UPSTREAM_QUEUE_TIMEOUT_MS
    * before the slot and the governor holds the slot for it, so the tables'

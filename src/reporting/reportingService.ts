@@ -43,7 +43,7 @@ export interface ReportingServiceOptions {
    * allowance pays for it; it also says when the budget is shared again (Redis back), so the queue forgets
    * a next slot learned from a replica's small share.
    */
-  dashboard: Pick<DashboardEndpoint, 'query' | 'onBudgetShared'>;
+  dashboard: Pick<DashboardEndpoint, 'query' | 'peek' | 'onBudgetShared'>;
   config: ReportingServiceConfig;
   clock: Clock;
   /** Where the tables live: shared by the replicas through Redis (REDIS_URL); absent, this process's memory. */

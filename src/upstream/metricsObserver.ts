@@ -27,9 +27,9 @@ export function upstreamMetricsObserver(metrics: Metrics): UpstreamObserver {
     signedIn: (outcome) => metrics.recordSignIn(outcome),
     tokenRenewed: (reason) => metrics.recordTokenRenewal(reason),
     asksWaiting: (kind, count) => metrics.recordAsksWaiting(kind, count),
-    // The analytics series count the tables' asks (as before the one queue); dashboards have their own counts.
-    askRefused: (kind, reason) => (kind === 'table' ? metrics.recordAnalyticsRefusal(reason) : undefined),
-    slotSpent: (kind, asks) => (kind === 'table' ? metrics.recordAnalyticsAnswered(asks) : undefined),
+    // Every kind by its label (reporting_*); the tables' also in their analytics series, as before the one queue.
+    askRefused: (kind, reason) => metrics.recordAskRefused(kind, reason),
+    slotSpent: (kind, asks) => metrics.recordSlotSpent(kind, asks),
     callerSlotsSpent: (caller, slots) => metrics.recordCallerSlots(caller, slots),
     callerAskRefused: (caller) => metrics.recordCallerRefusal(caller),
     tableFetched: (table, fetchedAt) => metrics.recordTableFetched(table, fetchedAt),

@@ -2,7 +2,7 @@ import type { Fetched, Served } from './datasources/fetched';
 import type { UpstreamService } from './failures/upstreamError';
 import type { AnswerStore } from './stores/answerStore';
 import { breakerStage, type Breaker } from './stages/breaker';
-import { cacheStage } from './stages/cache';
+import { cachedAnswer, cacheStage } from './stages/cache';
 import { coalescingStage } from './stages/coalescer';
 import type { UpstreamObserver } from './observer';
 import { fillStage } from './stages/fill';
@@ -31,6 +31,8 @@ import type { TokenProvider } from '../auth/tokenProvider';
  *                                     reporting/dashboard/dashboardAsks.ts, reporting/tables/tableAsks.ts)
  * Per endpoint, answer-level (`protectEndpoint` below; stages/stage.ts):
  *    4. cache                         fresh (hit), stale-while-revalidate, stale-if-error (stages/cache.ts)
+ *       (peek: the same read alone, fresh or stale-while-revalidate, nothing below it called, no refresh
+ *       started; the budget queue reads it before it holds back or refuses a dashboard: `cachedAnswer`)
  *    5. coalescing                    identical calls in flight in this process share one (stages/coalescer.ts)
  *    6. fill                          claim the key across replicas, then set or fail (stages/fill.ts)
  *    7. breaker                       circuit breaker, upstream outages only (stages/breaker.ts)
@@ -72,22 +74,31 @@ export interface PipelineOptions<I, T> {
   observer: UpstreamObserver;
 }
 
+/** One endpoint's protected call (stages 4–8), and its cache-only read (stage 4's read alone: `peek`). */
+export interface ProtectedEndpoint<I, T> {
+  (input: I): Promise<Served<T>>;
+  /** The answer the cache holds for `input` (fresh, or stale within stale-while-revalidate), else undefined; never calls the upstream. */
+  peek(input: I): Promise<Served<T> | undefined>;
+}
+
 /**
  * Stages 4–8 of one endpoint, composed once at start-up. Callers receive
  * `Served<T>`: the answer, its age and how it was found.
  */
-export function protectEndpoint<I, T>(options: PipelineOptions<I, T>): (input: I) => Promise<Served<T>> {
+export function protectEndpoint<I, T>(options: PipelineOptions<I, T>): ProtectedEndpoint<I, T> {
   const where = { service: options.service, endpoint: options.endpoint };
   const emit = (outcome: Served<T>['cache']) => options.observer.answerServed(where, outcome);
+  const cache = { store: options.store, isAnswer: options.isAnswer, now: options.now };
   const stages: Stage<I, T>[] = [
-    cacheStage({ store: options.store, isAnswer: options.isAnswer, now: options.now }),
+    cacheStage(cache),
     coalescingStage(),
     fillStage({ store: options.store, isAnswer: options.isAnswer }),
     breakerStage(options.breaker),
   ];
   const call = stages.reduceRight<Next<I, T>>((next, stage) => stage(next), requestStage(options.request));
+  const readCache = cachedAnswer(cache);
   // One cache event per caller, from the answer it was served: no stage has to guess what a later one decides.
-  return async (input) => {
+  const protectedCall = async (input: I): Promise<Served<T>> => {
     try {
       const served = await call({
         input,
@@ -104,6 +115,13 @@ export function protectEndpoint<I, T>(options: PipelineOptions<I, T>): (input: I
       throw error;
     }
   };
+  // A peek that finds nothing serves nothing (the caller is refused or goes on to the call): only an answer served is an event.
+  const peek = async (input: I): Promise<Served<T> | undefined> => {
+    const served = await readCache(options.keyOf(input), input, options.policyOf(input, options.now()));
+    if (served !== undefined) emit(served.cache);
+    return served;
+  };
+  return Object.assign(protectedCall, { peek });
 }
 
 /** The last answer-level stage: an answer that comes back from the upstream is a `miss` (earlier stages may say otherwise). */

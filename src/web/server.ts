@@ -61,7 +61,7 @@ export interface ServerDependencies {
   reporting: DashboardEndpoint;
   recommender: SharedDependencies['recommender'];
   /**
-   * The analytics tables and the dashboards' waiting room, built once by the process (src/index.ts) and
+   * The analytics tables, the dashboards' asks and their budget queue, built once by the process (src/index.ts) and
    * closed by its shutdown step; absent (tests), the server builds its own from the config and closes it in stop().
    */
   reportingService?: ReportingService;

@@ -41,6 +41,29 @@ describe('the upstream metrics observer', () => {
     expect(text).toContain('subgraph_reporting_caller_refusals_total{caller="__other__"} 11');
   });
 
+  it("counts every kind's refusals by reason and slots spent in the budget queue, dashboards too; the tables' analytics series stay as they were", async () => {
+    const metrics = new Metrics({ ...METRICS_DEFAULTS, processMetrics: false });
+    const observer = upstreamMetricsObserver(metrics);
+    observer.askRefused('dashboard', 'deadline');
+    observer.askRefused('dashboard', 'deadline');
+    observer.askRefused('dashboard', 'share');
+    observer.askRefused('table', 'metric_unavailable');
+    observer.slotSpent('dashboard', 3);
+    observer.slotSpent('table', 2);
+    observer.slotSpent('table', 0);
+    const text = await metrics.registry.metrics();
+    expect(text).toContain('subgraph_reporting_ask_refusals_total{kind="dashboard",reason="deadline"} 2');
+    expect(text).toContain('subgraph_reporting_ask_refusals_total{kind="dashboard",reason="share"} 1');
+    expect(text).toContain('subgraph_reporting_ask_refusals_total{kind="table",reason="metric_unavailable"} 1');
+    expect(await countOf(metrics.registry, 'subgraph_reporting_asks_per_slot', { kind: 'dashboard' })).toBe(1);
+    expect(await countOf(metrics.registry, 'subgraph_reporting_asks_per_slot', { kind: 'table' })).toBe(2);
+    expect(text).toContain('subgraph_reporting_asks_per_slot_sum{kind="dashboard"} 3');
+    // The tables' own series, unchanged: dashboards are not counted in them.
+    expect(text).toContain('subgraph_analytics_refusals_total{reason="metric_unavailable"} 1');
+    expect(text).not.toContain('subgraph_analytics_refusals_total{reason="deadline"}');
+    expect(await countOf(metrics.registry, 'subgraph_analytics_asks_per_query')).toBe(2);
+  });
+
   it('records status classes, timeouts and Retry-After values without URLs', async () => {
     const metrics = new Metrics({ ...METRICS_DEFAULTS, processMetrics: false });
     const observer = upstreamMetricsObserver(metrics);

@@ -1,7 +1,7 @@
 /**
  * The process-wide reporting service: built once (src/index.ts), shared by
  * every operation's context, closed by the process's shutdown step. Before,
- * the context factory built the tables and the waiting room through WeakMaps
+ * the context factory built the tables and the dashboards' asks through WeakMaps
  * keyed by its dependencies, and nothing ever closed the tables.
  */
 import { createContext, type SharedDependencies } from '../../src/operation/context';

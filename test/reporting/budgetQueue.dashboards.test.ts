@@ -1,10 +1,10 @@
 /**
- * Dashboard asks in the budget queue (src/reporting/budgetQueue.ts, was the
- * dashboard waiting room) on an injected clock: asks of one kind (bodies
- * that differ only in their metrics) share one query when they are asked
- * together, and across operations only while they wait for the next unit;
- * an ask answered from the cache or granted a unit now never waits; an ask
- * whose deadline comes before the unit is refused with retryAfter; a metric
+ * Dashboard asks in the budget queue (src/reporting/budgetQueue.ts) on an
+ * injected clock: asks of one kind (bodies that differ only in their
+ * metrics) share one query when they are asked together, and across
+ * operations only while they wait for the next slot; an ask answered from
+ * the cache or granted a slot now never waits; an ask whose deadline comes
+ * before the slot is refused with retryAfter; a metric
  * outside the plan fails only the asks naming it.
  */
 import { NO_OBSERVER } from '../../src/upstream/observer';
@@ -82,16 +82,21 @@ function setUp(unplanned: readonly MetricName[] = [], queueMs = 0) {
   const clock = new FakeClock(Date.UTC(2026, 10, 25, 12));
   const vendor = fakeVendor(clock, unplanned, queueMs);
   const counts: number[] = [];
+  const refusals: string[] = [];
   const room = new DashboardAsks({
     dashboard: vendor,
     clock,
     unitLeadMs: queueMs,
-    observer: { ...NO_OBSERVER, asksWaiting: (_kind, count) => counts.push(count) },
+    observer: {
+      ...NO_OBSERVER,
+      asksWaiting: (_kind, count) => counts.push(count),
+      askRefused: (kind, reason) => refusals.push(`${kind}:${reason}`),
+    },
   });
   const waiting = () => counts.at(-1) ?? 0;
   /** One operation's asks of one group, with the deadline of an operation started now. */
   const ask = (...bodies: DashboardQueryBody[]) => room.ask(bodies, clock.now() + DEADLINE_MS);
-  return { clock, vendor, room, waiting, ask };
+  return { clock, vendor, room, waiting, ask, refusals };
 }
 
 const metricsOf = (answer: Served<DashboardMetricResultWire[]> | Error | undefined) =>
@@ -180,7 +185,7 @@ describe('DashboardAsks', () => {
   });
 
   it('refuses at once, with retryAfter and without a query, an ask whose next unit comes after its deadline', async () => {
-    const { clock, vendor, waiting, ask } = setUp();
+    const { clock, vendor, waiting, ask, refusals } = setUp();
     await ask(OTHER_KIND);
     await clock.advance(30_000);
 
@@ -189,10 +194,12 @@ describe('DashboardAsks', () => {
     expect(answer).toMatchObject({ kind: 'budget_exhausted', retryAfterSeconds: 33 });
     expect(vendor.sent).toEqual([OTHER_KIND]);
     expect(waiting()).toBe(0);
+    // Told to the observer like any refusal at the deadline (the metrics count it by kind).
+    expect(refusals).toEqual(['dashboard:deadline']);
   });
 
   it('refuses a waiting ask with retryAfter when another caller took its unit and the next one comes after its deadline', async () => {
-    const { clock, vendor, ask } = setUp();
+    const { clock, vendor, ask, refusals } = setUp();
     await ask(OTHER_KIND);
     await clock.advance(50_000);
     const waiter = ask(body(['pageViewsTotal']));
@@ -205,6 +212,7 @@ describe('DashboardAsks', () => {
     expect(answer).toMatchObject({ kind: 'budget_exhausted' });
     expect((answer as UpstreamError).retryAfterSeconds).toBeGreaterThanOrEqual(UNIT_MS / 1000);
     expect(vendor.sent).toEqual([OTHER_KIND]);
+    expect(refusals).toEqual(['dashboard:deadline']);
   });
 
   it('never makes an ask wait that the answer cache answers: its own body, or a body fetched for its kind that carries its metrics', async () => {

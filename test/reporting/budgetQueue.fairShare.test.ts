@@ -223,3 +223,82 @@ test("a caller's panels asked at once are each answered from the cache, however 
   expect(panels.flat().filter((answer) => answer instanceof Error)).toEqual([]);
   expect(vendor.sent).toHaveLength(4);
 });
+
+/** The fake vendor behind an answer cache with a cache-only read (`peek`), as the protected endpoint has (src/upstream/pipeline.ts). */
+function cachedEndpoint(vendor: ReturnType<typeof fakeDashboard>) {
+  const cached = new Map<string, Awaited<ReturnType<typeof vendor.query>>>();
+  const endpoint = {
+    peeks: 0,
+    async query(body: DashboardQueryBody) {
+      const hit = cached.get(JSON.stringify(body));
+      if (hit !== undefined) return { ...hit, cache: 'hit' as const };
+      const answer = await vendor.query(body);
+      cached.set(JSON.stringify(body), answer);
+      return answer;
+    },
+    async peek(body: DashboardQueryBody) {
+      endpoint.peeks += 1;
+      const hit = cached.get(JSON.stringify(body));
+      return hit === undefined ? undefined : { ...hit, cache: 'hit' as const };
+    },
+  };
+  return endpoint;
+}
+
+test('a caller over its share is served a cached answer (it costs nothing); only a miss is refused', async () => {
+  const clock = new FakeClock(START);
+  const vendor = fakeDashboard({ clock, unitMs: UNIT_MS, urls: ['https://news.example/a'] });
+  const endpoint = cachedEndpoint(vendor);
+  const observer = recordEvents();
+  const queue = new BudgetQueue({
+    reporting: endpoint,
+    clock,
+    outsideShare: 0.5,
+    observer,
+    callerShare: { slotsPerCaller: 1, windowMs: WINDOW_MS },
+  });
+  const dashboards = new DashboardAsks({ queue, dashboard: endpoint, clock, unitLeadMs: 0 });
+  await expect(dashboards.ask([dashboard(1)], clock.now() + 20_000, 'greedy')).resolves.toHaveLength(1);
+  await clock.advance(UNIT_MS);
+
+  // Its one slot is spent: the same dashboard again is in the cache and answered; a new one is refused, with no try.
+  const [again] = await dashboards.ask([dashboard(1)], clock.now() + 20_000, 'greedy');
+  expect(again).not.toBeInstanceOf(Error);
+  expect(observer.events).not.toContainEqual({ type: 'caller_refused', caller: 'greedy' });
+  const [miss] = await dashboards.ask([dashboard(2)], clock.now() + 20_000, 'greedy');
+  expect(shareRefusal(miss).retryAfterSeconds).toBe(50);
+  expect(observer.events.filter((event) => event.type === 'caller_refused')).toEqual([{ type: 'caller_refused', caller: 'greedy' }]);
+  expect([vendor.sent.length, vendor.refusals]).toEqual([1, 0]);
+});
+
+test('while a table ask waits for the slot, a cached dashboard is answered at once from the cache, not held behind it', async () => {
+  const clock = new FakeClock(START);
+  const vendor = fakeDashboard({ clock, unitMs: UNIT_MS, urls: ['https://news.example/a'] });
+  const endpoint = cachedEndpoint(vendor);
+  const queue = new BudgetQueue({ reporting: endpoint, clock, outsideShare: 0.5, callerShare: { slotsPerCaller: 2, windowMs: WINDOW_MS } });
+  const tables = new TableAsks({
+    queue,
+    reporting: endpoint,
+    clock,
+    tableMetrics: (spec) => [spec.rank],
+    windowOf: (spec, now) => resolveWindow(spec.window, alignInstant(now, 60)),
+    maxRows: 500,
+    maxNarrowedUrls: 500,
+    outsideShare: 0.5,
+    onTable: async () => {},
+  });
+  const dashboards = new DashboardAsks({ queue, dashboard: endpoint, clock, unitLeadMs: 2_000 });
+  await endpoint.query(dashboard(1));
+  await clock.advance(1_000);
+  const table = tables.wait({ spec: WEEK, metrics: ['pageViewsTotal'] }, clock.now() + 2 * UNIT_MS);
+  await settle();
+  // Inside the dashboards' lead of the slot, with a deadline before it: held back, it would be refused.
+  await clock.advance(UNIT_MS - 2_500);
+  const [cached] = await dashboards.ask([dashboard(1)], clock.now() + 1_000, 'editor');
+  expect(cached).not.toBeInstanceOf(Error);
+  expect(cached).toMatchObject({ cache: 'hit' });
+
+  await clock.advance(1_500);
+  await expect(table).resolves.toMatchObject({ asks: 1 });
+  expect(vendor.sent.map((body) => body.groupBy)).toEqual([[], ['url']]);
+});

@@ -1,6 +1,6 @@
 /**
- * Table asks in the budget queue (src/reporting/budgetQueue.ts, was the
- * tables' unit scheduler) on an injected clock, over a fake dashboard
+ * Table asks in the budget queue (src/reporting/budgetQueue.ts) on an
+ * injected clock, over a fake dashboard
  * endpoint granting one slot every 5 s: an ask must start a run of the queue
  * whenever it comes, including the moment a run is ending.
  */

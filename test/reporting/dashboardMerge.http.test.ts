@@ -6,9 +6,9 @@
  *
  * With the real budget (one query a minute, 429 beyond) and the subgraph's
  * governor at one a minute: the fields of one operation are one query at once;
- * operations arriving while the budget is spent wait for the next unit and
+ * operations arriving while the budget is spent wait for the next slot and
  * share ONE query; an answer the cache holds never waits. The subgraph's clock
- * (governor, deadlines, waiting room) is injected and the emulator's advanced
+ * (governor, deadlines, budget queue) is injected and the emulator's advanced
  * by the same amounts, so nothing waits a real minute.
  *
  * With a budget that grants every query (metric outside the plan): the merged
@@ -143,7 +143,7 @@ describe('with the real budget: one query a minute', () => {
   let waiting = 0;
   const watchers: { count: number; reached: () => void }[] = [];
 
-  /** Resolves once exactly `count` dashboard asks wait for a unit (an event of the waiting room, not a sleep). */
+  /** Resolves once exactly `count` dashboard asks wait for a slot (an event of the budget queue, not a sleep). */
   function asksWaiting(count: number): Promise<void> {
     if (waiting === count) return Promise.resolve();
     return new Promise((reached) => watchers.push({ count, reached }));

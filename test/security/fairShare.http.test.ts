@@ -4,7 +4,8 @@
  * `apollographql-client-name`. The greedy one, over its share, gets
  * UPSTREAM_RATE_LIMITED with retryAfter at once, and its refused asks make 0
  * upstream calls (the emulator's counts); the other caller's asks are
- * answered; the metrics count both per caller.
+ * answered; a dashboard it fetched before is still answered from the cache
+ * (it costs nothing); the metrics count both per caller.
  */
 import type { RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG, EMBEDDED_GOVERNOR_CONFIG } from '../../src/config';
@@ -67,6 +68,12 @@ test("the greedy caller is refused at once with retryAfter and 0 upstream calls 
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(SHARE.dashboardShareWindowSeconds);
   }
+  expect(await dashboardQueries()).toBe(before);
+
+  // A cached answer costs nothing: over its share, the greedy caller is still answered a dashboard it fetched before, with no query.
+  const cached = await askDashboard('greedy-dashboards', 1);
+  expect(cached.body.errors).toBeUndefined();
+  expect(cached.body.data?.dashboard).toEqual([expect.objectContaining({ metric: 'PAGE_VIEWS_TOTAL' })]);
   expect(await dashboardQueries()).toBe(before);
 
   for (let days = 11; days <= 12; days += 1) {

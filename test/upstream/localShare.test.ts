@@ -62,3 +62,26 @@ describe('a local share below one a minute', () => {
     expect(share.spentUnseen()).toEqual([]);
   });
 });
+
+describe('a look at the shared bucket', () => {
+  test('keeps a local spend the shared bucket has not seen (to be charged), at the later "full at" of the two; a spend seen by a step is not charged again', () => {
+    const share = new LocalShare();
+    const seat = { replicas: 1, rank: 0 };
+    share.saw(KEY, 0);
+    expect(share.reserve(KEY, 1, seat, T0, 0)).toEqual({ granted: true, waitMs: 0 });
+    expect(share.spentUnseen()).toEqual([[KEY, T0 + RATE_WINDOW_MS]]);
+
+    // Redis restarted empty (or refusing the script): the look reads an empty bucket.
+    share.looked(KEY, 0);
+    expect(share.spentUnseen()).toEqual([[KEY, T0 + RATE_WINDOW_MS]]);
+    expect(share.reserve(KEY, 1, seat, T0 + 5_000, 0)).toEqual({ granted: false, retryAfterMs: RATE_WINDOW_MS - 5_000 });
+    share.looked(KEY, T0 + 2 * RATE_WINDOW_MS);
+    expect(share.spentUnseen()).toEqual([[KEY, T0 + 2 * RATE_WINDOW_MS]]);
+
+    // The charge (or a step there) is what sees the bucket: nothing left unseen; later looks follow the bucket.
+    share.saw(KEY, T0 + 2 * RATE_WINDOW_MS);
+    expect(share.spentUnseen()).toEqual([]);
+    share.looked(KEY, 0);
+    expect(share.reserve(KEY, 1, seat, T0 + 5_000, 0)).toEqual({ granted: true, waitMs: 0 });
+  });
+});

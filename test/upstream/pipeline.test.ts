@@ -59,6 +59,22 @@ describe('the protected call path', () => {
     expect(outcomes()).toEqual(['miss', 'hit']);
   });
 
+  test('peek reads the cache alone: fresh is a hit, within stale-while-revalidate stale with no refresh started, a miss or an expired answer nothing; never the upstream', async () => {
+    const { call, upstream, outcomes, advance } = setUp();
+    await expect(call.peek('a')).resolves.toBeUndefined();
+    const first = await call('a');
+    await expect(call.peek('a')).resolves.toEqual({ ...first, cache: 'hit' });
+    advance(TTL_MS);
+    await expect(call.peek('a')).resolves.toEqual({ ...first, cache: 'stale' });
+    advance(TTL_MS);
+    await expect(call.peek('a')).resolves.toBeUndefined();
+    upstream.mode = 'fail503';
+    await expect(call.peek('a')).resolves.toBeUndefined();
+    expect(upstream.calls).toEqual(['a']);
+    // Only an answer served is a cache event.
+    expect(outcomes()).toEqual(['miss', 'hit', 'stale']);
+  });
+
   test('different inputs never share an answer', async () => {
     const { call, upstream } = setUp();
     const answers = await Promise.all([call('a'), call('b')]);

@@ -208,6 +208,29 @@ describeWithRedis('the budget after Redis went away', () => {
     expect(Number(await admin.get(`test:budget:${KEY}`))).toBe(sent.at + RATE_WINDOW_MS);
   });
 
+  test('a look at the shared bucket while a local spend is still unseen (Redis full, refusing the script) does not forget the spend: it is charged before the next shared grant', async () => {
+    const admin = await harness.admin();
+    const clock = { at: T0 };
+    const replica = await harness.replica();
+    const store = new RedisRateStore(replica.redis, () => clock.at);
+    await store.look();
+    await admin.config('SET', 'maxmemory-policy', 'noeviction');
+    await admin.config('SET', 'maxmemory', '1');
+    try {
+      // Redis refuses the script (OOM): the one unit a minute is spent from the local share; the shared bucket has not seen it.
+      await expect(store.reserve(KEY, 1, T0, 0)).resolves.toEqual({ granted: true, waitMs: 0 });
+      expect(replica.redis.mode()).toBe('shared');
+      // Reads still work: the watched bucket is looked at, and is empty (it never got the spend).
+      await store.look();
+    } finally {
+      await admin.config('SET', 'maxmemory', '0');
+    }
+
+    clock.at = T0 + 5_000;
+    await expect(store.reserve(KEY, 1, clock.at, 0)).resolves.toEqual({ granted: false, retryAfterMs: RATE_WINDOW_MS - 5_000 });
+    expect(Number(await admin.get(`test:budget:${KEY}`))).toBe(T0 + RATE_WINDOW_MS);
+  });
+
   test('the store tells its listeners once when it spends from Redis again after a local spend, and not after a shared one', async () => {
     const clock = { at: T0 };
     const replica = await harness.replica();

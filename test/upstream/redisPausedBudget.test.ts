@@ -131,7 +131,7 @@ describeWithRedis('the budget of three replicas while Redis is frozen (SIGSTOP)'
   test('Redis back and a unit free: an ask is sent at once, not refused for the next-unit time learned from the local share', async () => {
     await freeUnit();
     await oneHeartbeat();
-    // Analytics asks wait in the unit scheduler, which learns the next unit from the (local) refusal.
+    // Analytics asks wait in the budget queue, which learns the next slot from the (local) refusal.
     const during = await whileFrozen(() =>
       Promise.all(replicas.map((replica, index) => ask(replica, RANKING, { domain: `d${index}.example` }))),
     );

@@ -134,9 +134,13 @@ export class Metrics {
     this.instruments.loaderBatchSize.observe({ loader }, size);
   }
 
-  /** Asks one query of the analytics tables answered: `subgraph_analytics_asks_per_query`. */
-  recordAnalyticsAnswered(asks: number): void {
-    this.instruments.analyticsAsksPerQuery.observe(asks);
+  /**
+   * A slot of the reporting budget a kind's query spent, and the asks it answered: `subgraph_reporting_asks_per_slot{kind}`;
+   * the tables' also as `subgraph_analytics_asks_per_query` (as before the one queue).
+   */
+  recordSlotSpent(kind: AskKindLabel, asks: number): void {
+    this.instruments.reportingAsksPerSlot.observe({ kind }, asks);
+    if (kind === 'table') this.instruments.analyticsAsksPerQuery.observe(asks);
   }
 
   /** Asks of a kind waiting in the reporting budget's queue; the tables' also as `subgraph_analytics_asks_waiting`. */
@@ -145,8 +149,10 @@ export class Metrics {
     if (kind === 'table') this.instruments.analyticsAsksWaiting.set(count);
   }
 
-  recordAnalyticsRefusal(reason: AskRefusalLabel): void {
-    this.instruments.analyticsRefusals.inc({ reason });
+  /** An ask of a kind refused (or failed): `subgraph_reporting_ask_refusals_total{kind,reason}`; the tables' also as `subgraph_analytics_refusals_total`. */
+  recordAskRefused(kind: AskKindLabel, reason: AskRefusalLabel): void {
+    this.instruments.reportingAskRefusals.inc({ kind, reason });
+    if (kind === 'table') this.instruments.analyticsRefusals.inc({ reason });
   }
 
   /** Slots (or parts of a merged query's slot) a caller's dashboards spent: `subgraph_reporting_caller_slots_total`, bounded label. */

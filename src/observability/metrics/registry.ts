@@ -179,6 +179,19 @@ export function createInstruments(options: MetricsOptions = {}) {
       labelNames: ['kind'] as const,
       registers,
     }),
+    reportingAskRefusals: new Counter({
+      name: name('reporting_ask_refusals_total'),
+      help: "Asks of the reporting budget's queue answered with a refusal or an error, by kind (dashboard, table) and reason (deadline: no slot in time; share: over the caller's fair share; metric_unavailable; upstream_error)",
+      labelNames: ['kind', 'reason'] as const,
+      registers,
+    }),
+    reportingAsksPerSlot: new Histogram({
+      name: name('reporting_asks_per_slot'),
+      help: "Asks one slot of the reporting budget answered, by kind (dashboard, table; 0: a refresh nobody waited for); its count is the slots each kind's queries spent",
+      labelNames: ['kind'] as const,
+      buckets: ASKS_BUCKETS,
+      registers,
+    }),
     callerSlots: new Counter({
       name: name('reporting_caller_slots_total'),
       help: "Slots of the reporting budget spent on each caller's dashboard asks (a merged query's slot split between its callers), by caller (bounded: the first 50 ids, then __other__)",
@@ -232,3 +245,34 @@ function signInBackoffGauge(name: string, registers: Registry[]) {
 }
 
 export type Instruments = ReturnType<typeof createInstruments>;
+
+/**
+ * The live numbers' instruments (docs/subscriptions.md), named like every
+ * other series here: registered on `registry` by the subscriptions' serving
+ * (src/observability/metrics/subscriptions.ts), once per server, only where
+ * subscriptions are served.
+ */
+export function createSubscriptionInstruments(registry: Registry) {
+  const registers = [registry];
+  const name = (suffix: string) => `${METRIC_PREFIX}${suffix}`;
+  return {
+    open: new Gauge({
+      name: name('subscriptions_open'),
+      help: 'Subscriptions open on this replica, by field (every transport)',
+      labelNames: ['field'] as const,
+      registers,
+    }),
+    events: new Counter({
+      name: name('subscription_events_total'),
+      help: 'Events sent to subscribers, by field (one per subscriber and emission)',
+      labelNames: ['field'] as const,
+      registers,
+    }),
+    drops: new Counter({
+      name: name('subscribers_dropped_total'),
+      help: 'Subscribers the subgraph dropped, by reason (slow_consumer: its socket had too much unsent; shutdown: the drain)',
+      labelNames: ['reason'] as const,
+      registers,
+    }),
+  };
+}

@@ -1,4 +1,5 @@
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { createSubscriptionInstruments } from './registry';
 
 /** Why a subscriber was dropped by the subgraph (not by its own choice). */
 export type DropReason = 'slow_consumer' | 'shutdown';
@@ -11,26 +12,9 @@ export interface SubscriptionMetrics {
   dropped(reason: DropReason): void;
 }
 
+/** The live numbers' recording functions over their instruments (defined with every other series in registry.ts). */
 export function subscriptionMetrics(registry: Registry): SubscriptionMetrics {
-  const registers = [registry];
-  const open = new Gauge({
-    name: 'subgraph_subscriptions_open',
-    help: 'Subscriptions open on this replica, by field (every transport)',
-    labelNames: ['field'] as const,
-    registers,
-  });
-  const events = new Counter({
-    name: 'subgraph_subscription_events_total',
-    help: 'Events sent to subscribers, by field (one per subscriber and emission)',
-    labelNames: ['field'] as const,
-    registers,
-  });
-  const drops = new Counter({
-    name: 'subgraph_subscribers_dropped_total',
-    help: 'Subscribers the subgraph dropped, by reason (slow_consumer: its socket had too much unsent; shutdown: the drain)',
-    labelNames: ['reason'] as const,
-    registers,
-  });
+  const { open, events, drops } = createSubscriptionInstruments(registry);
   return {
     opened: (field) => open.inc({ field }),
     closed: (field) => open.dec({ field }),

@@ -136,8 +136,12 @@ export class DashboardAsks implements AskKind {
     }
     const covered = await this.fromLastFetched(body, caller);
     if (covered !== undefined) return covered;
-    const slotAt = this.queue.clock.now() + (refusal.retryAfterSeconds ?? 1) * 1000;
-    if (refusal.retryAfterSeconds === undefined || slotAt > deadline) throw refusal;
+    if (refusal.retryAfterSeconds === undefined) throw refusal;
+    if (this.queue.clock.now() + refusal.retryAfterSeconds * 1000 > deadline) {
+      // The slot comes after its deadline: refused now, told like any refusal at the deadline (counted by kind).
+      this.queue.observer.askRefused(this.name, 'deadline');
+      throw refusal;
+    }
     return this.queue.wait<DashboardAnswer>(this, this.groupOf(body, alone), deadline, { body, caller });
   }
 
@@ -145,9 +149,10 @@ export class DashboardAsks implements AskKind {
    * A body of the kind fetched earlier that carries every metric of this one
    * (a merged query's union): its answer is still in the answer cache while
    * fresh (or stale-if-error), so the ask is sliced from it instead of waiting.
-   * Asked through the queue like any try: if it is no longer cached, its query
-   * keeps the queue's rules (the caller's share, the newsroom first) and its
-   * slot counts in the caller's share.
+   * Asked through the queue like any try (which reads the answer cache alone
+   * before it holds the ask back): if it is no longer cached, its query keeps
+   * the queue's rules (the caller's share, the newsroom first) and its slot
+   * counts in the caller's share.
    */
   private async fromLastFetched(body: DashboardQueryBody, caller: string): Promise<DashboardAnswer | undefined> {
     const fetched = this.lastFetched.get(kindOf(body));

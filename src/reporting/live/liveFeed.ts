@@ -8,7 +8,7 @@ export interface FeedSource<T> {
   key: string;
   /** The table whose writes it follows (its spec's key). */
   table: string;
-  /** Reads through the analytics tables' public API: a table's rows, or a wait for the next unit like any ask. */
+  /** Reads through the analytics tables' public API: a table's rows, or a wait for the next slot like any ask. */
   read(deadline: number): Promise<T>;
   /** Whether two answers show the same numbers (then a refresh changed nothing and nothing is sent). */
   same(a: T, b: T): boolean;
@@ -20,7 +20,7 @@ export type Emission<T> = { value: T } | { error: Error };
 export interface LiveFeedOptions {
   refreshes: TableRefreshes;
   clock: Clock;
-  /** ANALYTICS_ASK_DEADLINE_MS: how long a read may wait for a unit. */
+  /** ANALYTICS_ASK_DEADLINE_MS: how long a read may wait for a slot. */
   askDeadlineMs: number;
   /** How often the feed reads its table although nothing was written: its demand, and a missed event's catch-up. */
   pulseMs: number;

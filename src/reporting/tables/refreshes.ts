@@ -60,7 +60,7 @@ export class TableRefreshes {
     };
   }
 
-  /** A write another replica made (or this one, told back by the channel: listeners tolerate a repeat). */
+  /** A write another replica made, received on the channel (a replica's own messages are skipped there: its listeners heard the write already); listeners tolerate a repeat. */
   receive(event: TableRefreshed): void {
     for (const listener of [...(this.listeners.get(event.key) ?? [])]) {
       try {

@@ -12,6 +12,14 @@ import { protectEndpoint } from '../pipeline';
 export interface DashboardEndpoint {
   query(body: DashboardQueryBody): Promise<Served<DashboardMetricResultWire[]>>;
   /**
+   * The answer cache alone (`ProtectedEndpoint.peek`): the cached answer of
+   * `body` (fresh, or stale within stale-while-revalidate), else undefined;
+   * never calls the upstream, spends nothing. The budget queue reads it before
+   * it holds a dashboard back or refuses it over its caller's share. Absent
+   * on a per-operation wrapper (operation/dashboardAllowance.ts).
+   */
+  peek?(body: DashboardQueryBody): Promise<Served<DashboardMetricResultWire[]> | undefined>;
+  /**
    * Tells `listener` each time the shared budget is back after this replica
    * spent its own share (Redis came back, Governor.onBudgetShared): a next
    * unit learned from a refusal meanwhile no longer holds. Absent without a
@@ -49,5 +57,5 @@ export function createDashboardEndpoint(options: DashboardEndpointOptions): Dash
     now: options.now,
     observer: options.observer,
   });
-  return { query };
+  return { query, peek: (body) => query.peek(body) };
 }

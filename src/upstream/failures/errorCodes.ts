@@ -15,5 +15,11 @@ export const ErrorCode = {
   /** A subscription over a cap (MAX_SUBSCRIPTIONS, MAX_SUBSCRIPTIONS_PER_CONNECTION) or while the replica shuts down. */
   SUBSCRIPTION_LIMIT: 'SUBSCRIPTION_LIMIT',
   INTERNAL_SERVER_ERROR: 'INTERNAL_SERVER_ERROR',
+  /** Outside GraphQL execution: a request to /graphql without the proofs CALLER_AUTH requires (401, src/web/callerGate.ts). */
+  UNAUTHENTICATED: 'UNAUTHENTICATED',
+  /** Outside GraphQL execution: the caller's proof cannot be checked now (503, e.g. the JWKS unreachable), or the replica is shutting down. */
+  SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
+  /** Outside GraphQL execution: a request the HTTP layer cannot read (its body, method or content type; src/web/respond.ts). */
+  BAD_REQUEST: 'BAD_REQUEST',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];

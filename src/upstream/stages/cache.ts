@@ -1,6 +1,7 @@
 import type { Fetched, Served } from '../datasources/fetched';
 import type { AnswerStore } from '../stores/answerStore';
 import { freshnessOf, isServableOnError, isUpstreamOutage } from './freshness';
+import type { FreshnessPolicy } from './freshness';
 import type { Stage } from './stage';
 
 export interface CacheStageOptions<I, T> {
@@ -18,12 +19,7 @@ export interface CacheStageOptions<I, T> {
  * writes what the upstream answers.
  */
 export function cacheStage<I, T>(options: CacheStageOptions<I, T>): Stage<I, T> {
-  const readEntry = async (key: string, input: I): Promise<Fetched<T> | undefined> => {
-    const entry = await options.store.get(key);
-    if (entry === undefined || typeof entry.fetchedAt !== 'number' || !options.isAnswer(entry.value, input)) return undefined;
-    return { value: entry.value, fetchedAt: entry.fetchedAt };
-  };
-  const served = (entry: Fetched<T>, cache: Served<T>['cache']): Served<T> => ({ ...entry, cache });
+  const readEntry = entryReader(options);
 
   return (next) => async (call) => {
     const cached = call.policy.ttlMs > 0 ? await readEntry(call.key, call.input) : undefined;
@@ -43,4 +39,37 @@ export function cacheStage<I, T>(options: CacheStageOptions<I, T>): Stage<I, T> 
       return served(cached, 'stale_if_error');
     }
   };
+}
+
+/**
+ * The answer cache, read only (`peek`): the answer the cache stage would
+ * serve without a call below it (fresh: `hit`; within stale-while-revalidate:
+ * `stale`, but no background refresh is started), else undefined. It never
+ * calls the upstream and never claims a fill: the budget queue reads it
+ * before it holds a dashboard back or refuses it, so an answer that costs
+ * nothing is never delayed or refused for want of a slot.
+ */
+export function cachedAnswer<I, T>(
+  options: CacheStageOptions<I, T>,
+): (key: string, input: I, policy: FreshnessPolicy) => Promise<Served<T> | undefined> {
+  const readEntry = entryReader(options);
+  return async (key, input, policy) => {
+    const cached = policy.ttlMs > 0 ? await readEntry(key, input) : undefined;
+    if (cached === undefined) return undefined;
+    const freshness = freshnessOf(cached, policy, options.now());
+    if (freshness === 'fresh') return served(cached, 'hit');
+    return freshness === 'revalidate' ? served(cached, 'stale') : undefined;
+  };
+}
+
+function entryReader<I, T>(options: CacheStageOptions<I, T>): (key: string, input: I) => Promise<Fetched<T> | undefined> {
+  return async (key, input) => {
+    const entry = await options.store.get(key);
+    if (entry === undefined || typeof entry.fetchedAt !== 'number' || !options.isAnswer(entry.value, input)) return undefined;
+    return { value: entry.value, fetchedAt: entry.fetchedAt };
+  };
+}
+
+function served<T>(entry: Fetched<T>, cache: Served<T>['cache']): Served<T> {
+  return { ...entry, cache };
 }

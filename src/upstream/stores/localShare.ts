@@ -35,6 +35,21 @@ export class LocalShare {
   }
 
   /**
+   * The shared bucket as a read found it (a look, not a step of this
+   * replica's there): if this replica spent from here since it last saw the
+   * bucket, the bucket has not seen those requests (Redis refusing the
+   * script, or restarted empty while a charge is under way), so the spend
+   * stays unseen, to be charged, and the later "full at" of the two holds.
+   */
+  looked(key: string, sharedFullAtMs: number): void {
+    if (!this.unseen.has(key)) {
+      this.saw(key, sharedFullAtMs);
+      return;
+    }
+    this.fullAt.set(key, Math.max(this.fullAt.get(key) ?? 0, sharedFullAtMs));
+  }
+
+  /**
    * The budgets spent from here that the shared bucket has not seen, each
    * with the "full at" the shared bucket should be at least: exact for turns
    * (the whole budget's bucket after this replica's requests); for a share of

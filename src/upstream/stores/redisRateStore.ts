@@ -174,7 +174,8 @@ export class RedisRateStore implements RateStore {
       if (!read.ok) return;
       const fullAtMs = read.value === null ? 0 : Number(read.value);
       // A value we did not write is repaired by the next step's script; until then the last one seen holds.
-      if (Number.isFinite(fullAtMs) && fullAtMs <= this.now() + MAX_AHEAD_MS) this.local.saw(key, fullAtMs);
+      // A look never forgets a local spend the bucket has not seen: only a charge (or a step there) sees it.
+      if (Number.isFinite(fullAtMs) && fullAtMs <= this.now() + MAX_AHEAD_MS) this.local.looked(key, fullAtMs);
     }
   }
 
@@ -194,12 +195,13 @@ export class RedisRateStore implements RateStore {
    * Charges the requests spent from the local share that the shared bucket
    * has not seen (each such budget is seen again once charged; while Redis
    * is away nothing is, and the next step tries again). One charge at a time:
-   * the asks arriving meanwhile wait for it. Charging twice is harmless
-   * (PAUSE never shortens).
+   * the asks arriving meanwhile wait for it, even when nothing is left
+   * unseen (the charge under way has taken it all). Charging twice is
+   * harmless (PAUSE never shortens).
    */
   private chargeBack(): Promise<void> {
     const unseen = this.local.spentUnseen();
-    if (unseen.length === 0) return Promise.resolve();
+    if (unseen.length === 0) return this.charging ?? Promise.resolve();
     this.charging ??= (async () => {
       try {
         for (const [key, fullAtMs] of unseen) {
