@@ -11,6 +11,7 @@ import type { Metrics } from '../../observability/metrics/metrics';
 import { subscriptionMetrics } from '../../observability/metrics/subscriptions';
 import { SYSTEM_CLOCK, type Clock } from '../../reporting/tables/clock';
 import { TableRefreshes } from '../../reporting/tables/refreshes';
+import { withCallbackUrlPolicy } from './callbackUrls';
 import type { SubscriptionGate } from './gate';
 import { attachWebSocketTransport, type WebSocketTransport } from './webSocketTransport';
 
@@ -67,7 +68,11 @@ export class LiveServing {
     };
     return [
       this.sockets.plugin(),
-      ApolloServerPluginSubscriptionCallback({ logger: this.options.logger }) as ApolloServerPlugin<Context>,
+      // A callbackUrl outside SUBSCRIPTION_CALLBACK_URLS never reaches Apollo's plugin: nothing is sent to it.
+      withCallbackUrlPolicy(
+        ApolloServerPluginSubscriptionCallback({ logger: this.options.logger }) as ApolloServerPlugin<Context>,
+        this.options.config.callbackUrls,
+      ),
       drain,
     ];
   }
