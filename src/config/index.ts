@@ -38,7 +38,7 @@ export {
   type RedisTlsConfig,
   type RedisUrlConfig,
 } from './redis';
-export { DEFAULT_SUBSCRIPTIONS_CONFIG, type SubscriptionsConfig } from './subscriptions';
+export { DEFAULT_SUBSCRIPTIONS_CONFIG, type CallbackUrlRule, type SubscriptionsConfig } from './subscriptions';
 export { defaultLandingPage, SERVER_DEFAULTS, type HttpTimeouts, type LandingPage } from './server';
 export type { TracingConfig } from './tracing';
 export type { EmulatorOptions, UpstreamConfig } from './upstream';
@@ -82,7 +82,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, readSecretFile?: ReadSecretFi
     breaker: readBreaker(reader),
     redis: readRedis(reader),
     limits: readLimits(reader),
-    subscriptions: readSubscriptions(reader),
+    subscriptions: readSubscriptions(reader, server.production),
     tracing: readTracing(reader, env),
     ...readMetrics(reader),
     ...readDoctor(reader),

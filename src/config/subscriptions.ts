@@ -12,7 +12,26 @@ export interface SubscriptionsConfig {
    * grows the replica's memory.
    */
   maxBufferedBytes: number;
+  /**
+   * SUBSCRIPTION_CALLBACK_URLS: where Apollo's callback protocol may POST.
+   * A subscription names its own `callbackUrl`, so without this list any
+   * admitted caller could make the subgraph send requests anywhere (SSRF).
+   */
+  callbackUrls: readonly CallbackUrlRule[];
 }
+
+/**
+ * One allowed callback destination: a URL prefix (scheme, host and port
+ * exact, the path a prefix on a `/` boundary), a host (any scheme and path;
+ * its port exact when given), or every loopback address.
+ */
+export type CallbackUrlRule =
+  | { kind: 'prefix'; protocol: string; host: string; path: string }
+  | { kind: 'host'; hostname: string; port?: string }
+  | { kind: 'loopback' };
+
+/** Unset outside production: the router on the same machine (development, tests). In production: none until configured. */
+const LOOPBACK_ONLY: readonly CallbackUrlRule[] = Object.freeze([{ kind: 'loopback' }]);
 
 export const DEFAULT_SUBSCRIPTIONS_CONFIG: SubscriptionsConfig = Object.freeze({
   maxSubscriptions: 10_000,
@@ -21,14 +40,64 @@ export const DEFAULT_SUBSCRIPTIONS_CONFIG: SubscriptionsConfig = Object.freeze({
   maxPerConnection: 100,
   // About a hundred emissions of a big ranking: a healthy client never has that much unread.
   maxBufferedBytes: 1024 * 1024,
+  callbackUrls: LOOPBACK_ONLY,
 });
 
-export function readSubscriptions(reader: EnvReader): SubscriptionsConfig {
+export function readSubscriptions(reader: EnvReader, production: boolean): SubscriptionsConfig {
   return {
     maxSubscriptions: reader.integer('MAX_SUBSCRIPTIONS', { min: 0, max: 1_000_000 }) ?? DEFAULT_SUBSCRIPTIONS_CONFIG.maxSubscriptions,
     maxPerConnection:
       reader.integer('MAX_SUBSCRIPTIONS_PER_CONNECTION', { min: 1, max: 100_000 }) ?? DEFAULT_SUBSCRIPTIONS_CONFIG.maxPerConnection,
     maxBufferedBytes:
       reader.integer('SUBSCRIPTION_MAX_BUFFERED_BYTES', { min: 1_024, max: 1024 ** 3 }) ?? DEFAULT_SUBSCRIPTIONS_CONFIG.maxBufferedBytes,
+    callbackUrls: readCallbackUrls(reader, production),
   };
+}
+
+const CALLBACK_URLS = 'SUBSCRIPTION_CALLBACK_URLS';
+
+/** Comma-separated: `https://router.internal:4000/callback` (a prefix), `router.internal[:port]` (a host), `loopback`, or `none`. */
+function readCallbackUrls(reader: EnvReader, production: boolean): readonly CallbackUrlRule[] {
+  const raw = reader.raw(CALLBACK_URLS);
+  if (raw === undefined || raw.trim() === '') return production ? [] : LOOPBACK_ONLY;
+  const entries = raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  if (entries.length === 1 && entries[0].toLowerCase() === 'none') return [];
+  const rules: CallbackUrlRule[] = [];
+  for (const entry of entries) {
+    const rule = callbackUrlRule(entry);
+    if (rule === undefined) {
+      reader.problem(
+        `${CALLBACK_URLS} entries must be http(s) URL prefixes without credentials, hosts (host or host:port), loopback, or none alone (got ${JSON.stringify(entry)})`,
+      );
+    } else rules.push(rule);
+  }
+  return rules;
+}
+
+function callbackUrlRule(entry: string): CallbackUrlRule | undefined {
+  if (entry.toLowerCase() === 'loopback') return { kind: 'loopback' };
+  if (entry.includes('://')) {
+    const url = parseUrl(entry);
+    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) return undefined;
+    if (url.username !== '' || url.password !== '' || url.search !== '' || url.hash !== '') return undefined;
+    return { kind: 'prefix', protocol: url.protocol, host: url.host, path: url.pathname };
+  }
+  const url = parseUrl(`http://${entry}`);
+  if (url === undefined || url.username !== '' || url.password !== '' || url.pathname !== '/' || url.search !== '' || url.hash !== '') {
+    return undefined;
+  }
+  // `new URL` drops a scheme's default port (80 here): given explicitly, it is kept as given.
+  const port = /:(\d+)$/.exec(entry)?.[1];
+  return { kind: 'host', hostname: url.hostname, ...(port === undefined ? {} : { port }) };
+}
+
+function parseUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -4,6 +4,7 @@ import { callerIdOf, OPEN_CALLER, scopesOf, sitesOf, type Caller, type Claims } 
 import { HMAC_EXTENSION, isValidSignature, type SignedParams } from '../auth/callers/hmacSignature';
 import { createJwtVerifier, TokenRefused, type JwtVerifier } from '../auth/callers/jwtVerifier';
 import { isRouterSecret } from '../auth/callers/routerSecret';
+import { ErrorCode } from '../upstream/failures/errorCodes';
 
 /** Why a request was turned away: the 401 (or 503 when the JWKS is unreachable) names each problem, never a secret. */
 export interface Refusal {
@@ -11,9 +12,26 @@ export interface Refusal {
   problems: string[];
 }
 
+/** A refusal as a client reads it (the HTTP gate's body, a refused WebSocket upgrade's): its code and the problems named. */
+export function describeRefusal(refusal: Refusal): { code: ErrorCode; message: string } {
+  const unauthenticated = refusal.status === 401;
+  return {
+    code: unauthenticated ? ErrorCode.UNAUTHENTICATED : ErrorCode.SERVICE_UNAVAILABLE,
+    message: `${unauthenticated ? 'caller not authenticated' : 'caller cannot be authenticated now'}: ${refusal.problems.join('; ')}`,
+  };
+}
+
 export type Admission = { caller: Caller; body: unknown } | { refusal: Refusal };
 
 const MISSING_BEARER = 'missing a bearer token: send Authorization: Bearer <JWT>';
+const MISSING_SOCKET_BEARER = "missing a bearer token: send connectionParams.authorization or the upgrade's Authorization header";
+/**
+ * The HMAC signature signs an HTTP body's query and variables: a WebSocket
+ * has no such body, so it cannot carry the proof. Only the router secret,
+ * which the upgrade's headers do carry, vouches for the router instead.
+ */
+const HMAC_OVER_SOCKET =
+  'CALLER_AUTH requires hmac, which signs an HTTP body: a WebSocket cannot carry it (add router-secret, or subscribe through the callback protocol)';
 /** The header a router sets to name its client (Apollo Router and Hive Gateway both send it). */
 const CLIENT_NAME_HEADER = 'apollographql-client-name';
 /** Where Hive Gateway's JWT plugin forwards the verified token's claims (`forward.payload`) and the token (`forward.token`). */
@@ -81,6 +99,59 @@ export class CallerGate {
     return { caller: this.callerOf(request, claims), body };
   }
 
+  /**
+   * A WebSocket upgrade (subscriptions): the proofs its headers can carry,
+   * checked before any socket exists. The router secret must be there; a
+   * bearer token on the Authorization header is verified now (else it may
+   * come in the connection params, checked by `admitSocketConnection`).
+   */
+  async admitSocketUpgrade(request: IncomingMessage): Promise<Refusal | undefined> {
+    if (this.config.proofs.length === 0) return undefined;
+    const problems: string[] = [];
+    if (this.config.hmac !== undefined && this.config.routerSecret === undefined) problems.push(HMAC_OVER_SOCKET);
+    if (this.config.routerSecret !== undefined) problems.push(...routerSecretProblems(request, this.config.routerSecret));
+    const bearer = bearerToken(request);
+    if (this.jwt !== undefined && bearer !== undefined) {
+      const found = await this.bearerClaims(bearer);
+      if ('refusal' in found) return found.refusal;
+      if ('problem' in found) problems.push(found.problem);
+    }
+    return problems.length > 0 ? { status: 401, problems } : undefined;
+  }
+
+  /**
+   * A WebSocket's `connection_init` (its upgrade admitted already): the
+   * caller every subscription of the connection runs as. With the jwt proof,
+   * the token from the upgrade's Authorization header or, as browsers, Apollo
+   * Router's passthrough and Hive Gateway can send it, from
+   * `connectionParams.authorization` (`Bearer <JWT>`).
+   */
+  async admitSocketConnection(
+    request: IncomingMessage,
+    connectionParams: Readonly<Record<string, unknown>> | undefined,
+  ): Promise<{ caller: Caller } | { problem: string }> {
+    if (this.config.proofs.length === 0) return { caller: OPEN_CALLER };
+    let claims: Claims | undefined;
+    if (this.jwt !== undefined) {
+      const bearer = bearerToken(request) ?? bearerParam(connectionParams);
+      if (bearer === undefined) return { problem: MISSING_SOCKET_BEARER };
+      const found = await this.bearerClaims(bearer);
+      if ('refusal' in found) return { problem: found.refusal.problems.join('; ') };
+      if ('problem' in found) return found;
+      claims = found.claims;
+    }
+    return { caller: this.callerOf(request, claims) };
+  }
+
+  private async bearerClaims(
+    bearer: { token: string } | { problem: string },
+  ): Promise<{ claims: Claims } | { problem: string } | { refusal: Refusal }> {
+    if ('problem' in bearer) return bearer;
+    const jwt = this.jwt!;
+    const result = await verified(() => jwt.verify(bearer.token));
+    return 'problem' in result ? { problem: `the bearer token was refused: ${result.problem}` } : result;
+  }
+
   /** Hive Gateway's forwarded JWT, trusted only behind a valid HMAC signature: its token verified when forwarded, else its claims checked. */
   private async forwardedClaims(forwarded: unknown): Promise<{ claims: Claims } | { problem: string } | { refusal: Refusal }> {
     const jwt = this.jwt!;
@@ -145,6 +216,14 @@ function bearerToken(request: IncomingMessage): { token: string } | { problem: s
   if (value === undefined) return undefined;
   const match = /^Bearer\s+(\S+)\s*$/i.exec(value);
   return match === null ? { problem: 'the Authorization header is not a Bearer token' } : { token: match[1] };
+}
+
+/** `connectionParams.authorization` (or `Authorization`): where a WebSocket client puts its bearer token. */
+function bearerParam(params: Readonly<Record<string, unknown>> | undefined): { token: string } | { problem: string } | undefined {
+  const value = params?.authorization ?? params?.Authorization;
+  if (value === undefined || value === null || value === '') return undefined;
+  const match = typeof value === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(value) : null;
+  return match === null ? { problem: 'connectionParams.authorization is not a Bearer token' } : { token: match[1] };
 }
 
 interface OperationParams extends SignedParams {

@@ -1,9 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HeaderMap, type ApolloServer, type BaseContext, type HTTPGraphQLResponse } from '@apollo/server';
 import type { Caller } from '../auth/callers/caller';
-import { ErrorCode } from '../upstream/failures/errorCodes';
 import { BodyError, readJsonBody } from './body';
-import type { CallerGate, Refusal } from './callerGate';
+import { describeRefusal, type CallerGate, type Refusal } from './callerGate';
 import type { CorsPolicy } from './cors';
 import { sendJson, sendRequestError, type RouteHandler } from './respond';
 
@@ -61,8 +60,7 @@ function isHtml(result: HTTPGraphQLResponse): boolean {
 /** 401 (or 503) in the GraphQL error shape, naming every problem; a body left unread closes the connection. */
 function refuse(response: ServerResponse, refusal: Refusal): void {
   if (!response.req.complete) response.setHeader('connection', 'close');
-  const code = refusal.status === 401 ? ErrorCode.UNAUTHENTICATED : ErrorCode.SERVICE_UNAVAILABLE;
-  const message = `${refusal.status === 401 ? 'caller not authenticated' : 'caller cannot be authenticated now'}: ${refusal.problems.join('; ')}`;
+  const { code, message } = describeRefusal(refusal);
   sendJson(response, refusal.status, { errors: [{ message, extensions: { code, problems: refusal.problems } }] });
 }
 

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ErrorCode } from '../upstream/failures/errorCodes';
 
 /** A route of the HTTP server: it answers the request itself (any method it accepts). */
 export type RouteHandler = (request: IncomingMessage, response: ServerResponse) => void | Promise<void>;
@@ -11,7 +12,7 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
 }
 
 /** Errors outside GraphQL execution, in the GraphQL error shape so clients parse one format. */
-export function sendRequestError(response: ServerResponse, status: number, message: string, code = 'BAD_REQUEST'): void {
+export function sendRequestError(response: ServerResponse, status: number, message: string, code: string = ErrorCode.BAD_REQUEST): void {
   sendJson(response, status, { errors: [{ message, extensions: { code } }] });
 }
 

@@ -33,6 +33,7 @@ import type { RouteHandler } from './respond';
 import { createRouter } from './router';
 import { LiveServing } from './subscriptions/liveServing';
 import type { SubscriptionGate } from './subscriptions/gate';
+import { callerSubscriptionGate } from './subscriptions/callerSubscriptionGate';
 import type { TableRefreshes } from '../reporting/tables/refreshes';
 import type { Clock } from '../reporting/tables/clock';
 
@@ -82,8 +83,8 @@ export interface ServerDependencies {
   tableRefreshes?: TableRefreshes;
   /** Subscriptions: the clock of the feeds' pulse (tests on a fake clock); default the system's. */
   liveClock?: Clock;
-  /** Subscriptions: who may open a WebSocket (src/web/subscriptions/gate.ts); default everyone, like HTTP. */
-  subscriptionGate?: SubscriptionGate<unknown>;
+  /** Subscriptions: who may open a WebSocket (src/web/subscriptions/gate.ts); default CALLER_AUTH's gate, as for HTTP (tests may put their own). */
+  subscriptionGate?: SubscriptionGate<Caller>;
 }
 
 export interface ServerOptions {
@@ -178,8 +179,9 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
     httpServer,
     path: GRAPHQL_PATH,
     apollo,
-    contextFor: () => createContext(shared),
-    ...(deps.subscriptionGate === undefined ? {} : { gate: deps.subscriptionGate }),
+    // CALLER_AUTH for sockets from the same gate as HTTP: each subscription runs as the caller its connection admitted.
+    contextFor: (caller) => createContext(shared, caller),
+    gate: deps.subscriptionGate ?? callerSubscriptionGate(gate),
     formatError: (error) => formatError(error.toJSON(), error, { production: config.production }),
     refusing: () => state !== 'ready',
   });

@@ -78,7 +78,12 @@ describe('loadConfig', () => {
         documentCacheBytes: 16 * 1024 * 1024,
         persistedQueriesOnly: false,
       },
-      subscriptions: { maxSubscriptions: 10_000, maxPerConnection: 100, maxBufferedBytes: 1024 * 1024 },
+      subscriptions: {
+        maxSubscriptions: 10_000,
+        maxPerConnection: 100,
+        maxBufferedBytes: 1024 * 1024,
+        callbackUrls: [{ kind: 'loopback' }],
+      },
       tracing: { enabled: false },
       callerAuth: { proofs: [] },
     });

@@ -12,6 +12,7 @@ import { DEFAULT_SUBSCRIPTIONS_CONFIG } from '../../src/config';
 import { TimeUnit } from '../../contract';
 import { topArticlesSpec, toTopArticlesRequest } from '../../src/reporting/analytics/topArticles';
 import { startLiveOverHttp, type LiveOverHttp } from './support/liveOverHttp';
+import { AUDIENCE, callerAuth, ISSUER, ROUTER_SECRET, serveJwks, signingKey, signToken } from '../security/support';
 
 jest.setTimeout(30_000);
 
@@ -82,10 +83,10 @@ afterEach(async () => {
 });
 
 /** The router's subscription request: the operation with the callback extension. */
-async function startCallbackSubscription(id: string): Promise<{ status: number; body: unknown }> {
+async function startCallbackSubscription(id: string, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
   const response = await fetch(live!.graphqlUrl, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json;callbackSpec=1.0' },
+    headers: { 'content-type': 'application/json', accept: 'application/json;callbackSpec=1.0', ...headers },
     body: JSON.stringify({
       query: TOP,
       extensions: {
@@ -159,4 +160,60 @@ it('sends a field’s error with the code a query would get (the metric outside 
     expect.objectContaining({ path: ['topArticles'], extensions: expect.objectContaining({ code: 'UPSTREAM_METRIC_UNAVAILABLE' }) }),
   ]);
   expect(router.messages.some((message) => message.action === 'complete')).toBe(false);
+});
+
+it('refuses a callbackUrl outside SUBSCRIPTION_CALLBACK_URLS with 403 FORBIDDEN, sending it nothing and asking no table', async () => {
+  live = await startLiveOverHttp({
+    subscriptions: {
+      ...DEFAULT_SUBSCRIPTIONS_CONFIG,
+      callbackUrls: [{ kind: 'prefix', protocol: 'https:', host: 'router.internal:4000', path: '/callback' }],
+    },
+  });
+  router = await startSimulatedRouter();
+  const started = await startCallbackSubscription('ssrf');
+  expect(started.status).toBe(403);
+  const errors = (started.body as { errors: { message: string; extensions: { code: string } }[] }).errors;
+  expect(errors.map((error) => error.extensions.code)).toEqual(['FORBIDDEN']);
+  expect(errors[0].message).toContain(
+    `(${new URL(router.url).origin}) is not an allowed callback destination (SUBSCRIPTION_CALLBACK_URLS)`,
+  );
+  expect(router.messages).toEqual([]);
+  expect(live.recorder.dashboards).toHaveLength(0);
+});
+
+describe('under CALLER_AUTH (the callback protocol’s subscription is an ordinary POST through the HTTP gate)', () => {
+  it('refuses the subscription without the router secret with 401, sending nothing to the callback', async () => {
+    live = await startLiveOverHttp({ callerAuth: callerAuth(['router-secret']) });
+    router = await startSimulatedRouter();
+    const refused = await startCallbackSubscription('no-proof');
+    expect(refused.status).toBe(401);
+    expect(JSON.stringify(refused.body)).toContain('missing the x-router-secret header');
+    expect(router.messages).toEqual([]);
+    expect(live.recorder.dashboards).toHaveLength(0);
+
+    const admitted = await startCallbackSubscription('proof', { 'x-router-secret': ROUTER_SECRET });
+    expect(admitted).toEqual({ status: 200, body: { data: null } });
+    const next = await router.message((message) => message.action === 'next' && message.id === 'proof');
+    expect(next.payload?.data?.topArticles).toHaveLength(3);
+  });
+
+  it('refuses a caller without reporting:read with FORBIDDEN at subscribe time, before any table ask', async () => {
+    const key = await signingKey('key-1');
+    const jwks = await serveJwks([key]);
+    try {
+      live = await startLiveOverHttp({ callerAuth: callerAuth(['jwt'], { jwks: { url: jwks.url }, issuer: ISSUER, audience: AUDIENCE }) });
+      router = await startSimulatedRouter();
+      const token = await signToken(key, { claims: { scope: 'profile' } });
+      await startCallbackSubscription('no-scope', { authorization: `Bearer ${token}` });
+      const refused = await router.message((message) => message.action === 'complete' && message.id === 'no-scope');
+      expect(refused.errors?.map((error) => error.extensions?.code)).toEqual(['FORBIDDEN']);
+      expect(refused.errors?.[0].message).toMatch(/Subscription.topArticles is not readable: .*reporting:read/);
+      expect(router.messages.some((message) => message.action === 'next')).toBe(false);
+      expect(live.recorder.dashboards).toHaveLength(0);
+    } finally {
+      await live?.close();
+      live = undefined;
+      await jwks.close();
+    }
+  });
 });

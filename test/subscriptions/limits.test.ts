@@ -7,6 +7,7 @@
 import WebSocket from 'ws';
 import { DEFAULT_LIMITS, DEFAULT_SUBSCRIPTIONS_CONFIG } from '../../src/config';
 import type { Logger } from '../../src/observability/logger';
+import { OPEN_CALLER } from '../../src/auth/callers/caller';
 import { registryValue } from './support/registryValue';
 import { startLiveOverHttp, type LiveOverHttp } from './support/liveOverHttp';
 import { connect, subscribe, type Subscriber } from './support/subscriber';
@@ -127,8 +128,9 @@ it('lets the subscription gate refuse an upgrade (its HTTP status) or a connecti
     {},
     {
       subscriptionGate: {
-        admitUpgrade: async (request) => (request.headers['x-refuse'] === undefined ? undefined : { status: 401, message: 'no proof' }),
-        admitConnection: async (_request, params) => (params?.token === 'proof' ? {} : undefined),
+        admitUpgrade: async (request) =>
+          request.headers['x-refuse'] === undefined ? undefined : { status: 401, code: 'UNAUTHENTICATED', message: 'no proof' },
+        admitConnection: async (_request, params) => (params?.token === 'proof' ? { admitted: OPEN_CALLER } : { refused: 'Forbidden' }),
       },
     },
   );

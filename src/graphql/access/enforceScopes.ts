@@ -23,11 +23,22 @@ export function enforceScopes(schema: GraphQLSchema): GraphQLSchema {
       if (rule === undefined) continue;
       const resolve = field.resolve ?? defaultFieldResolver;
       const typeName = type.name;
-      field.resolve = (source, args: Record<string, unknown>, context: { caller?: Caller }, info) => {
+      const check = (args: Record<string, unknown>, context: { caller?: Caller }): void => {
         const missing = missingRequirement(rules, context.caller, typeName, field.name, args);
         if (missing !== undefined) throw forbidden(`${typeName}.${field.name} is not readable: ${explain(missing)}`);
+      };
+      field.resolve = (source, args: Record<string, unknown>, context: { caller?: Caller }, info) => {
+        check(args, context);
         return resolve(source, args, context, info);
       };
+      // A subscription field: refused when it opens, before its feed asks any table, not per event after.
+      const subscribe = field.subscribe;
+      if (subscribe !== undefined) {
+        field.subscribe = (source, args: Record<string, unknown>, context: { caller?: Caller }, info) => {
+          check(args, context);
+          return subscribe(source, args, context, info);
+        };
+      }
     }
   }
   return schema;

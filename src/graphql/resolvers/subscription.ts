@@ -14,12 +14,13 @@ import { articleAnalyticsSource, topArticlesSource } from '../subscriptions/sour
  */
 export const Subscription: SubscriptionResolvers = {
   topArticles: {
-    subscribe: (_root, args, context) => open(context, 'topArticles', topArticlesSource(args, context.analyticsTables)),
+    subscribe: (_root, args, context) =>
+      open(context, 'topArticles', topArticlesSource(args, context.analyticsTables, context.caller.sites)),
     resolve: (emission: Emission<unknown>) => valueOf(emission) as never,
   },
   articleAnalytics: {
     subscribe: (_root, args, context, info) =>
-      open(context, 'articleAnalytics', articleAnalyticsSource(args, context.analyticsTables, context.maxRows, info)),
+      open(context, 'articleAnalytics', articleAnalyticsSource(args, context.analyticsTables, context.maxRows, info, context.caller.sites)),
     resolve: (emission: Emission<unknown>) => valueOf(emission) as never,
   },
 };

@@ -2,7 +2,8 @@ import type { GraphQLResolveInfo } from 'graphql';
 import type { DateWindowInput, SubscriptionTopArticlesArgs } from '../__generated__/resolvers-types';
 import type { AnalyticsTables, Cell } from '../../reporting/tables/analyticsTables';
 import { tableSpec } from '../../reporting/tables/tableSpec';
-import { topArticlesSpec, toTopArticlesRequest, validateTopArticles } from '../../reporting/analytics/topArticles';
+import { topArticlesSpec, toTopArticlesRequest, validateTopArticles, type TopArticlesRequest } from '../../reporting/analytics/topArticles';
+import { assertArticleOnSites, rankingScope, type CallerSites } from '../../reporting/sites/callerSites';
 import { selectedMetrics } from '../analytics/selection';
 import { validateWindow } from '../../reporting/analytics/window';
 import type { MetricName } from '../../upstream/datasources/wire';
@@ -18,18 +19,32 @@ const ARTICLE_TABLE_RANK = Metric.PAGE_VIEWS_TOTAL;
 /** Read when the selection reads no metric (only `fetchedAt`, `from`, `to`): some answer must say when. */
 const PROBE_METRIC = Metric.PAGE_VIEWS_TOTAL;
 
-/** `Subscription.topArticles`: the ranking `Query.topArticles` reads, validated the same way. */
-export function topArticlesSource(args: Partial<SubscriptionTopArticlesArgs>, tables: AnalyticsTables): FeedSource<ArticleRankingParent[]> {
-  const request = toTopArticlesRequest(args);
-  rejectInvalid(validateTopArticles(request));
+/**
+ * `Subscription.topArticles`: the ranking `Query.topArticles` reads,
+ * validated the same way, with the same sites per caller: a domain outside
+ * the caller's sites is FORBIDDEN now, before any table ask; else the table
+ * of the caller's domain, or the shared one with only its sites' rows. Those
+ * sites are part of the feed's key: callers of different sites never share one.
+ */
+export function topArticlesSource(
+  args: Partial<SubscriptionTopArticlesArgs>,
+  tables: AnalyticsTables,
+  sites: CallerSites,
+): FeedSource<ArticleRankingParent[]> {
+  const asked = toTopArticlesRequest(args);
+  rejectInvalid(validateTopArticles(asked));
+  const { domain, keep } = rankingScope(asked.domain, sites);
+  const request: TopArticlesRequest = { ...asked, ...(domain === undefined ? {} : { domain }) };
   const spec = topArticlesSpec(request);
+  const keptSites = keep === undefined || sites === undefined ? null : [...sites].sort();
   return {
-    key: JSON.stringify(['topArticles', spec.key, request.limit]),
+    key: JSON.stringify(['topArticles', spec.key, request.limit, keptSites]),
     table: spec.key,
     read: async (deadline) => {
-      const ranking = await tables.ranking(spec, request.limit, deadline);
+      const ranking = await tables.ranking(spec, keep === undefined ? request.limit : Infinity, deadline);
       const { from, to, fetchedAt } = ranking;
-      return ranking.rows.map((row, index) => ({ ...row, rank: index + 1, from, to, fetchedAt }));
+      const rows = keep === undefined ? ranking.rows : ranking.rows.filter((row) => keep(row.url)).slice(0, request.limit);
+      return rows.map((row, index) => ({ ...row, rank: index + 1, from, to, fetchedAt }));
     },
     same: (a, b) => a.length === b.length && a.every((row, index) => row.url === b[index].url && row.value === b[index].value),
   };
@@ -41,15 +56,19 @@ type ArticleItem = ArticleAnalyticsParent | Error;
 /**
  * `Subscription.articleAnalytics`: the numbers `Article.analytics` reads,
  * from the same table, for every metric the subscription's selection reads.
+ * An article on a site the caller may not read is FORBIDDEN now, before any
+ * table ask (the feed then holds only articles any of its callers may read).
  */
 export function articleAnalyticsSource(
   args: { urls: readonly string[]; window?: DateWindowInput | null },
   tables: AnalyticsTables,
   maxRows: number,
   info: GraphQLResolveInfo,
+  sites: CallerSites,
 ): FeedSource<ArticleItem[]> {
   const window = args.window ?? DEFAULT_ANALYTICS_WINDOW;
   rejectInvalid([...urlProblems(args.urls, maxRows), ...validateWindow(window, 'window')]);
+  for (const url of args.urls) assertArticleOnSites(url, sites);
   const spec = tableSpec(window, {}, ARTICLE_TABLE_RANK);
   const selection = selectedMetrics(info);
   const metrics = selection.metrics.length === 0 ? [PROBE_METRIC] : [...selection.metrics].sort();

@@ -8,26 +8,25 @@ import type { IncomingMessage } from 'node:http';
  *   (headers such as `Authorization` a router forwards); a refusal is an
  *   HTTP status, like any refused request in web/.
  * - `admitConnection`: the client's `connection_init` payload (connection
- *   params, where browsers put tokens); `undefined` closes the socket with
- *   4403 Forbidden. What it returns is the connection's admission, handed
- *   to every subscription's context (`contextFor`), so the GraphQL rules
- *   (scopes, sites) read it as they read an HTTP request's caller.
+ *   params, where browsers put tokens); `{ refused }` closes the socket with
+ *   4403 and that reason. What it admits is the connection's admission,
+ *   handed to every subscription's context (`contextFor`), so the GraphQL
+ *   rules (scopes, sites) read it as they read an HTTP request's caller.
  */
 export interface SubscriptionGate<Admission> {
   admitUpgrade(request: IncomingMessage): Promise<UpgradeRefusal | undefined>;
   admitConnection(
     request: IncomingMessage,
     connectionParams: Readonly<Record<string, unknown>> | undefined,
-  ): Promise<Admission | undefined>;
+  ): Promise<ConnectionAdmission<Admission>>;
 }
 
 export interface UpgradeRefusal {
   status: number;
+  /** Named in the JSON body's `extensions.code`: UNAUTHENTICATED for a 401, as the HTTP gate answers. */
+  code: string;
   message: string;
 }
 
-/** No caller check configured: every socket is admitted, as every HTTP request is. */
-export const OPEN_GATE: SubscriptionGate<Record<string, never>> = {
-  admitUpgrade: async () => undefined,
-  admitConnection: async () => ({}),
-};
+/** The connection's admission, or why it is closed (4403; the reason names the problem, never a secret). */
+export type ConnectionAdmission<Admission> = { admitted: Admission } | { refused: string };

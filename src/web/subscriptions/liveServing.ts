@@ -11,7 +11,8 @@ import type { Metrics } from '../../observability/metrics/metrics';
 import { subscriptionMetrics } from '../../observability/metrics/subscriptions';
 import { SYSTEM_CLOCK, type Clock } from '../../reporting/tables/clock';
 import { TableRefreshes } from '../../reporting/tables/refreshes';
-import { OPEN_GATE, type SubscriptionGate } from './gate';
+import { withCallbackUrlPolicy } from './callbackUrls';
+import type { SubscriptionGate } from './gate';
 import { attachWebSocketTransport, type WebSocketTransport } from './webSocketTransport';
 
 export interface LiveServingOptions {
@@ -67,7 +68,11 @@ export class LiveServing {
     };
     return [
       this.sockets.plugin(),
-      ApolloServerPluginSubscriptionCallback({ logger: this.options.logger }) as ApolloServerPlugin<Context>,
+      // A callbackUrl outside SUBSCRIPTION_CALLBACK_URLS never reaches Apollo's plugin: nothing is sent to it.
+      withCallbackUrlPolicy(
+        ApolloServerPluginSubscriptionCallback({ logger: this.options.logger }) as ApolloServerPlugin<Context>,
+        this.options.config.callbackUrls,
+      ),
       drain,
     ];
   }
@@ -78,13 +83,12 @@ export class LiveServing {
     path: string;
     apollo: ApolloServer<Context>;
     contextFor(admission: Admission): Context;
-    gate?: SubscriptionGate<Admission>;
+    gate: SubscriptionGate<Admission>;
     formatError(error: GraphQLError): ReturnType<GraphQLError['toJSON']>;
     refusing(): boolean;
   }): void {
     this.transport = attachWebSocketTransport({
       ...options,
-      gate: options.gate ?? (OPEN_GATE as unknown as SubscriptionGate<Admission>),
       sockets: this.sockets,
       config: this.options.config,
       logger: this.options.logger,

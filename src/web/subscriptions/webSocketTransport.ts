@@ -2,7 +2,7 @@ import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ApolloServer } from '@apollo/server';
 import { GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';
-import type { Disposable } from 'graphql-ws';
+import { CloseCode, type Disposable } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import type { SubscriptionsConfig } from '../../config';
@@ -11,10 +11,12 @@ import { ErrorCode } from '../../upstream/failures/errorCodes';
 import type { SocketSubscriptions, SubscribedOperation } from '../../graphql/subscriptions/socketSubscriptions';
 import type { Logger } from '../../observability/logger';
 import type { SubscriptionMetrics } from '../../observability/metrics/subscriptions';
-import type { SubscriptionGate } from './gate';
+import type { SubscriptionGate, UpgradeRefusal } from './gate';
 
 /** 1013 Try Again Later (RFC 6455 registry): the consumer fell too far behind; a reconnect starts it afresh. */
 const SLOW_CONSUMER_CLOSE_CODE = 1013;
+/** RFC 6455: a close frame's payload is 125 bytes, 2 of them the code. */
+const MAX_CLOSE_REASON_BYTES = 123;
 /** A subscribe message carries a document and variables only: far less than an HTTP body may. */
 const MAX_MESSAGE_BYTES = 256 * 1024;
 
@@ -62,8 +64,12 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
     {
       onConnect: async (ctx) => {
         const admission = await options.gate.admitConnection(ctx.extra.request, ctx.connectionParams);
-        if (admission === undefined) return false;
-        (ctx.extra as SocketExtra<Admission>).admission = admission;
+        if ('refused' in admission) {
+          // Closed here with the problem named (graphql-ws's own refusal would say only "Forbidden"); its close then does nothing.
+          ctx.extra.socket.close(CloseCode.Forbidden, closeReason(admission.refused));
+          return false;
+        }
+        (ctx.extra as SocketExtra<Admission>).admission = admission.admitted;
         return true;
       },
       onSubscribe: async (ctx, _id, payload) => {
@@ -131,10 +137,18 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
     void upgrade(request, socket, head);
   };
   const upgrade = async (request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> => {
-    if (pathOf(request.url) !== options.path) return refuseUpgrade(socket, 404, 'Not found: subscriptions are served at /graphql');
-    if (options.refusing()) return refuseUpgrade(socket, 503, 'The subgraph is not serving: try another replica');
+    if (pathOf(request.url) !== options.path) {
+      return refuseUpgrade(socket, { status: 404, code: ErrorCode.NOT_FOUND, message: 'Not found: subscriptions are served at /graphql' });
+    }
+    if (options.refusing()) {
+      return refuseUpgrade(socket, {
+        status: 503,
+        code: ErrorCode.SERVICE_UNAVAILABLE,
+        message: 'The subgraph is not serving: try another replica',
+      });
+    }
     const refusal = await options.gate.admitUpgrade(request);
-    if (refusal !== undefined) return refuseUpgrade(socket, refusal.status, refusal.message);
+    if (refusal !== undefined) return refuseUpgrade(socket, refusal);
     wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
   };
   options.httpServer.on('upgrade', onUpgrade);
@@ -152,8 +166,16 @@ function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
   return typeof value === 'object' && value !== null && Symbol.asyncIterator in value;
 }
 
-function refuseUpgrade(socket: Duplex, status: number, message: string): void {
-  const body = JSON.stringify({ errors: [{ message, extensions: { code: status === 503 ? 'SERVICE_UNAVAILABLE' : 'BAD_REQUEST' } }] });
+/** A WebSocket close reason is at most 123 bytes (RFC 6455 §5.5): a longer problem is cut, on a character. */
+function closeReason(reason: string): string {
+  if (Buffer.byteLength(reason) <= MAX_CLOSE_REASON_BYTES) return reason;
+  let cut = reason.slice(0, MAX_CLOSE_REASON_BYTES - 1);
+  while (Buffer.byteLength(`${cut}…`) > MAX_CLOSE_REASON_BYTES) cut = cut.slice(0, -1);
+  return `${cut}…`;
+}
+
+function refuseUpgrade(socket: Duplex, { status, code, message }: UpgradeRefusal): void {
+  const body = JSON.stringify({ errors: [{ message, extensions: { code } }] });
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Refused'}\r\n` +
       'connection: close\r\ncontent-type: application/json; charset=utf-8\r\n' +

@@ -79,14 +79,23 @@ export function subscribe<T = Record<string, unknown>>(
   };
 }
 
-/** One socket, no retries: a test sees each close as it happened. */
-export function connect(url: string, connectionParams?: Record<string, unknown>): Client {
+/** One socket, no retries: a test sees each close as it happened. `headers` go on the upgrade request (as a router forwards them). */
+export function connect(url: string, connectionParams?: Record<string, unknown>, headers?: Record<string, string>): Client {
   return createClient({
     url,
-    webSocketImpl: WebSocket,
+    webSocketImpl: headers === undefined ? WebSocket : withHeaders(headers),
     retryAttempts: 0,
     lazy: false,
     ...(connectionParams === undefined ? {} : { connectionParams }),
     onNonLazyError: () => undefined,
   });
+}
+
+/** A `ws` WebSocket that sends these headers with its upgrade request (browsers cannot; routers and servers do). */
+function withHeaders(headers: Record<string, string>): unknown {
+  return class extends WebSocket {
+    constructor(address: string | URL, protocols?: string | string[]) {
+      super(address, protocols ?? [], { headers });
+    }
+  };
 }
