@@ -12,6 +12,7 @@ import { heldSecrets, Secret } from './redaction/secret';
 import { connectSharedState } from './upstream/stores/redis/sharedState';
 import { sharedTableStore } from './reporting/tables/redis/redisTableStore';
 import { sharedAnalyticsBoard } from './reporting/tables/redis/redisAnalyticsBoard';
+import { sharedCallerSlots } from './reporting/redis/redisCallerSlots';
 import { createReportingService } from './reporting/reportingService';
 import { SYSTEM_CLOCK } from './reporting/tables/clock';
 import { connectRefreshChannel } from './reporting/tables/redis/refreshChannel';
@@ -74,6 +75,7 @@ async function main(): Promise<void> {
     clock: SYSTEM_CLOCK,
     tableStore: shared === undefined ? undefined : sharedTableStore(shared.redis, config, Date.now),
     board: shared === undefined ? undefined : sharedAnalyticsBoard(shared.redis, config),
+    ...(shared === undefined ? {} : { callerSlots: sharedCallerSlots(shared.redis, config) }),
     metrics,
     refreshes: tableRefreshes,
   });

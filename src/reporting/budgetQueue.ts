@@ -4,7 +4,7 @@ import type { UpstreamError } from '../upstream/failures/upstreamError';
 import { NO_OBSERVER, safeObserver, type AskKindName, type UpstreamObserver } from '../upstream/observer';
 import type { DashboardAnswer } from './dashboard/metricKinds';
 import type { Clock } from './tables/clock';
-import { CallerSlots } from './callerSlots';
+import { CallerSlots, type SharedCallerSlots } from './callerSlots';
 import { refused, shareSpent, waitsForSlot } from './tables/errors';
 import { MetricPlan } from './tables/metricPlan';
 
@@ -102,6 +102,11 @@ export interface BudgetQueueOptions {
    * one caller's asks may spend over `windowMs`. Absent: no caller is limited (a queue of one kind, in tests).
    */
   callerShare?: CallerShare;
+  /**
+   * The callers' slots as every replica spent them (REDIS_URL): the fair share is the cluster's, not each
+   * replica's. Absent, or when it cannot tell (Redis away), the queue counts this replica's own.
+   */
+  sharedCallerSlots?: SharedCallerSlots;
 }
 
 /** The slots one caller's ad-hoc asks may spend over a window (see `callerShareOf`). */
@@ -187,6 +192,8 @@ export class BudgetQueue {
    * cached answer is served (a cached answer costs nothing, docs/security.md).
    */
   async tryNow(kind: AskKind, body: DashboardQueryBody, caller: string): Promise<DashboardAnswer> {
+    // Only with a shared ledger: without one, the try starts in this turn, as it always did.
+    if (this.options.sharedCallerSlots !== undefined) await this.learnSharedSlots([caller]);
     const shareRefusal = this.shareRefusal(caller);
     if (shareRefusal !== undefined) return this.cachedOr(body, () => this.refuseOverShare(kind, caller, shareRefusal));
     const untilSlotMs = this.nextSlotAt - this.clock.now();
@@ -202,6 +209,26 @@ export class BudgetQueue {
       if (waitsForSlot(error)) this.learnRefusal(error);
       throw error;
     }
+  }
+
+  /**
+   * Reads what every replica's callers spent (the shared ledger) into this
+   * replica's ledger, where the queue awaits anyway: its decisions stay
+   * synchronous. Without a shared ledger, or while it cannot tell, nothing
+   * changes (each replica counts its own).
+   */
+  private async learnSharedSlots(callers: readonly string[]): Promise<void> {
+    const ledger = this.callerSlots;
+    const shared = this.options.sharedCallerSlots;
+    if (ledger === undefined || shared === undefined) return;
+    const now = this.clock.now();
+    const distinct = [...new Set(callers)];
+    const [spent, ...charges] = await Promise.all([shared.slotsSpent(now), ...distinct.map((caller) => shared.chargesOf(caller, now))]);
+    if (spent !== undefined) ledger.learnSpent(spent, now);
+    distinct.forEach((caller, index) => {
+      const learned = charges[index];
+      if (learned !== undefined) ledger.learnCaller(caller, learned);
+    });
   }
 
   /** The cached answer of `body` if the cache has one (read alone: nothing spent), else the refusal `refuse` gives. */
@@ -252,9 +279,12 @@ export class BudgetQueue {
     const distinct = [...new Set(callers)];
     if (distinct.length === 0) return;
     const now = this.clock.now();
-    for (const caller of distinct) {
-      this.callerSlots?.charge(caller, now, 1 / distinct.length);
-      this.observer.callerSlotsSpent(caller, 1 / distinct.length);
+    for (const caller of distinct) this.observer.callerSlotsSpent(caller, 1 / distinct.length);
+    const ledger = this.callerSlots;
+    if (ledger !== undefined) {
+      const slot = ledger.charge(distinct, now);
+      // Written for the other replicas in the background; until it is there, this replica counts it beside what it reads.
+      void this.options.sharedCallerSlots?.record(slot).then((held) => held && ledger.shared(slot.id));
     }
     // A caller's share fills only when it is charged: its asks still waiting are refused now, not at their deadline.
     this.refuseWaitingOverShare();
@@ -378,6 +408,9 @@ export class BudgetQueue {
         }
         // The kinds read what they need for their turn first (what other replicas wait for): asks arriving meanwhile join the order.
         for (const kind of this.kinds) await kind.beforeOrder?.(this.asksOf(kind));
+        // What the other replicas' callers spent: a waiting caller's share, and whether dashboards go before refreshes.
+        if (this.options.sharedCallerSlots !== undefined)
+          await this.learnSharedSlots(this.waiting.flatMap((ask) => (ask.caller === undefined ? [] : [ask.caller])));
         this.refuseWaitingOverShare();
         const candidate = this.order();
         if (candidate === undefined) return;

@@ -6,6 +6,7 @@ import { BudgetQueue, callerShareOf } from './budgetQueue';
 import { DashboardAsks } from './dashboard/dashboardAsks';
 import { AnalyticsTables, type AnalyticsTablesOptions } from './tables/analyticsTables';
 import type { AnalyticsBoard } from './tables/analyticsBoard';
+import type { SharedCallerSlots } from './callerSlots';
 import type { Clock } from './tables/clock';
 import { MemoryTableStore, type TableStore } from './tables/tableStore';
 import type { TableRefreshes } from './tables/refreshes';
@@ -50,6 +51,8 @@ export interface ReportingServiceOptions {
   tableStore: TableStore | undefined;
   /** What the replicas share besides the tables (waiting asks, demand, learned plan) through Redis; absent, nothing. */
   board: AnalyticsBoard | undefined;
+  /** The fair share's ledger shared by the replicas through Redis (a caller's share is the cluster's); absent, each replica counts its own. */
+  callerSlots?: SharedCallerSlots;
   /** Where the queue's events go (the one observer implementation); absent, no metrics. */
   metrics: Metrics | undefined;
   /** Told of every write of the tables (the subscriptions' "refreshed" event, src/reporting/tables/refreshes.ts); absent, nobody. */
@@ -85,6 +88,7 @@ export function createReportingService(options: ReportingServiceOptions): Report
       options.config.analytics.dashboardShareWindowSeconds,
       options.config.governor.reportingPerMinute,
     ),
+    ...(options.callerSlots === undefined ? {} : { sharedCallerSlots: options.callerSlots }),
     ...(options.metrics === undefined ? {} : { observer: upstreamMetricsObserver(options.metrics) }),
   });
   const store = options.tableStore ?? new MemoryTableStore();

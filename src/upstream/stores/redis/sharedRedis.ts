@@ -42,8 +42,8 @@ export interface SharedRedisOptions {
   onRefused?: (reason: string) => void;
 }
 
-/** The one bad entry of a hash or a set, when the rest of the key is good. */
-export type BadPart = { field: string } | { member: string };
+/** The one bad entry of a hash, a set or a sorted set, when the rest of the key is good. */
+export type BadPart = { field: string } | { member: string } | { scoredMember: string };
 
 /** Commands that must reach Redis eventually (releases of claims), kept while it is away; bounded so an endless outage cannot grow it. */
 const MAX_PENDING = 10_000;
@@ -153,7 +153,7 @@ export class SharedRedis {
    * logged once per key (never its content: it may be anything), counted as
    * refused with reason `BADVALUE`, and deleted so that it is not read again:
    * the whole key, or only the bad `part` (one field of a hash, one member of
-   * a set), so the good entries beside it stay.
+   * a set or a sorted set), so the good entries beside it stay.
    */
   discardBadValue(key: string, part?: BadPart): void {
     this.onRefused('BADVALUE');
@@ -164,7 +164,8 @@ export class SharedRedis {
     }
     void this.attempt((client) => {
       if (part === undefined) return client.del(key);
-      return 'field' in part ? client.hdel(key, part.field) : client.srem(key, part.member);
+      if ('field' in part) return client.hdel(key, part.field);
+      return 'member' in part ? client.srem(key, part.member) : client.zrem(key, part.scoredMember);
     });
   }
 
