@@ -7,15 +7,13 @@
  * wait; the newsroom's work (table asks, refreshes) comes before any caller's
  * dashboard, even when the governor would hold a dashboard query for the slot.
  */
-import { alignInstant, resolveWindow } from '../../src/reporting/analytics/window';
 import { BudgetQueue, callerShareOf } from '../../src/reporting/budgetQueue';
 import { DashboardAsks } from '../../src/reporting/dashboard/dashboardAsks';
-import { TableAsks } from '../../src/reporting/tables/tableAsks';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
 import type { DashboardQueryBody } from '../../src/upstream/datasources/wire';
 import { failurePolicyOf, UpstreamError } from '../../src/upstream/failures/upstreamError';
 import { recordEvents } from '../support/upstreamEvents';
-import { FakeClock, fakeDashboard, settle } from './support/tablesFakes';
+import { FakeClock, fakeDashboard, settle, tableAsksIn } from './support/tablesFakes';
 
 const START = Date.UTC(2026, 10, 20, 12, 0, 0);
 const UNIT_MS = 10_000;
@@ -44,17 +42,7 @@ function setUp({ slotsPerCaller = 2, unitLeadMs = 0 } = {}) {
     observer,
     callerShare: { slotsPerCaller, windowMs: WINDOW_MS },
   });
-  const tables = new TableAsks({
-    queue,
-    reporting: endpoint,
-    clock,
-    tableMetrics: (spec) => [spec.rank],
-    windowOf: (spec, now) => resolveWindow(spec.window, alignInstant(now, 60)),
-    maxRows: 500,
-    maxNarrowedUrls: 500,
-    outsideShare: 0.5,
-    onTable: async () => {},
-  });
+  const tables = tableAsksIn(queue, endpoint, clock);
   const dashboards = new DashboardAsks({ queue, dashboard: endpoint, clock, unitLeadMs });
   return { clock, endpoint, queue, tables, dashboards, observer };
 }
@@ -276,17 +264,7 @@ test('while a table ask waits for the slot, a cached dashboard is answered at on
   const vendor = fakeDashboard({ clock, unitMs: UNIT_MS, urls: ['https://news.example/a'] });
   const endpoint = cachedEndpoint(vendor);
   const queue = new BudgetQueue({ reporting: endpoint, clock, outsideShare: 0.5, callerShare: { slotsPerCaller: 2, windowMs: WINDOW_MS } });
-  const tables = new TableAsks({
-    queue,
-    reporting: endpoint,
-    clock,
-    tableMetrics: (spec) => [spec.rank],
-    windowOf: (spec, now) => resolveWindow(spec.window, alignInstant(now, 60)),
-    maxRows: 500,
-    maxNarrowedUrls: 500,
-    outsideShare: 0.5,
-    onTable: async () => {},
-  });
+  const tables = tableAsksIn(queue, endpoint, clock);
   const dashboards = new DashboardAsks({ queue, dashboard: endpoint, clock, unitLeadMs: 2_000 });
   await endpoint.query(dashboard(1));
   await clock.advance(1_000);

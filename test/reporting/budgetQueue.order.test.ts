@@ -7,14 +7,12 @@
  * refreshes, the share of the asks outside the tables) are proven in
  * analyticsTables.test.ts.
  */
-import { alignInstant, resolveWindow } from '../../src/reporting/analytics/window';
 import { BudgetQueue } from '../../src/reporting/budgetQueue';
 import { DashboardAsks } from '../../src/reporting/dashboard/dashboardAsks';
-import { TableAsks } from '../../src/reporting/tables/tableAsks';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
 import type { DashboardQueryBody } from '../../src/upstream/datasources/wire';
 import { recordEvents } from '../support/upstreamEvents';
-import { FakeClock, fakeDashboard, settle } from './support/tablesFakes';
+import { FakeClock, fakeDashboard, settle, tableAsksIn } from './support/tablesFakes';
 
 const START = Date.UTC(2026, 10, 20, 12, 0, 0);
 const UNIT_MS = 63_000;
@@ -31,17 +29,7 @@ function setUp(observer = recordEvents()) {
   const clock = new FakeClock(START);
   const endpoint = fakeDashboard({ clock, unitMs: UNIT_MS, urls: ['https://news.example/a'] });
   const queue = new BudgetQueue({ reporting: endpoint, clock, outsideShare: 0.5, observer });
-  const tables = new TableAsks({
-    queue,
-    reporting: endpoint,
-    clock,
-    tableMetrics: (spec) => [spec.rank],
-    windowOf: (spec, now) => resolveWindow(spec.window, alignInstant(now, 60)),
-    maxRows: 500,
-    maxNarrowedUrls: 500,
-    outsideShare: 0.5,
-    onTable: async () => {},
-  });
+  const tables = tableAsksIn(queue, endpoint, clock);
   const dashboards = new DashboardAsks({ queue, dashboard: endpoint, clock, unitLeadMs: 0 });
   return { clock, endpoint, queue, tables, dashboards, observer };
 }

@@ -13,9 +13,8 @@ import type { Redis } from 'ioredis';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import { createRedisClient, waitUntilReady } from '../../src/upstream/stores/redis/client';
 import { Secret } from '../../src/redaction/secret';
-import type { DashboardMetricResultWire, DashboardQueryBody } from '../../src/upstream/datasources/wire';
-import { articleRepresentations } from '../support/analytics';
-import { apiToken, call, startTestEmulator } from '../support/emulator';
+import { articleRepresentations, mostReadUrls } from '../support/analytics';
+import { apiToken, startTestEmulator } from '../support/emulator';
 import { postGraphQL, type GraphQLResponse } from '../support/federationGateway';
 import { scrape, valueOf } from '../support/metricsText';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
@@ -141,7 +140,7 @@ describeWithRedis('analytics tables read back from Redis, over HTTP', () => {
     const ranked = await top(win);
     const { from, to } = ranked.data?.topArticles?.[0] ?? { from: '', to: '' };
     // An article outside the table of 5 rows: its numbers come from a cold query, kept per url.
-    const [url] = (await urlsOf(emulator, { from, to })).slice(MAX_ROWS + 2);
+    const [url] = (await mostReadUrls(emulator, await apiToken(emulator), { from, to }, 50)).slice(MAX_ROWS + 2);
     const first = await analytics(win, [url]);
     expect(first.errors).toBeUndefined();
     expect(first.data?._entities[0]?.analytics?.pageViews).toBeGreaterThan(0);
@@ -160,18 +159,3 @@ describeWithRedis('analytics tables read back from Redis, over HTTP', () => {
     expect(await badValues()).toBeGreaterThan(badBefore);
   });
 });
-
-/** Every url of the window with traffic, most read first, straight from the emulator. */
-async function urlsOf(emulator: RunningEmulator, range: { from: string; to: string }): Promise<string[]> {
-  const body: DashboardQueryBody = {
-    dates: { range: { start: range.from, end: range.to } },
-    filters: [],
-    groupBy: ['url'],
-    metrics: ['pageViewsTotal'],
-    order: { metric: 'pageViewsTotal', sort: 'DESC' },
-    limit: 50,
-  };
-  const response = await call<DashboardMetricResultWire[]>(emulator, '/api/dashboard/query', { body, token: await apiToken(emulator) });
-  if (response.status !== 200) throw new Error(`direct dashboard query answered ${response.status}`);
-  return response.body[0].actualData.values.map((row) => String(row.items[0].value));
-}

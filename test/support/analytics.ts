@@ -90,15 +90,25 @@ export function articleRepresentations(urls: readonly string[]): { __typename: '
 
 /** Every url of a window, most read first, straight from the emulator: one query, at the emulator's next unit (its clock moved a unit on). */
 export async function urlsByPageViews(emulator: RunningEmulator, token: string, window: { from: string; to: string }): Promise<string[]> {
+  await advanceClock(emulator, EMULATOR_UNIT_SECONDS);
+  return mostReadUrls(emulator, token, window, 500);
+}
+
+/** The `limit` most read urls of a window, straight from the emulator (one query of its budget, at its clock as it is). */
+export async function mostReadUrls(
+  emulator: RunningEmulator,
+  token: string,
+  window: { from: string; to: string },
+  limit: number,
+): Promise<string[]> {
   const body: DashboardQueryBody = {
     dates: { range: { start: window.from, end: window.to } },
     filters: [],
     groupBy: ['url'],
     metrics: ['pageViewsTotal'],
     order: { metric: 'pageViewsTotal', sort: 'DESC' },
-    limit: 500,
+    limit,
   };
-  await advanceClock(emulator, EMULATOR_UNIT_SECONDS);
   const response = await call<DashboardMetricResultWire[]>(emulator, '/api/dashboard/query', { body, token });
   if (response.status !== 200) throw new Error(`direct dashboard query answered ${response.status}`);
   return response.body[0].actualData.values.map((row) => String(row.items[0].value));

@@ -21,9 +21,8 @@ import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import { Secret } from '../../src/redaction/secret';
 import { createRedisClient, waitUntilReady } from '../../src/upstream/stores/redis/client';
 import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
-import type { DashboardMetricResultWire, DashboardQueryBody } from '../../src/upstream/datasources/wire';
-import { articleRepresentations } from '../support/analytics';
-import { apiToken, call, startTestEmulator } from '../support/emulator';
+import { articleRepresentations, mostReadUrls } from '../support/analytics';
+import { apiToken, startTestEmulator } from '../support/emulator';
 import { postGraphQL } from '../support/federationGateway';
 import { scrape, valueOf } from '../support/metricsText';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
@@ -101,7 +100,7 @@ describeWithRedis('the documented Redis ACL', () => {
     });
     expect(ranked.errors).toBeUndefined();
     const { from, to } = ranked.data?.topArticles[0] ?? { from: '', to: '' };
-    const outside = (await urlsOf(emulator, { from, to })).slice(MAX_ROWS + 1, MAX_ROWS + 5);
+    const outside = (await mostReadUrls(emulator, await apiToken(emulator), { from, to }, 50)).slice(MAX_ROWS + 1, MAX_ROWS + 5);
     // A cold ask on the other replica: its query carries revenue, which the realistic plan lacks.
     await postGraphQL(b.url, ANALYTICS, { representations: articleRepresentations(outside.slice(0, 1)) });
     // Asks beyond the budget on both replicas: they wait for a unit, posted on the board, then give up at their deadline.
@@ -143,21 +142,6 @@ async function denied(admin: Redis): Promise<string[]> {
     return `${String(fields.get('reason'))} ${String(fields.get('object'))}`;
   });
   return [...new Set(described)].sort();
-}
-
-/** Urls of the window with traffic, most read first, straight from the emulator (its clock moved on a minute for a unit of its own). */
-async function urlsOf(emulator: RunningEmulator, range: { from: string; to: string }): Promise<string[]> {
-  const body: DashboardQueryBody = {
-    dates: { range: { start: range.from, end: range.to } },
-    filters: [],
-    groupBy: ['url'],
-    metrics: ['pageViewsTotal'],
-    order: { metric: 'pageViewsTotal', sort: 'DESC' },
-    limit: 50,
-  };
-  const response = await call<DashboardMetricResultWire[]>(emulator, '/api/dashboard/query', { body, token: await apiToken(emulator) });
-  if (response.status !== 200) throw new Error(`direct dashboard query answered ${response.status}`);
-  return response.body[0].actualData.values.map((row) => String(row.items[0].value));
 }
 
 describeWithRedis('a command refused for lack of permission', () => {

@@ -7,6 +7,9 @@
 import type { AnalyticsBoard, PostedNeed } from '../../../src/reporting/tables/analyticsBoard';
 import type { Clock } from '../../../src/reporting/tables/clock';
 import { Demand } from '../../../src/reporting/tables/demand';
+import type { BudgetQueue, BudgetQueueOptions } from '../../../src/reporting/budgetQueue';
+import { TableAsks } from '../../../src/reporting/tables/tableAsks';
+import { alignInstant, resolveWindow } from '../../../src/reporting/analytics/window';
 import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../../src/upstream/datasources/wire';
 import type { Served } from '../../../src/upstream/datasources/fetched';
 import { UpstreamError } from '../../../src/upstream/failures/upstreamError';
@@ -155,4 +158,19 @@ export function fakeBoard() {
       };
     },
   };
+}
+
+/** The tables' asks in a test's budget queue: one metric per table (its rank), a minute's alignment, 500 rows. */
+export function tableAsksIn(queue: BudgetQueue, reporting: BudgetQueueOptions['reporting'], clock: Clock): TableAsks {
+  return new TableAsks({
+    queue,
+    reporting,
+    clock,
+    tableMetrics: (spec) => [spec.rank],
+    windowOf: (spec, now) => resolveWindow(spec.window, alignInstant(now, 60)),
+    maxRows: 500,
+    maxNarrowedUrls: 500,
+    outsideShare: 0.5,
+    onTable: async () => {},
+  });
 }
