@@ -102,6 +102,7 @@ export interface PostOptions {
 export interface GraphQLAnswer {
   status: number;
   text: string;
+  headers: Headers;
   body: {
     data?: Record<string, unknown> | null;
     errors?: Array<{ message: string; path?: Array<string | number>; extensions?: Record<string, unknown> }>;
@@ -119,5 +120,5 @@ export async function postGraphQL(url: string, query: string, options: PostOptio
     }),
   });
   const text = await response.text();
-  return { status: response.status, text, body: JSON.parse(text) as GraphQLAnswer['body'] };
+  return { status: response.status, text, headers: response.headers, body: JSON.parse(text) as GraphQLAnswer['body'] };
 }

@@ -100,14 +100,14 @@ async function expectUpgradeRefused(headers: Record<string, string>, problem: Re
   expect(await upstreamCalls()).toBe(before);
 }
 
-/** A subscription ended by an error (not a close): its codes and first message. */
+/** A subscription refused (not closed): one result carrying the error, then its end; its codes and first message. */
 async function expectSubscriptionRefused(subscriber: Subscriber<unknown>, code: string, problem: RegExp): Promise<void> {
-  const ended = await subscriber.ended;
-  expect(ended).toHaveProperty('error');
-  const errors = (ended as { error: { message: string; extensions?: { code?: string } }[] }).error;
+  expect(await subscriber.ended).toEqual({ completed: true });
+  expect(subscriber.results).toHaveLength(1);
+  expect(subscriber.results[0].data ?? null).toBeNull();
+  const errors = subscriber.results[0].errors ?? [];
   expect(errors.map((error) => error.extensions?.code)).toEqual([code]);
   expect(errors[0].message).toMatch(problem);
-  expect(subscriber.results).toEqual([]);
 }
 
 describe('router-secret', () => {

@@ -15,6 +15,9 @@ import WebSocket from 'ws';
 import { TimeUnit } from '../../contract';
 import { topArticlesSpec, toTopArticlesRequest } from '../../src/reporting/analytics/topArticles';
 import { ANALYTICS_SUBGRAPH_NAME, composeSupergraph, loadAnalyticsTypeDefs } from '../support/federationSupergraph';
+import { DEFAULT_SUBSCRIPTIONS_CONFIG } from '../../src/config';
+import { readStats } from '../support/subgraphHttp';
+import { AUDIENCE, callerAuth, ISSUER, serveJwks, signingKey, signToken, type JwksServer } from '../security/support';
 import { startLiveOverHttp, type LiveOverHttp } from './support/liveOverHttp';
 
 jest.setTimeout(30_000);
@@ -26,68 +29,92 @@ interface Ranking {
 /**
  * The gateway's `ws` transport kind, as @graphql-mesh/transport-ws builds it: a graphql-ws client on the
  * entry's subscription location (the gateway resolves `location` against the subgraph's URL), each
- * execution request one subscription on it.
+ * execution request one subscription on it. `connectionParams`: what the gateway's config sends in
+ * `connection_init` (e.g. its own bearer token for a subgraph that requires CALLER_AUTH=jwt).
  */
-const wsTransport = {
-  getSubgraphExecutor: ({ transportEntry }: { transportEntry: { location?: string } }) => {
-    const client = createClient({
-      url: (transportEntry.location ?? '').replace(/^http/, 'ws'),
-      webSocketImpl: WebSocket,
-      retryAttempts: 0,
-    });
-    const executor = (request: { document: DocumentNode; variables?: Record<string, unknown>; operationName?: string }) =>
-      client.iterate({
-        query: print(request.document),
-        ...(request.variables === undefined ? {} : { variables: request.variables }),
-        ...(request.operationName === undefined ? {} : { operationName: request.operationName }),
+function wsTransport(connectionParams?: Record<string, unknown>) {
+  return {
+    getSubgraphExecutor: ({ transportEntry }: { transportEntry: { location?: string } }) => {
+      const client = createClient({
+        url: (transportEntry.location ?? '').replace(/^http/, 'ws'),
+        webSocketImpl: WebSocket,
+        retryAttempts: 0,
+        ...(connectionParams === undefined ? {} : { connectionParams }),
       });
-    return Object.assign(executor, { [Symbol.asyncDispose]: () => client.dispose() });
-  },
-};
+      const executor = (request: { document: DocumentNode; variables?: Record<string, unknown>; operationName?: string }) =>
+        client.iterate({
+          query: print(request.document),
+          ...(request.variables === undefined ? {} : { variables: request.variables }),
+          ...(request.operationName === undefined ? {} : { operationName: request.operationName }),
+        });
+      return Object.assign(executor, { [Symbol.asyncDispose]: () => client.dispose() });
+    },
+  };
+}
 
-let live: LiveOverHttp;
-let gateway: GatewayRuntime;
-let server: Server;
-let gatewayUrl: string;
+interface RunningGateway {
+  url: string;
+  close(): Promise<void>;
+}
 
-beforeAll(async () => {
-  live = await startLiveOverHttp();
-  const { supergraphSdl } = composeSupergraph([{ name: ANALYTICS_SUBGRAPH_NAME, url: live.graphqlUrl, typeDefs: loadAnalyticsTypeDefs() }]);
-  gateway = createGatewayRuntime({
+/** The gateway's runtime over a supergraph of the one live subgraph, on a free loopback port. */
+async function startGateway(subgraphUrl: string, connectionParams?: Record<string, unknown>): Promise<RunningGateway> {
+  const { supergraphSdl } = composeSupergraph([{ name: ANALYTICS_SUBGRAPH_NAME, url: subgraphUrl, typeDefs: loadAnalyticsTypeDefs() }]);
+  const gateway: GatewayRuntime = createGatewayRuntime({
     supergraph: supergraphSdl,
     logging: false,
     landingPage: false,
     graphiql: false,
     // graphql-ws yields its (JSON) FormattedExecutionResult, which is what the gateway reads of an ExecutionResult.
-    transports: { http: httpTransport, ws: wsTransport as unknown as typeof httpTransport },
+    transports: { http: httpTransport, ws: wsTransport(connectionParams) as unknown as typeof httpTransport },
     // As docs/subscriptions.md shows it for gateway.config.ts.
     transportEntries: { [ANALYTICS_SUBGRAPH_NAME]: { options: { subscriptions: { kind: 'ws', location: '/graphql' } } } },
   });
-  server = createServer(gateway);
+  const server: Server = createServer(gateway);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  gatewayUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await gateway.dispose();
+    },
+  };
+}
+
+let live: LiveOverHttp;
+let gateway: RunningGateway;
+
+beforeAll(async () => {
+  live = await startLiveOverHttp();
+  gateway = await startGateway(live.graphqlUrl);
 });
 
 afterAll(async () => {
-  server?.closeAllConnections();
-  await new Promise<void>((resolve) => (server === undefined ? resolve() : server.close(() => resolve())));
-  await gateway?.dispose();
+  await gateway?.close();
   await live?.close();
 });
 
+interface SseResult {
+  data?: Ranking | null;
+  errors?: { message: string; extensions?: Record<string, unknown> }[];
+}
+
 interface SseSubscriber {
-  results: { data?: Ranking; errors?: unknown[] }[];
+  results: SseResult[];
+  /** Resolves when the gateway ends the stream (its `complete` event, or the response's end). */
+  ended: Promise<void>;
   received(count: number): Promise<void>;
   abort(): void;
 }
 
 /** A client of the gateway subscribing over Server-Sent Events (GraphQL over SSE, distinct connections). */
-function subscribeOverSse(query: string): SseSubscriber {
+function subscribeOverSse(query: string, url = gateway.url): SseSubscriber {
   const controller = new AbortController();
   const results: SseSubscriber['results'] = [];
   const watchers: { count: number; reached: () => void }[] = [];
-  void (async () => {
-    const response = await fetch(gatewayUrl, {
+  const ended = (async () => {
+    const response = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
       body: JSON.stringify({ query }),
@@ -118,6 +145,7 @@ function subscribeOverSse(query: string): SseSubscriber {
   })().catch(() => undefined);
   return {
     results,
+    ended,
     received: (count) => (results.length >= count ? Promise.resolve() : new Promise((reached) => watchers.push({ count, reached }))),
     abort: () => controller.abort(),
   };
@@ -150,4 +178,72 @@ it('carries subscriptions over WebSocket from the gateway: every client gets the
   }
   expect(live.recorder.dashboards).toHaveLength(1);
   for (const client of clients) client.abort();
+});
+
+/**
+ * A subscription the subgraph refuses reaches the gateway's client as a
+ * result carrying the error and its code, then the end of the stream: never
+ * as a transport failure (Hive answers an `error` message on the socket with
+ * "Unexpected error." and INTERNAL_SERVER_ERROR). The gateway connects to a
+ * subgraph that requires CALLER_AUTH=jwt with its own token (reporting:read,
+ * one site), as a `connection_init` param.
+ */
+describe('refusals through the gateway', () => {
+  const GLOBE = 'dailyglobe.example';
+  const METRO = 'metrotimes.example';
+  let jwks: JwksServer;
+  let guarded: LiveOverHttp;
+  let guardedGateway: RunningGateway;
+
+  beforeAll(async () => {
+    const key = await signingKey('key-1');
+    jwks = await serveJwks([key]);
+    guarded = await startLiveOverHttp({
+      callerAuth: callerAuth(['jwt'], { jwks: { url: jwks.url }, issuer: ISSUER, audience: AUDIENCE, sitesClaim: 'sites' }),
+      subscriptions: { ...DEFAULT_SUBSCRIPTIONS_CONFIG, maxSubscriptions: 1 },
+    });
+    const token = await signToken(key, { claims: { scope: 'reporting:read', sites: [GLOBE] }, expiresIn: 3_600 });
+    guardedGateway = await startGateway(guarded.graphqlUrl, { authorization: `Bearer ${token}` });
+  });
+
+  afterAll(async () => {
+    await guardedGateway?.close();
+    await guarded?.close();
+    await jwks?.close();
+  });
+
+  async function upstreamCalls(): Promise<number> {
+    const stats = await readStats(guarded.emulator);
+    return stats.signin.count + stats.dashboard.count + stats.render.count;
+  }
+
+  /** The one result a refused subscription gets before its stream ends: its error codes and messages. */
+  async function refusal(query: string): Promise<{ codes: unknown[]; messages: string[]; errors: SseResult['errors'] }> {
+    const refused = subscribeOverSse(query, guardedGateway.url);
+    await refused.ended;
+    expect(refused.results).toHaveLength(1);
+    const errors = refused.results[0].errors ?? [];
+    return { codes: errors.map((error) => error.extensions?.code), messages: errors.map((error) => error.message), errors };
+  }
+
+  it('answers FORBIDDEN (a metric outside the scopes, a domain outside the sites) as a result, before any vendor query', async () => {
+    const before = await upstreamCalls();
+    const cpm = await refusal(`subscription { topArticles(metric: CPM, limit: 3) { value } }`);
+    expect(cpm.codes).toEqual(['FORBIDDEN']);
+    expect(cpm.messages[0]).toMatch(/revenue:read/);
+    const metro = await refusal(`subscription { topArticles(domain: "${METRO}", limit: 3) { value } }`);
+    expect(metro.codes).toEqual(['FORBIDDEN']);
+    expect(metro.messages[0]).toContain(METRO);
+    expect(await upstreamCalls()).toBe(before);
+  });
+
+  it('answers SUBSCRIPTION_LIMIT over MAX_SUBSCRIPTIONS as a result naming the cap, while the admitted one flows', async () => {
+    const admitted = subscribeOverSse(`subscription { topArticles(limit: 3) { value article { url } } }`, guardedGateway.url);
+    await admitted.received(1);
+    expect(admitted.results[0].errors).toBeUndefined();
+    const over = await refusal(`subscription { topArticles(limit: 2) { value } }`);
+    expect(over.codes).toEqual(['SUBSCRIPTION_LIMIT']);
+    expect(over.messages[0]).toMatch(/MAX_SUBSCRIPTIONS/);
+    admitted.abort();
+  });
 });

@@ -2,6 +2,7 @@ import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ApolloServer } from '@apollo/server';
 import { GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { refusalArgs } from './refusalResult';
 import { CloseCode, type Disposable } from 'graphql-ws';
 import { useServer, type Extra } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
@@ -58,8 +59,15 @@ interface SocketExtra<Admission> extends Extra {
 export function attachWebSocketTransport<Admission>(options: WebSocketTransportOptions<Admission>): WebSocketTransport {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   const { config } = options;
-  // The stream Apollo's pipeline subscribed to, by the subscription's context (one per subscribe message).
-  const streams = new WeakMap<object, AsyncIterable<ExecutionResult>>();
+  // The stream Apollo's pipeline subscribed to, or the refusal to send, by the subscription's context (one per subscribe message).
+  const streams = new WeakMap<object, AsyncIterable<ExecutionResult> | ExecutionResult>();
+  // A refusal is a result carrying its errors, then `complete`, as an HTTP request's refusal is a response with errors:
+  // routers read an `error` message as a transport failure (Hive Gateway answers "Unexpected error.").
+  const refuse = (errors: readonly GraphQLError[]): ExecutionArgs => {
+    const args = refusalArgs();
+    streams.set(args.contextValue as object, { errors });
+    return args;
+  };
   const server: Disposable = useServer<Record<string, unknown>, Partial<SocketExtra<Admission>>>(
     {
       onConnect: async (ctx) => {
@@ -75,12 +83,12 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
       onSubscribe: async (ctx, _id, payload) => {
         const extra = ctx.extra as SocketExtra<Admission>;
         if (Object.keys(ctx.subscriptions).length > config.maxPerConnection) {
-          return [
+          return refuse([
             new GraphQLError(
               `Subscription refused: this connection carries its maximum of ${config.maxPerConnection} subscriptions (MAX_SUBSCRIPTIONS_PER_CONNECTION)`,
               { extensions: { code: ErrorCode.SUBSCRIPTION_LIMIT, limit: 'MAX_SUBSCRIPTIONS_PER_CONNECTION' } },
             ),
-          ];
+          ]);
         }
         const context = options.contextFor(extra.admission as Admission);
         // A client's `extensions.subscription` would start a callback subscription from a socket: only the rest is kept.
@@ -95,9 +103,9 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
           },
           context,
         );
-        if (Array.isArray(subscribed)) return subscribed;
+        if (Array.isArray(subscribed)) return refuse(subscribed);
         const operation = subscribed as SubscribedOperation;
-        if (!isAsyncIterable(operation.result)) return [...(operation.result.errors ?? [])];
+        if (!isAsyncIterable(operation.result)) return refuse(operation.result.errors ?? []);
         streams.set(context, operation.result);
         const args: ExecutionArgs = {
           schema: operation.schema,
@@ -107,7 +115,7 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
         };
         return args;
       },
-      // The stream Apollo's pipeline already subscribed to (by onSubscribe): graphql-ws only reads it.
+      // The stream Apollo's pipeline already subscribed to (by onSubscribe), or the refusal: graphql-ws only reads it.
       subscribe: (args) => {
         const stream = typeof args.contextValue === 'object' && args.contextValue !== null ? streams.get(args.contextValue) : undefined;
         if (stream === undefined) throw new Error('subscribe: no subscription was started for this message');
