@@ -7,7 +7,7 @@ import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics/metrics';
 import { UpstreamError } from '../upstream/failures/upstreamError';
 import { AllowanceExceeded } from '../operation/upstreamAllowance';
-import { SiteForbidden } from '../reporting/sites/callerSites';
+import { ReadForbidden } from '../reporting/reads/readForbidden';
 import { operationOutcome, sentErrorCodes } from '../observability/operationOutcome';
 import { analyticsAskFields } from '../observability/analyticsAsks';
 
@@ -82,6 +82,6 @@ export function operationPlugin({ logger, metrics, now }: OperationPluginOptions
 /** Errors with a code of their own; anything else is a bug. */
 function isExpected(error: unknown): boolean {
   return (
-    error instanceof GraphQLError || error instanceof UpstreamError || error instanceof AllowanceExceeded || error instanceof SiteForbidden
+    error instanceof GraphQLError || error instanceof UpstreamError || error instanceof AllowanceExceeded || error instanceof ReadForbidden
   );
 }

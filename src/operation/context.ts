@@ -13,21 +13,23 @@ import type { Logger } from '../observability/logger';
 import { OPEN_CALLER, type Caller } from '../auth/callers/caller';
 import type { Metrics } from '../observability/metrics/metrics';
 import type { RenderEndpoint } from '../upstream/endpoints/render';
-import type { DashboardEndpoint } from '../upstream/endpoints/dashboard';
+import { CallerReads, type MetricRule } from '../reporting/reads/callerReads';
 
 /** What every resolver receives (codegen `contextType`). Built per GraphQL request. */
 export interface Context {
   /**
-   * The protected dashboard endpoint, taking from this operation's allowance; identical queries share one answer,
-   * queries of the operation that differ only in metrics one upstream query, and so do those of every operation
-   * while they wait in the budget queue for the next slot (until `analyticsDeadline`).
+   * The caller's one read path of reporting numbers (src/reporting/reads/callerReads.ts): its sites, the metrics
+   * its scopes allow, its fair share and the cache scope of what it reads. Its dashboards take from this
+   * operation's allowance; identical queries share one answer, queries of the operation that differ only in
+   * metrics one upstream query, and so do those of every operation while they wait in the budget queue for the
+   * next slot (until `analyticsDeadline`).
    */
-  reporting: DashboardEndpoint;
+  reads: CallerReads;
   /** Per request: its cache holds what this caller asked for. */
   recommendations: RecommendationsLoader;
   /** Per request: every `Article.analytics` of the operation joins its batches. */
   articleMetrics: ArticleMetricsLoader;
-  /** Process-wide: the analytics tables every operation's asks are answered from. */
+  /** Process-wide: the analytics tables every operation's asks are answered from (read through `reads`). */
   analyticsTables: AnalyticsTables;
   /** When this operation's asks stop waiting for a slot (epoch ms): its start plus ANALYTICS_ASK_DEADLINE_MS. */
   analyticsDeadline: number;
@@ -71,6 +73,8 @@ export interface SharedDependencies {
   /** REPORTING_MAX_ROWS. */
   reportingMaxRows: number;
   metrics?: Pick<Metrics, 'recordBatch'>;
+  /** What reading each metric needs, from the schema (src/graphql/access/metricRule.ts): the read path checks each caller's scopes against it. */
+  metricRule: MetricRule;
 }
 
 /**
@@ -84,12 +88,18 @@ export function createContext(shared: SharedDependencies, caller: Caller = OPEN_
   const metrics = shared.metrics;
   const { tables, dashboards } = shared.reportingService;
   const analyticsDeadline = now() + shared.analytics.askDeadlineMs;
-  // The caller's id goes with each dashboard ask: the budget queue counts its slots in that caller's fair share.
-  const reporting = withDashboardAllowance(dashboards.asker(analyticsDeadline, caller.id), allowance);
+  const reads = new CallerReads({
+    caller,
+    tables,
+    dashboards,
+    perOperation: (asker) => withDashboardAllowance(asker, allowance),
+    deadline: analyticsDeadline,
+    metricRule: shared.metricRule,
+  });
   const askOutcomes: AskOutcome[] = [];
   const recommender: RenderEndpoint = { render: countingCacheHits((params: RenderParams) => shared.recommender.render(params), allowance) };
   return {
-    reporting,
+    reads,
     recommendations: createRecommendationsLoader(recommender, {
       maxConcurrency: shared.renderMaxConcurrency,
       allowance,

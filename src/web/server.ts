@@ -1,3 +1,4 @@
+import type { GraphQLSchema } from 'graphql';
 import type { Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -22,6 +23,7 @@ import type { Metrics } from '../observability/metrics/metrics';
 import { operationPlugin } from '../graphql/operationPlugin';
 import { responseCachePlugin } from '../graphql/responseCache/responseCachePlugin';
 import { buildSchema } from '../graphql/subgraphSchema';
+import { metricRuleOf } from '../graphql/access/metricRule';
 import type { Caller } from '../auth/callers/caller';
 import { CallerGate } from './callerGate';
 import { allowedOrigins, createCorsPolicy } from './cors';
@@ -141,7 +143,8 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
     ...(deps.liveClock === undefined ? {} : { clock: deps.liveClock }),
     ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
   });
-  const apollo = createApollo(config, limits, deps, httpServer, live.plugins());
+  const schema = buildSchema();
+  const apollo = createApollo(config, limits, deps, httpServer, live.plugins(), schema);
   const { renderTtlSeconds, dashboardTtlSeconds } = config.cache;
   const reportingService = deps.reportingService ?? createOwnReportingService(config, deps, live.refreshes);
   // Whoever builds the reporting service closes it: the process by its shutdown step, this server when it built its own.
@@ -158,6 +161,7 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
     analytics: config.analytics,
     maxUpstreamCallsPerOperation: limits.maxUpstreamCallsPerOperation,
     reportingMaxRows: config.reportingMaxRows,
+    metricRule: metricRuleOf(schema),
   };
   const context = async (caller: Caller) => createContext(shared, caller);
   const gate = new CallerGate(config.callerAuth);
@@ -230,12 +234,13 @@ function createApollo(
   deps: ServerDependencies,
   httpServer: Server,
   subscriptionPlugins: ApolloServerPlugin<Context>[],
+  schema: GraphQLSchema,
 ): ApolloServer<Context> {
   // APQ and the response cache: in Redis when replicas share state, so a query registered (or a response
   // stored) on one serves all. Otherwise in process, created here (as Apollo would) so both get the same one.
   const cache = deps.apolloCache ?? new InMemoryLRUCache<string>();
   return new ApolloServer<Context>({
-    schema: buildSchema(),
+    schema,
     logger: deps.logger,
     cache,
     // formatError ends with the responses' redaction.

@@ -8,6 +8,8 @@ import { createContext, type SharedDependencies } from '../../src/operation/cont
 import { createReportingService, type ReportingService } from '../../src/reporting/reportingService';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
 import { buildServer } from '../../src/web/server';
+import { metricRuleOf } from '../../src/graphql/access/metricRule';
+import { buildSchema } from '../../src/graphql/subgraphSchema';
 import { testConfig } from '../support/config';
 import { fakeRecommender, silentLogger } from '../support/subgraph';
 import { FakeClock, fakeDashboard, type FakeDashboard } from '../reporting/support/tablesFakes';
@@ -44,6 +46,7 @@ function shared(service: ReportingService, clock: FakeClock): SharedDependencies
     now: () => clock.now(),
     maxUpstreamCallsPerOperation: config.limits.maxUpstreamCallsPerOperation,
     reportingMaxRows: config.reportingMaxRows,
+    metricRule: metricRuleOf(buildSchema()),
   };
 }
 

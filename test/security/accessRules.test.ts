@@ -8,7 +8,10 @@
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { graphql, parse } from 'graphql';
 import type { Caller } from '../../src/auth/callers/caller';
-import { enforceScopes, mayRead } from '../../src/graphql/access/enforceScopes';
+import { enforceScopes } from '../../src/graphql/access/enforceScopes';
+import { metricRuleOf } from '../../src/graphql/access/metricRule';
+import { buildSchema } from '../../src/graphql/subgraphSchema';
+import { Metric } from '../../contract';
 
 const schema = enforceScopes(
   buildSubgraphSchema({
@@ -74,6 +77,14 @@ test('a scoped enum value inside an input object list, from a literal or a varia
 
 test('without the jwt proof (no scopes on the caller) nothing is checked here: the router enforces', async () => {
   expect((await run({ id: 'anonymous' }, '{ either vault { gold } }')).data).toEqual({ either: 1, vault: { gold: 3 } });
-  expect(mayRead(schema, { id: 'anonymous' }, 'Query', 'either', {})).toBe(true);
-  expect(mayRead(schema, caller([]), 'Query', 'either', {})).toBe(false);
+});
+
+test("the read path's metric rule comes from the schema's @valueRequiresScopes on Metric", () => {
+  const rule = metricRuleOf(buildSchema());
+  expect(rule.refusal(Metric.REVENUE_TOTAL, new Set(['reporting:read']))).toBe(
+    'the value Metric.REVENUE_TOTAL needs the scope revenue:read',
+  );
+  expect(rule.refusal(Metric.RPM, new Set(['reporting:read']))).toMatch(/revenue:read/);
+  expect(rule.refusal(Metric.REVENUE_TOTAL, new Set(['reporting:read', 'revenue:read']))).toBeUndefined();
+  expect(rule.refusal(Metric.PAGE_VIEWS_TOTAL, new Set())).toBeUndefined();
 });

@@ -30,8 +30,14 @@ export interface RunningHiveGateway {
   close(): Promise<void>;
 }
 
-/** What a test may set beside the supergraph: the example's demand control and response caching, HMAC signing and the edge's auth. */
-export type HiveGatewayOptions = Pick<GatewayConfigSupergraph, 'demandControl' | 'responseCaching' | 'hmacSignature' | 'genericAuth'>;
+/**
+ * What a test may set beside the supergraph: the example's demand control and response caching, HMAC signing,
+ * the edge's auth, and the headers it passes on to the subgraphs (a caller's bearer token).
+ */
+export type HiveGatewayOptions = Pick<
+  GatewayConfigSupergraph,
+  'demandControl' | 'responseCaching' | 'hmacSignature' | 'genericAuth' | 'propagateHeaders'
+>;
 
 export async function startHiveGateway(supergraphSdl: string, options: HiveGatewayOptions): Promise<RunningHiveGateway> {
   const cache = new InMemoryLRUCache();

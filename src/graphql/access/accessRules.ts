@@ -66,6 +66,11 @@ export class AccessRules {
     return this.fields.get(`${typeName}.${fieldName}`);
   }
 
+  /** What naming this (internal) value of the enum requires; undefined when nothing. */
+  valueRequirement(enumName: string, value: unknown): Requirement | undefined {
+    return this.scopedValues.get(enumName)?.get(value);
+  }
+
   /** What the scoped enum values named in these (coerced) argument values require. */
   argumentRequirements(typeName: string, fieldName: string, args: Readonly<Record<string, unknown>>): Requirement[] {
     const type = this.schema.getType(typeName);

@@ -3,8 +3,6 @@ import type { Caller } from '../../auth/callers/caller';
 import { AccessRules, describeScopes, satisfies, type Requirement } from './accessRules';
 import { forbidden } from './forbidden';
 
-const rulesBySchema = new WeakMap<GraphQLSchema, AccessRules>();
-
 /**
  * The one rule, from the schema's own declarations: a field whose scopes the
  * caller lacks (or whose arguments name a value it may not use) throws
@@ -15,7 +13,6 @@ const rulesBySchema = new WeakMap<GraphQLSchema, AccessRules>();
  */
 export function enforceScopes(schema: GraphQLSchema): GraphQLSchema {
   const rules = new AccessRules(schema);
-  rulesBySchema.set(schema, rules);
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields())) {
@@ -42,22 +39,6 @@ export function enforceScopes(schema: GraphQLSchema): GraphQLSchema {
     }
   }
   return schema;
-}
-
-/**
- * Whether the caller may read the field with these (coerced) arguments, by
- * the same rule; for code that plans upstream work for fields before they
- * resolve (the metrics an `analytics` selection asks for).
- */
-export function mayRead(
-  schema: GraphQLSchema,
-  caller: Caller | undefined,
-  typeName: string,
-  fieldName: string,
-  args: Readonly<Record<string, unknown>>,
-): boolean {
-  const rules = rulesBySchema.get(schema);
-  return rules === undefined || missingRequirement(rules, caller, typeName, fieldName, args) === undefined;
 }
 
 function missingRequirement(

@@ -9,8 +9,6 @@ import { Metric, TimeUnit } from '../../../contract';
 import { hintDashboardAnswer } from '../resolvers/cacheHints';
 import { rejectInvalid } from '../errors';
 import type { ArticleAnalyticsParent } from '../resolvers/mappers';
-import type { ResolveTree } from 'graphql-parse-resolve-info';
-import { mayRead } from '../access/enforceScopes';
 import { selectedMetrics } from './selection';
 import { validateWindow } from '../../reporting/analytics/window';
 
@@ -32,7 +30,7 @@ const ARTICLE_TABLE_RANK = Metric.PAGE_VIEWS_TOTAL;
 export async function resolveArticleAnalytics(
   url: string,
   window: DateWindowInput | null | undefined,
-  context: Pick<Context, 'articleMetrics' | 'analyticsMemo' | 'cacheTtls' | 'now' | 'recordAsk' | 'caller'>,
+  context: Pick<Context, 'articleMetrics' | 'analyticsMemo' | 'cacheTtls' | 'now' | 'recordAsk' | 'reads'>,
   info: GraphQLResolveInfo,
 ): Promise<ArticleAnalyticsParent> {
   const input = window ?? DEFAULT_ANALYTICS_WINDOW;
@@ -40,9 +38,11 @@ export async function resolveArticleAnalytics(
     rejectInvalid(validateWindow(input, 'window'));
     return tableSpec(input, {}, ARTICLE_TABLE_RANK);
   });
-  const readable = (field: ResolveTree) => mayRead(info.schema, context.caller, 'ArticleAnalytics', field.name, field.args);
-  const selection = context.analyticsMemo.selection(info.variableValues, info.fieldNodes[0], () => selectedMetrics(info, readable));
-  const metrics = selection.metrics.length === 0 ? [PROBE_METRIC] : selection.metrics;
+  const selection = context.analyticsMemo.selection(info.variableValues, info.fieldNodes[0], () => selectedMetrics(info));
+  // The caller's read path: FORBIDDEN for an article outside its sites; a metric outside its scopes asks for
+  // nothing (its field fails FORBIDDEN on its own, the fields beside it answer).
+  const readable = context.reads.articleMetrics([url], selection.metrics, 'drop');
+  const metrics = readable.length === 0 ? [PROBE_METRIC] : readable;
   const values = await loadMetrics(context.articleMetrics, spec, url, metrics);
   const cells = [...values.values()].filter((value): value is Cell => !(value instanceof Error));
   if (cells.length === 0) {
@@ -52,7 +52,7 @@ export async function resolveArticleAnalytics(
   const oldest = cells.reduce((a, b) => (b.fetchedAt < a.fetchedAt ? b : a));
   context.recordAsk(oldest.outcome);
   // The caller's window, not the table's: "the last 7 days" keeps moving, so it gets the short TTL; past it (stale), 0.
-  hintDashboardAnswer(info, context.cacheTtls, input, oldest.fetchedAt, context.now);
+  hintDashboardAnswer(info, context.cacheTtls, input, oldest.fetchedAt, context.now, context.reads.cacheScope);
   return { url, spec, window: { from: oldest.from, to: oldest.to }, fetchedAt: oldest.fetchedAt, values };
 }
 

@@ -12,17 +12,15 @@ const isMetricName = (value: unknown): value is MetricName => typeof value === '
  * The metrics an `analytics` field's selection reads, fragments, aliases,
  * variables and @skip/@include taken into account (graphql-parse-resolve-info
  * applies GraphQL's own field collection). Known before the subfields run, so
- * the whole selection joins the operation's batch at once. Fields the caller
- * may not read (`readable`) ask for nothing.
+ * the whole selection joins the operation's batch at once. Which of them the
+ * caller may read is its read path's to say (src/reporting/reads/callerReads.ts).
  */
-export function selectedMetrics(info: GraphQLResolveInfo, readable: (field: ResolveTree) => boolean = () => true): AnalyticsSelection {
+export function selectedMetrics(info: GraphQLResolveInfo): AnalyticsSelection {
   const parsed = parseResolveInfo(info);
   const fields = isResolveTree(parsed) ? Object.values(parsed.fieldsByTypeName.ArticleAnalytics ?? {}) : [];
   const metrics = new Set<MetricName>();
   let needsAnswer = false;
   for (const field of fields) {
-    // A field the caller may not read fails FORBIDDEN on its own; its metric must not make the ask spend a unit.
-    if (!readable(field)) continue;
     const metric = field.name === 'metric' ? metricArgument(field) : FIELD_METRICS[field.name];
     if (metric !== undefined) metrics.add(metric);
     if (field.name === 'fetchedAt') needsAnswer = true;

@@ -1,39 +1,36 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { QueryTopArticlesArgs } from '../__generated__/resolvers-types';
 import type { Context } from '../../operation/context';
-import type { Ranking } from '../../reporting/tables/analyticsTables';
-import { toTopArticlesRequest, topArticlesSpec, validateTopArticles, type TopArticlesRequest } from '../../reporting/analytics/topArticles';
-import { rankingScope } from '../../reporting/sites/callerSites';
+import type { CallerRanking } from '../../reporting/reads/callerReads';
+import { toTopArticlesRequest, validateTopArticles } from '../../reporting/analytics/topArticles';
 import { rejectInvalid } from '../errors';
 import type { ArticleRankingParent } from '../resolvers/mappers';
 import { hintDashboardAnswer } from '../resolvers/cacheHints';
 
-/** `topArticles`: the first rows of its table, with the table's age for the cache hint. */
+/** `topArticles`: the first rows of its table the caller may see (its read path), with the table's age for the cache hint. */
 export async function resolveTopArticles(
   args: Partial<QueryTopArticlesArgs>,
-  context: Pick<Context, 'analyticsTables' | 'analyticsDeadline' | 'cacheTtls' | 'now' | 'recordAsk' | 'caller'>,
+  context: Pick<Context, 'reads' | 'analyticsDeadline' | 'cacheTtls' | 'now' | 'recordAsk'>,
   info: GraphQLResolveInfo,
 ): Promise<ArticleRankingParent[]> {
-  const asked = toTopArticlesRequest(args);
-  rejectInvalid(validateTopArticles(asked));
-  // Sites per caller: the table of the caller's domain, or the shared one with only the caller's rows kept.
-  const { domain, keep } = rankingScope(asked.domain, context.caller.sites);
-  const request: TopArticlesRequest = { ...asked, ...(domain === undefined ? {} : { domain }) };
-  let ranking: Ranking;
+  const request = toTopArticlesRequest(args);
+  rejectInvalid(validateTopArticles(request));
+  // Sites and scopes: FORBIDDEN here, before any table ask (not an ask refused).
+  const read = context.reads.ranking(request);
+  let ranking: CallerRanking;
   try {
-    ranking = await context.analyticsTables.ranking(
-      topArticlesSpec(request),
-      keep === undefined ? request.limit : Infinity,
-      context.analyticsDeadline,
-    );
+    ranking = await read.read(context.analyticsDeadline);
   } catch (error) {
     context.recordAsk('refused');
     throw error;
   }
   context.recordAsk(ranking.outcome);
   // The caller's window: "the last day" keeps moving, so it gets the short TTL; a stale table gets 0.
-  hintDashboardAnswer(info, context.cacheTtls, request.window, ranking.fetchedAt, context.now);
-  const { from, to, fetchedAt } = ranking;
-  const rows = keep === undefined ? ranking.rows : ranking.rows.filter((row) => keep(row.url)).slice(0, request.limit);
-  return rows.map((row, index) => ({ ...row, rank: index + 1, from, to, fetchedAt }));
+  hintDashboardAnswer(info, context.cacheTtls, request.window, ranking.fetchedAt, context.now, context.reads.cacheScope);
+  return rankingParents(ranking);
+}
+
+/** The ranking's rows as `ArticleRanking` parents, each with its table's window and age (a subscription's too). */
+export function rankingParents({ rows, from, to, fetchedAt }: CallerRanking): ArticleRankingParent[] {
+  return rows.map((row) => ({ ...row, from, to, fetchedAt }));
 }

@@ -4,7 +4,7 @@ import { SIGN_IN_PATH } from '../../upstream/datasources/signIn';
 import { redactErrorResponse } from '../../redaction';
 import { UpstreamError } from '../../upstream/failures/upstreamError';
 import { limitCodeOf } from '../limits/limitErrors';
-import { SiteForbidden } from '../../reporting/sites/callerSites';
+import { ReadForbidden } from '../../reporting/reads/readForbidden';
 import { ErrorCode } from '../../upstream/failures/errorCodes';
 import { explainUpstreamError, type UpstreamCallContext } from '../../upstream/failures/upstreamErrorTable';
 
@@ -21,7 +21,7 @@ const GENERIC_MESSAGE = 'Internal server error';
  *   message naming the problem (both from the table in upstreamErrorTable.ts),
  *   and `extensions.upstream`. Rebuilt from the error's fields only, so
  *   nothing else the error object may hold leaks.
- * - SiteForbidden (reporting/sites: a site outside the caller's) → FORBIDDEN.
+ * - ReadForbidden (the caller's read path: a site or metric outside the caller's) → FORBIDDEN.
  * - A GraphQLError that already has a code (validation, invalidArguments, ...)
  *   passes through.
  * - Anything else is a bug: in production its message and stack are hidden.
@@ -38,7 +38,7 @@ function shapeError(formatted: GraphQLFormattedError, error: unknown, options: F
   if (upstreamError !== undefined) return formatUpstreamError(formatted, upstreamError, options);
   const limitCode = limitCodeOf(error);
   if (limitCode !== undefined) return withLocation(formatted, { message: formatted.message, extensions: { code: limitCode } });
-  if (unwrapResolverError(error) instanceof SiteForbidden)
+  if (unwrapResolverError(error) instanceof ReadForbidden)
     return withLocation(formatted, { message: formatted.message, extensions: { code: ErrorCode.FORBIDDEN } });
 
   const code = formatted.extensions?.code;

@@ -61,9 +61,11 @@ export function hintRenderAnswer(info: GraphQLResolveInfo, ttls: CacheTtls, fetc
 }
 
 /**
- * A dashboard answer stays fresh for the dashboard TTL, or an hour once its
- * window ended. PUBLIC: it is the one service account's analytics, the same
- * answer for every caller of the subgraph.
+ * A reporting answer (a dashboard, a ranking, an article's numbers) stays
+ * fresh for the dashboard TTL, or an hour once its window ended. Its scope is
+ * the caller's read path's (src/reporting/reads/callerReads.ts): PUBLIC when
+ * it is the one service account's numbers, the same for every caller; PRIVATE
+ * when the caller's scopes or sites shaped it.
  */
 export function hintDashboardAnswer(
   info: GraphQLResolveInfo,
@@ -71,12 +73,13 @@ export function hintDashboardAnswer(
   dates: DashboardQueryInput['dates'],
   fetchedAt: number,
   now: () => number,
+  scope: CacheScope,
 ): void {
   const nowMs = now();
   hintFreshness(info, {
     ttlSeconds: dashboardTtlSeconds(dates, nowMs, ttls.dashboardTtlSeconds),
     fetchedAt,
-    scope: 'PUBLIC',
+    scope,
     now: nowMs,
   });
 }

@@ -2,7 +2,6 @@ import type { QueryResolvers } from '../__generated__/resolvers-types';
 import { resolveTopArticles } from '../analytics/topArticles';
 import { toDashboardQueryBody } from '../../reporting/dashboard/toQueryBody';
 import { validateDashboardQuery } from '../../reporting/dashboard/validate';
-import { restrictDashboardToSites } from '../../reporting/sites/callerSites';
 import { rejectInvalid } from '../errors';
 import { rankRecommendations, stampDashboardResults } from './mappers';
 import { hintDashboardAnswer, hintRenderAnswer, recommendationScope } from './cacheHints';
@@ -19,8 +18,8 @@ export const Query: QueryResolvers = {
 
   dashboard: async (_root, { query }, context, info) => {
     rejectInvalid(validateDashboardQuery(query, { maxRows: context.maxRows }));
-    const answer = await context.reporting.query(restrictDashboardToSites(toDashboardQueryBody(query), context.caller.sites));
-    hintDashboardAnswer(info, context.cacheTtls, query.dates, answer.fetchedAt, context.now);
+    const answer = await context.reads.dashboard(toDashboardQueryBody(query));
+    hintDashboardAnswer(info, context.cacheTtls, query.dates, answer.fetchedAt, context.now, context.reads.cacheScope);
     return stampDashboardResults(answer);
   },
 

@@ -14,13 +14,12 @@ import { articleAnalyticsSource, topArticlesSource } from '../subscriptions/sour
  */
 export const Subscription: SubscriptionResolvers = {
   topArticles: {
-    subscribe: (_root, args, context) =>
-      open(context, 'topArticles', topArticlesSource(args, context.analyticsTables, context.caller.sites)),
+    subscribe: (_root, args, context) => open(context, 'topArticles', topArticlesSource(args, context.reads)),
     resolve: (emission: Emission<unknown>) => valueOf(emission) as never,
   },
   articleAnalytics: {
     subscribe: (_root, args, context, info) =>
-      open(context, 'articleAnalytics', articleAnalyticsSource(args, context.analyticsTables, context.maxRows, info, context.caller.sites)),
+      open(context, 'articleAnalytics', articleAnalyticsSource(args, context.reads, context.maxRows, info)),
     resolve: (emission: Emission<unknown>) => valueOf(emission) as never,
   },
 };

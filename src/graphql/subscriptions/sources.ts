@@ -1,10 +1,11 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { DateWindowInput, SubscriptionTopArticlesArgs } from '../__generated__/resolvers-types';
-import type { AnalyticsTables, Cell } from '../../reporting/tables/analyticsTables';
+import type { Cell } from '../../reporting/tables/analyticsTables';
 import { tableSpec } from '../../reporting/tables/tableSpec';
-import { topArticlesSpec, toTopArticlesRequest, validateTopArticles, type TopArticlesRequest } from '../../reporting/analytics/topArticles';
-import { assertArticleOnSites, rankingScope, type CallerSites } from '../../reporting/sites/callerSites';
+import { toTopArticlesRequest, validateTopArticles } from '../../reporting/analytics/topArticles';
+import type { CallerReads } from '../../reporting/reads/callerReads';
 import { selectedMetrics } from '../analytics/selection';
+import { rankingParents } from '../analytics/topArticles';
 import { validateWindow } from '../../reporting/analytics/window';
 import type { MetricName } from '../../upstream/datasources/wire';
 import { Metric, TimeUnit } from '../../../contract';
@@ -21,31 +22,20 @@ const PROBE_METRIC = Metric.PAGE_VIEWS_TOTAL;
 
 /**
  * `Subscription.topArticles`: the ranking `Query.topArticles` reads,
- * validated the same way, with the same sites per caller: a domain outside
- * the caller's sites is FORBIDDEN now, before any table ask; else the table
- * of the caller's domain, or the shared one with only its sites' rows. Those
- * sites are part of the feed's key: callers of different sites never share one.
+ * validated the same way, through the same read path of the caller: a metric
+ * outside its scopes or a domain outside its sites is FORBIDDEN now, before
+ * any table ask; else the table of the caller's domain, or the shared one with
+ * only its sites' rows. What the caller sees is the feed's key: callers of
+ * different sites never share one.
  */
-export function topArticlesSource(
-  args: Partial<SubscriptionTopArticlesArgs>,
-  tables: AnalyticsTables,
-  sites: CallerSites,
-): FeedSource<ArticleRankingParent[]> {
-  const asked = toTopArticlesRequest(args);
-  rejectInvalid(validateTopArticles(asked));
-  const { domain, keep } = rankingScope(asked.domain, sites);
-  const request: TopArticlesRequest = { ...asked, ...(domain === undefined ? {} : { domain }) };
-  const spec = topArticlesSpec(request);
-  const keptSites = keep === undefined || sites === undefined ? null : [...sites].sort();
+export function topArticlesSource(args: Partial<SubscriptionTopArticlesArgs>, reads: CallerReads): FeedSource<ArticleRankingParent[]> {
+  const request = toTopArticlesRequest(args);
+  rejectInvalid(validateTopArticles(request));
+  const ranking = reads.ranking(request);
   return {
-    key: JSON.stringify(['topArticles', spec.key, request.limit, keptSites]),
-    table: spec.key,
-    read: async (deadline) => {
-      const ranking = await tables.ranking(spec, keep === undefined ? request.limit : Infinity, deadline);
-      const { from, to, fetchedAt } = ranking;
-      const rows = keep === undefined ? ranking.rows : ranking.rows.filter((row) => keep(row.url)).slice(0, request.limit);
-      return rows.map((row, index) => ({ ...row, rank: index + 1, from, to, fetchedAt }));
-    },
+    key: JSON.stringify(['topArticles', ranking.key]),
+    table: ranking.table,
+    read: async (deadline) => rankingParents(await ranking.read(deadline)),
     same: (a, b) => a.length === b.length && a.every((row, index) => row.url === b[index].url && row.value === b[index].value),
   };
 }
@@ -55,29 +45,29 @@ type ArticleItem = ArticleAnalyticsParent | Error;
 
 /**
  * `Subscription.articleAnalytics`: the numbers `Article.analytics` reads,
- * from the same table, for every metric the subscription's selection reads.
- * An article on a site the caller may not read is FORBIDDEN now, before any
- * table ask (the feed then holds only articles any of its callers may read).
+ * from the same table, through the same read path of the caller, for every
+ * metric the subscription's selection reads. An article on a site the caller
+ * may not read, or a metric outside its scopes (e.g. `revenue` without
+ * revenue:read), is FORBIDDEN now, before any table ask: a feed asks only for
+ * numbers each of its callers may read.
  */
 export function articleAnalyticsSource(
   args: { urls: readonly string[]; window?: DateWindowInput | null },
-  tables: AnalyticsTables,
+  reads: CallerReads,
   maxRows: number,
   info: GraphQLResolveInfo,
-  sites: CallerSites,
 ): FeedSource<ArticleItem[]> {
   const window = args.window ?? DEFAULT_ANALYTICS_WINDOW;
   rejectInvalid([...urlProblems(args.urls, maxRows), ...validateWindow(window, 'window')]);
-  for (const url of args.urls) assertArticleOnSites(url, sites);
   const spec = tableSpec(window, {}, ARTICLE_TABLE_RANK);
-  const selection = selectedMetrics(info);
-  const metrics = selection.metrics.length === 0 ? [PROBE_METRIC] : [...selection.metrics].sort();
+  const selected = reads.articleMetrics(args.urls, selectedMetrics(info).metrics, 'refuse');
+  const metrics = selected.length === 0 ? [PROBE_METRIC] : [...selected].sort();
   const urls = [...args.urls];
   return {
     key: JSON.stringify(['articleAnalytics', spec.key, metrics, urls]),
     table: spec.key,
     read: async (deadline) => {
-      const cells = await tables.articles(spec, [...new Set(urls)], metrics, deadline);
+      const cells = await reads.articles(spec, [...new Set(urls)], metrics, deadline);
       return urls.map((url) => articleItem(url, spec, cells.get(url) ?? new Map()));
     },
     same: (a, b) => a.length === b.length && a.every((item, index) => sameItem(item, b[index], metrics)),

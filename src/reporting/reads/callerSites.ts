@@ -1,17 +1,15 @@
 import { Dimension, FilterOperator } from '../../../contract';
 import type { DashboardQueryBody } from '../../upstream/datasources/wire';
+import { ReadForbidden } from './readForbidden';
 
 /**
  * Sites per caller (JWT_SITES_CLAIM): the domains a caller may read become
  * filters of the vendor queries built here, before any budget is spent.
  * `sites` undefined: every site (no sites claim configured). The shared
  * analytics tables stay shared: a caller's rows are picked from them, never
- * fetched into tables of its own.
+ * fetched into tables of its own. Applied only by the caller's read path
+ * (callerReads.ts), never by a resolver.
  */
-/** A site this caller may not read: graphql/ answers it FORBIDDEN (src/graphql/errors/formatError.ts), its field null, the fields beside it answered. */
-export class SiteForbidden extends Error {
-  override readonly name = 'SiteForbidden';
-}
 
 export type CallerSites = ReadonlySet<string> | undefined;
 
@@ -52,7 +50,7 @@ export function assertArticleOnSites(url: string, sites: CallerSites): void {
   if (sites === undefined) return;
   const site = siteOfUrl(url);
   if (site === undefined || !sites.has(site))
-    throw new SiteForbidden(`the article is on a site this caller may not read (${site ?? 'no site'})`);
+    throw new ReadForbidden(`the article is on a site this caller may not read (${site ?? 'no site'})`);
 }
 
 /** An article's site is its URL's host (the vendor's DOMAIN dimension). */
@@ -65,9 +63,9 @@ function siteOfUrl(url: string): string | undefined {
 }
 
 function assertSomeSite(sites: ReadonlySet<string>): void {
-  if (sites.size === 0) throw new SiteForbidden('this caller may read no site: its token lists none in the sites claim');
+  if (sites.size === 0) throw new ReadForbidden('this caller may read no site: its token lists none in the sites claim');
 }
 
 function outsideSites(domains: readonly string[]) {
-  return new SiteForbidden(`outside the sites this caller may read: ${domains.join(', ')}`);
+  return new ReadForbidden(`outside the sites this caller may read: ${domains.join(', ')}`);
 }
