@@ -2,11 +2,11 @@
  * Two callers of different sites behind Hive Gateway with its response cache
  * (test/support/hiveGateway.ts): the gateway passes each caller's bearer
  * token on to the subgraph (CALLER_AUTH=jwt, JWT_SITES_CLAIM), which picks
- * the caller's rows. Whatever the gateway's session, neither caller ever
- * gets the other's rows from the gateway's cache: the reporting fields are
- * PRIVATE in the supergraph (@cacheControl), so without a session the gateway
- * stores none of them, and with one (the example's, the Authorization header)
- * only under that caller's session.
+ * the caller's rows. Whatever the gateway's session (none, or the example's:
+ * the Authorization header), neither caller ever gets the other's rows: the
+ * reporting fields' @cacheControl in the supergraph has maxAge 0, so the
+ * gateway stores none of them (its `responseCache` verdict says so), and the
+ * subgraph sends them `private` (test/security/cacheScope.http.test.ts).
  */
 import type { RunningEmulator } from '../../emulator';
 import { gatewayConfig } from '../../examples/hive-gateway/gateway.config';
@@ -68,6 +68,8 @@ async function askAs(hive: RunningHiveGateway, sites: string[], query: string): 
   const token = await signToken(key, { claims: { scope: 'reporting:read', sites } });
   const answer: Answer = await postGraphQL(hive.url, query, {}, { authorization: `Bearer ${token}` });
   expect(answer.errors).toBeUndefined();
+  // The gateway's verdict (includeExtensionMetadata): never served from its cache, never stored.
+  expect(answer.extensions?.responseCache).toEqual({ hit: false, didCache: false });
   return answer;
 }
 
@@ -86,7 +88,7 @@ async function expectOwnRowsOnly(hive: RunningHiveGateway): Promise<void> {
 
 it('never serves one caller’s rows to another from a response cache without sessions', async () => {
   const hive = await startHiveGateway(supergraphSdl, {
-    responseCaching: { session: () => null, ttl: gatewayConfig.responseCaching.ttl },
+    responseCaching: { session: () => null, ttl: gatewayConfig.responseCaching.ttl, includeExtensionMetadata: true },
     propagateHeaders: PASS_THE_TOKEN,
   });
   try {
@@ -97,7 +99,10 @@ it('never serves one caller’s rows to another from a response cache without se
 });
 
 it('never serves one caller’s rows to another with the example’s sessions (the Authorization header)', async () => {
-  const hive = await startHiveGateway(supergraphSdl, { responseCaching: gatewayConfig.responseCaching, propagateHeaders: PASS_THE_TOKEN });
+  const hive = await startHiveGateway(supergraphSdl, {
+    responseCaching: { ...gatewayConfig.responseCaching, includeExtensionMetadata: true },
+    propagateHeaders: PASS_THE_TOKEN,
+  });
   try {
     await expectOwnRowsOnly(hive);
   } finally {
