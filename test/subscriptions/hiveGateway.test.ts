@@ -180,6 +180,19 @@ it('carries subscriptions over WebSocket from the gateway: every client gets the
   for (const client of clients) client.abort();
 });
 
+it('passes a read over the budget on as a result carrying UPSTREAM_RATE_LIMITED and its retryAfter', async () => {
+  // One vendor query a minute (the emulator's realistic profile): the day's ranking takes this minute's slot
+  // (or finds its table written already), and the week's, a table of its own, waits past its deadline.
+  const day = subscribeOverSse(`subscription { topArticles(limit: 3) { value } }`);
+  await day.received(1);
+  const week = subscribeOverSse(`subscription { topArticles(window: { last: { number: 7, unit: DAY } }, limit: 3) { value } }`);
+  await week.received(1);
+  const errors = week.results[0].errors ?? [];
+  expect(errors.map((error) => error.extensions?.code)).toEqual(['UPSTREAM_RATE_LIMITED']);
+  expect(errors[0].extensions?.retryAfter).toEqual(expect.any(Number));
+  for (const client of [day, week]) client.abort();
+});
+
 /**
  * A subscription the subgraph refuses reaches the gateway's client as a
  * result carrying the error and its code, then the end of the stream: never
