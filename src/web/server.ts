@@ -1,8 +1,8 @@
-import type { GraphQLSchema } from 'graphql';
 import type { Server } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import type { GraphQLSchema } from 'graphql';
 import { ApolloServerPluginCacheControl } from '@apollo/server/plugin/cacheControl';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import { InMemoryLRUCache, type KeyValueCache } from '@apollo/utils.keyvaluecache';
@@ -143,6 +143,7 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
     ...(deps.liveClock === undefined ? {} : { clock: deps.liveClock }),
     ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
   });
+  // Built once: Apollo serves it, and the callers' read path takes what each metric needs from it (metricRuleOf).
   const schema = buildSchema();
   const apollo = createApollo(config, limits, deps, httpServer, live.plugins(), schema);
   const { renderTtlSeconds, dashboardTtlSeconds } = config.cache;
