@@ -16,6 +16,13 @@ export interface JwtSettings {
   audience?: string;
   /** JWT_SITES_CLAIM: the claim listing the domains a caller may read; unset: every site. */
   sitesClaim?: string;
+  /** JWT_MAX_TOKEN_LIFETIME_SECONDS: the longest `exp − iat` a token may have (then `iat` is required too); unset: not bounded. */
+  maxTokenLifetimeSeconds?: number;
+  /**
+   * How the JWKS endpoint is fetched, when not as JWKS_FETCH_DEFAULTS (src/auth/callers/jwtVerifier.ts) say: no variable
+   * sets these; tests shorten them.
+   */
+  jwksFetch?: { timeoutMs?: number; retryAfterFailureMs?: number };
 }
 
 export interface CallerAuthConfig {
@@ -116,6 +123,8 @@ function readJwt(reader: EnvReader): JwtSettings {
   if (issuer !== undefined) settings.issuer = issuer;
   if (audience !== undefined) settings.audience = audience;
   if (sitesClaim !== undefined) settings.sitesClaim = sitesClaim;
+  const maxLifetime = reader.integer('JWT_MAX_TOKEN_LIFETIME_SECONDS', { min: 60, max: 366 * 24 * 3600 });
+  if (maxLifetime !== undefined) settings.maxTokenLifetimeSeconds = maxLifetime;
   return settings;
 }
 

@@ -4,12 +4,20 @@ import { callerIdOf, OPEN_CALLER, scopesOf, sitesOf, type Caller, type Claims } 
 import { HMAC_EXTENSION, isValidSignature, type SignedParams } from '../auth/callers/hmacSignature';
 import { createJwtVerifier, TokenRefused, type JwtVerifier } from '../auth/callers/jwtVerifier';
 import { isRouterSecret } from '../auth/callers/routerSecret';
+import type { Logger } from '../observability/logger';
 import { ErrorCode } from '../upstream/failures/errorCodes';
 
 /** Why a request was turned away: the 401 (or 503 when the JWKS is unreachable) names each problem, never a secret. */
 export interface Refusal {
   status: 401 | 503;
   problems: string[];
+  /** With a 503: the seconds after which the keys may be fetched again (the Retry-After header). */
+  retryAfterSeconds?: number;
+}
+
+export interface CallerGateOptions {
+  /** Where a failed JWKS fetch is logged (warn, naming the JWKS URL). */
+  logger?: Pick<Logger, 'warn'>;
 }
 
 /** A refusal as a client reads it (the HTTP gate's body, a refused WebSocket upgrade's): its code and the problems named. */
@@ -36,6 +44,9 @@ const HMAC_OVER_SOCKET =
 const CLIENT_NAME_HEADER = 'apollographql-client-name';
 /** Where Hive Gateway's JWT plugin forwards the verified token's claims (`forward.payload`) and the token (`forward.token`). */
 const FORWARDED_JWT_EXTENSION = 'jwt';
+const CLAIMS_WITHOUT_TOKEN =
+  'extensions.jwt holds claims without their token: forwarded claims are accepted only with the token itself ' +
+  "(Hive Gateway's JWT plugin: forward: { payload: true, token: true })";
 
 /**
  * The proofs CALLER_AUTH asks of every /graphql request, checked before
@@ -46,8 +57,13 @@ const FORWARDED_JWT_EXTENSION = 'jwt';
 export class CallerGate {
   private readonly jwt: JwtVerifier | undefined;
 
-  constructor(private readonly config: CallerAuthConfig) {
-    this.jwt = config.jwt === undefined ? undefined : createJwtVerifier(config.jwt);
+  constructor(
+    private readonly config: CallerAuthConfig,
+    options: CallerGateOptions = {},
+  ) {
+    const onJwksFailure = (jwksUrl: string, problem: string) =>
+      options.logger?.warn({ jwksUrl, problem }, 'JWKS fetch failed: bearer tokens cannot be verified (503) until it answers');
+    this.jwt = config.jwt === undefined ? undefined : createJwtVerifier(config.jwt, { onJwksFailure });
   }
 
   /** For the start-up log: which proofs are required (`none` when the port is open). */
@@ -82,17 +98,18 @@ export class CallerGate {
 
     const body = await readBody();
     const params = operationParams(request, body);
-    let signed = false;
     if (this.config.hmac !== undefined) {
       const problem = hmacProblem(params, this.config.hmac);
       if (problem !== undefined) problems.push(problem);
-      else signed = true;
     }
+    // Hive Gateway's forwarded token is verified against the JWKS like a bearer token, so it needs no signature to be
+    // trusted; a refused signature and a good token name only the signature.
     if (this.jwt !== undefined && bearer === undefined) {
-      const forwarded = signed ? params.extensions?.[FORWARDED_JWT_EXTENSION] : undefined;
-      const found = await this.forwardedClaims(forwarded);
-      if ('refusal' in found) return found;
-      if ('problem' in found) problems.push(found.problem);
+      const found = await this.forwardedClaims(params.extensions?.[FORWARDED_JWT_EXTENSION]);
+      // Keys that cannot be fetched are no fault of the caller, unless the request is refused for its own fault already.
+      if ('refusal' in found) {
+        if (problems.length === 0) return found;
+      } else if ('problem' in found) problems.push(found.problem);
       else claims = found.claims;
     }
     if (problems.length > 0) return { refusal: { status: 401, problems } };
@@ -152,20 +169,19 @@ export class CallerGate {
     return 'problem' in result ? { problem: `the bearer token was refused: ${result.problem}` } : result;
   }
 
-  /** Hive Gateway's forwarded JWT, trusted only behind a valid HMAC signature: its token verified when forwarded, else its claims checked. */
+  /**
+   * Hive Gateway's forwarded JWT (`extensions.jwt`): accepted only with the
+   * token itself (`forward: { token: true }`), verified against the JWKS.
+   * The claims beside it (`payload`) are never read: Hive's HMAC signs the
+   * query and variables, not `extensions`, so a payload alone proves nothing.
+   */
   private async forwardedClaims(forwarded: unknown): Promise<{ claims: Claims } | { problem: string } | { refusal: Refusal }> {
-    const jwt = this.jwt!;
-    const missing = `${MISSING_BEARER}, or the claims Hive Gateway forwards in extensions.jwt of a signed request`;
-    if (!isRecord(forwarded)) return { problem: missing };
+    if (!isRecord(forwarded)) return { problem: `${MISSING_BEARER}, or the token Hive Gateway forwards in extensions.jwt` };
     const token = isRecord(forwarded.token) ? forwarded.token.value : undefined;
-    if (typeof token === 'string') {
-      const result = await verified(() => jwt.verify(token));
-      return 'problem' in result ? { problem: `the forwarded token was refused: ${result.problem}` } : result;
-    }
-    if (!isRecord(forwarded.payload)) return { problem: missing };
-    const payload = forwarded.payload;
-    const result = await verified(async () => jwt.checkForwarded(payload));
-    return 'problem' in result ? { problem: `the forwarded claims were refused: ${result.problem}` } : result;
+    if (typeof token !== 'string' || token === '') return { problem: CLAIMS_WITHOUT_TOKEN };
+    const jwt = this.jwt!;
+    const result = await verified(() => jwt.verify(token));
+    return 'problem' in result ? { problem: `the forwarded token was refused: ${result.problem}` } : result;
   }
 
   private callerOf(request: IncomingMessage, claims: Claims | undefined): Caller {
@@ -186,7 +202,11 @@ async function verified(run: () => Promise<Claims>): Promise<{ claims: Claims } 
     return { claims: await run() };
   } catch (error) {
     if (!(error instanceof TokenRefused)) throw error;
-    if (error.unavailable) return { refusal: { status: 503, problems: [`tokens cannot be verified now: ${error.message}`] } };
+    if (error.retryAfterSeconds !== undefined) {
+      return {
+        refusal: { status: 503, problems: [`tokens cannot be verified now: ${error.message}`], retryAfterSeconds: error.retryAfterSeconds },
+      };
+    }
     return { problem: error.message };
   }
 }

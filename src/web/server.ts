@@ -160,7 +160,7 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
     reportingMaxRows: config.reportingMaxRows,
   };
   const context = async (caller: Caller) => createContext(shared, caller);
-  const gate = new CallerGate(config.callerAuth);
+  const gate = new CallerGate(config.callerAuth, { logger: deps.logger });
   const graphql = createGraphQLHandler({
     apollo,
     context,
