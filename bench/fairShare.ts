@@ -8,7 +8,8 @@ import { DEMO_EMAIL, DEMO_PASSWORD, readStats, resetStats } from './upstreamClie
  * sending a distinct `dashboard` every 3 s. The emulator's realistic profile
  * (1 query a minute); the subgraph on its real-host defaults, behind a router
  * secret (CALLER_AUTH=router-secret), every caller named by
- * `apollographql-client-name` as a router sends it. The greedy caller's share
+ * `apollographql-client-name` as a router that sets it sends it
+ * (CALLER_NAME_HEADER_TRUSTED=true). The greedy caller's share
  * is the default: DASHBOARD_SHARE_PER_CALLER (0.2) of one unit a minute over
  * DASHBOARD_SHARE_WINDOW_SECONDS (600 s), 2 units per 10 minutes.
  * FAIR_SHARE_BENCH_SECONDS (default 300; 30 to check that it runs).
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
       NODE_ENV: 'production',
       CALLER_AUTH: 'router-secret',
       ROUTER_SECRET,
+      CALLER_NAME_HEADER_TRUSTED: 'true',
       LOG_LEVEL: 'error',
     });
     try {

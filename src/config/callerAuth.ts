@@ -32,6 +32,11 @@ export interface CallerAuthConfig {
   routerSecret?: { header: string; secret: Secret; previous?: Secret };
   hmac?: { secret: Secret; previous?: Secret };
   jwt?: JwtSettings;
+  /**
+   * CALLER_NAME_HEADER_TRUSTED: the router sets `apollographql-client-name` from something it verified (it overwrites
+   * the client's), so the name may be a caller's identity for the fair share. Unset or false: the name is only a label.
+   */
+  clientNameTrusted?: boolean;
 }
 
 const CALLER_AUTH_DEFAULTS = Object.freeze({ routerSecretHeader: 'x-router-secret' });
@@ -55,6 +60,15 @@ export function readCallerAuth(reader: EnvReader, production: boolean, upstream:
     };
   }
   if (proofs.includes('jwt')) config.jwt = readJwt(reader);
+  if (reader.boolean('CALLER_NAME_HEADER_TRUSTED') === true) {
+    // Without a proof that the router sent the request, anyone can set the header: trusting it would let them pick their share.
+    if (config.routerSecret === undefined && config.hmac === undefined) {
+      reader.problem(
+        'CALLER_NAME_HEADER_TRUSTED=true needs CALLER_AUTH to include router-secret or hmac: only a request the router vouched for carries a name it set',
+      );
+    }
+    config.clientNameTrusted = true;
+  }
   return config;
 }
 

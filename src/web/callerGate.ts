@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { CallerAuthConfig } from '../config';
-import { callerIdOf, OPEN_CALLER, scopesOf, sitesOf, type Caller, type Claims } from '../auth/callers/caller';
+import { callerIdOf, clientNameOf, OPEN_CALLER, scopesOf, sitesOf, type Caller, type Claims } from '../auth/callers/caller';
 import { HMAC_EXTENSION, isValidSignature, type SignedParams } from '../auth/callers/hmacSignature';
 import { createJwtVerifier, TokenRefused, type JwtVerifier } from '../auth/callers/jwtVerifier';
 import { isRouterSecret } from '../auth/callers/routerSecret';
@@ -40,7 +40,7 @@ const MISSING_SOCKET_BEARER = "missing a bearer token: send connectionParams.aut
  */
 const HMAC_OVER_SOCKET =
   'CALLER_AUTH requires hmac, which signs an HTTP body: a WebSocket cannot carry it (add router-secret, or subscribe through the callback protocol)';
-/** The header a router sets to name its client (Apollo Router and Hive Gateway both send it). */
+/** The header a router sets to name its client (Apollo Router and Hive Gateway forward the client's own by default). */
 const CLIENT_NAME_HEADER = 'apollographql-client-name';
 /** Where Hive Gateway's JWT plugin forwards the verified token's claims (`forward.payload`) and the token (`forward.token`). */
 const FORWARDED_JWT_EXTENSION = 'jwt';
@@ -74,7 +74,7 @@ export class CallerGate {
   /** Checks the proofs and, once the headers pass, reads the body with `readBody`. */
   async admit(request: IncomingMessage, readBody: () => Promise<unknown>): Promise<Admission> {
     const { proofs } = this.config;
-    if (proofs.length === 0) return { caller: OPEN_CALLER, body: await readBody() };
+    if (proofs.length === 0) return { caller: this.openCaller(request), body: await readBody() };
     // A landing-page GET executes nothing: it carries neither a query nor a persisted query's hash.
     if (isLandingPageRequest(request)) return { caller: OPEN_CALLER, body: undefined };
     const problems: string[] = [];
@@ -147,7 +147,7 @@ export class CallerGate {
     request: IncomingMessage,
     connectionParams: Readonly<Record<string, unknown>> | undefined,
   ): Promise<{ caller: Caller } | { problem: string }> {
-    if (this.config.proofs.length === 0) return { caller: OPEN_CALLER };
+    if (this.config.proofs.length === 0) return { caller: this.openCaller(request) };
     let claims: Claims | undefined;
     if (this.jwt !== undefined) {
       const bearer = bearerToken(request) ?? bearerParam(connectionParams);
@@ -184,16 +184,27 @@ export class CallerGate {
     return 'problem' in result ? { problem: `the forwarded token was refused: ${result.problem}` } : result;
   }
 
+  /**
+   * The admitted caller: its id from the verified claims, or from the client
+   * name only when CALLER_NAME_HEADER_TRUSTED says the router sets it; else
+   * `unverified`. The client name is kept as a label either way.
+   */
   private callerOf(request: IncomingMessage, claims: Claims | undefined): Caller {
-    const vouched = this.config.routerSecret !== undefined || this.config.hmac !== undefined;
-    const clientName = vouched ? headerValue(request, CLIENT_NAME_HEADER) : undefined;
-    const caller: Caller = { id: callerIdOf(claims, clientName) };
+    const clientName = clientNameOf(headerValue(request, CLIENT_NAME_HEADER));
+    const caller: Caller = { id: callerIdOf(claims, this.config.clientNameTrusted === true ? clientName : undefined) };
+    if (clientName !== undefined) caller.clientName = clientName;
     if (this.jwt !== undefined && claims !== undefined) {
       caller.scopes = scopesOf(claims);
       const sitesClaim = this.config.jwt?.sitesClaim;
       if (sitesClaim !== undefined) caller.sites = sitesOf(claims, sitesClaim);
     }
     return caller;
+  }
+
+  /** CALLER_AUTH=none: every caller is unverified; the client name is a label. */
+  private openCaller(request: IncomingMessage): Caller {
+    const clientName = clientNameOf(headerValue(request, CLIENT_NAME_HEADER));
+    return clientName === undefined ? OPEN_CALLER : { ...OPEN_CALLER, clientName };
   }
 }
 

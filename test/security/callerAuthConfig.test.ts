@@ -84,4 +84,29 @@ describe('CALLER_AUTH', () => {
       expect.stringMatching(/^JWT_JWKS_URL must be an absolute http\(s\) URL/),
     ]);
   });
+
+  test('CALLER_NAME_HEADER_TRUSTED: off by default; on only behind router-secret or hmac', () => {
+    const withSecret = { CALLER_AUTH: 'router-secret', ROUTER_SECRET: 'secret' };
+    expect(loadConfig(withSecret).callerAuth.clientNameTrusted).toBeUndefined();
+    expect(loadConfig({ ...withSecret, CALLER_NAME_HEADER_TRUSTED: 'true' }).callerAuth.clientNameTrusted).toBe(true);
+    expect(
+      loadConfig({ CALLER_AUTH: 'hmac', ROUTER_HMAC_SECRET: 'h', CALLER_NAME_HEADER_TRUSTED: 'true' }).callerAuth.clientNameTrusted,
+    ).toBe(true);
+    expect(problems({ CALLER_AUTH: 'jwt', JWT_JWKS_URL: 'https://idp.example/jwks', CALLER_NAME_HEADER_TRUSTED: 'true' })).toEqual([
+      expect.stringMatching(/^CALLER_NAME_HEADER_TRUSTED=true needs CALLER_AUTH to include router-secret or hmac/),
+    ]);
+    expect(problems({ CALLER_NAME_HEADER_TRUSTED: 'true' })).toEqual([expect.stringMatching(/^CALLER_NAME_HEADER_TRUSTED=true needs/)]);
+    expect(problems({ ...withSecret, CALLER_NAME_HEADER_TRUSTED: 'maybe' })).toEqual([
+      expect.stringMatching(/^CALLER_NAME_HEADER_TRUSTED must be true or false/),
+    ]);
+  });
+
+  test('JWT_MAX_TOKEN_LIFETIME_SECONDS: unset by default, else an integer from 60 s to a year', () => {
+    const jwt = { CALLER_AUTH: 'jwt', JWT_JWKS_URL: 'https://idp.example/jwks' };
+    expect(loadConfig(jwt).callerAuth.jwt?.maxTokenLifetimeSeconds).toBeUndefined();
+    expect(loadConfig({ ...jwt, JWT_MAX_TOKEN_LIFETIME_SECONDS: '3600' }).callerAuth.jwt?.maxTokenLifetimeSeconds).toBe(3600);
+    expect(problems({ ...jwt, JWT_MAX_TOKEN_LIFETIME_SECONDS: '10' })).toEqual([
+      expect.stringMatching(/^JWT_MAX_TOKEN_LIFETIME_SECONDS must be an integer from 60/),
+    ]);
+  });
 });
