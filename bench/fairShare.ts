@@ -47,6 +47,8 @@ async function main(): Promise<void> {
       CALLER_AUTH: 'router-secret',
       ROUTER_SECRET,
       CALLER_NAME_HEADER_TRUSTED: 'true',
+      // The report reads the greedy caller's series by its name.
+      METRICS_CALLER_LABEL: 'raw',
       LOG_LEVEL: 'error',
     });
     try {

@@ -109,4 +109,16 @@ describe('CALLER_AUTH', () => {
       expect.stringMatching(/^JWT_MAX_TOKEN_LIFETIME_SECONDS must be an integer from 60/),
     ]);
   });
+
+  test('METRICS_CALLER_LABEL: hashed by default (a random key per process), off or raw; the key from METRICS_CALLER_LABEL_KEY or its file', () => {
+    expect(loadConfig({}).metricsCallerLabel).toEqual({ mode: 'hashed' });
+    expect(loadConfig({ METRICS_CALLER_LABEL: 'off' }).metricsCallerLabel).toEqual({ mode: 'off' });
+    expect(loadConfig({ METRICS_CALLER_LABEL: 'raw' }).metricsCallerLabel).toEqual({ mode: 'raw' });
+    const keyed = loadConfig({ METRICS_CALLER_LABEL_KEY_FILE: '/run/secrets/label' }, () => 'label-key\n').metricsCallerLabel;
+    expect(keyed.key?.reveal()).toBe('label-key');
+    expect(JSON.stringify(keyed)).not.toContain('label-key');
+    expect(problems({ METRICS_CALLER_LABEL: 'plain' })).toEqual([
+      expect.stringMatching(/^METRICS_CALLER_LABEL must be one of hashed, off, raw/),
+    ]);
+  });
 });
