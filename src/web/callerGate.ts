@@ -141,23 +141,23 @@ export class CallerGate {
    * caller every subscription of the connection runs as. With the jwt proof,
    * the token from the upgrade's Authorization header or, as browsers, Apollo
    * Router's passthrough and Hive Gateway can send it, from
-   * `connectionParams.authorization` (`Bearer <JWT>`).
+   * `connectionParams.authorization` (`Bearer <JWT>`), and when that token
+   * expires (`expiresAt`, ms): the socket is closed then.
    */
   async admitSocketConnection(
     request: IncomingMessage,
     connectionParams: Readonly<Record<string, unknown>> | undefined,
-  ): Promise<{ caller: Caller } | { problem: string }> {
+  ): Promise<{ caller: Caller; expiresAt?: number } | { problem: string }> {
     if (this.config.proofs.length === 0) return { caller: this.openCaller(request) };
-    let claims: Claims | undefined;
-    if (this.jwt !== undefined) {
-      const bearer = bearerToken(request) ?? bearerParam(connectionParams);
-      if (bearer === undefined) return { problem: MISSING_SOCKET_BEARER };
-      const found = await this.bearerClaims(bearer);
-      if ('refusal' in found) return { problem: found.refusal.problems.join('; ') };
-      if ('problem' in found) return found;
-      claims = found.claims;
-    }
-    return { caller: this.callerOf(request, claims) };
+    if (this.jwt === undefined) return { caller: this.callerOf(request, undefined) };
+    const bearer = bearerToken(request) ?? bearerParam(connectionParams);
+    if (bearer === undefined) return { problem: MISSING_SOCKET_BEARER };
+    const found = await this.bearerClaims(bearer);
+    if ('refusal' in found) return { problem: found.refusal.problems.join('; ') };
+    if ('problem' in found) return found;
+    // The verifier requires exp: the socket ends with the token (src/web/subscriptions/socketExpiry.ts).
+    const exp = found.claims.exp;
+    return { caller: this.callerOf(request, found.claims), ...(typeof exp === 'number' ? { expiresAt: exp * 1000 } : {}) };
   }
 
   private async bearerClaims(
