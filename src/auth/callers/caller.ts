@@ -22,7 +22,7 @@ export interface Caller {
 }
 
 /** The id every caller without a verified identity shares: one fair share between them all. */
-export const UNVERIFIED_CALLER_ID = 'unverified';
+const UNVERIFIED_CALLER_ID = 'unverified';
 
 /** The caller of a subgraph that asks for no proof (CALLER_AUTH=none), and of in-process executeOperation calls. */
 export const OPEN_CALLER: Caller = Object.freeze({ id: UNVERIFIED_CALLER_ID });

@@ -8,10 +8,10 @@ import { createRemoteKeySet } from './remoteKeySet';
 const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 
 /** Clocks of the issuer and of this host differ a little: `exp`, `nbf` and `iat` are checked this many seconds loosely. */
-export const CLOCK_TOLERANCE_SECONDS = 30;
+const CLOCK_TOLERANCE_SECONDS = 30;
 
 /** How the JWKS endpoint is fetched when JwtSettings.jwksFetch says nothing else. */
-export const JWKS_FETCH_DEFAULTS = Object.freeze({
+const JWKS_FETCH_DEFAULTS = Object.freeze({
   /** The whole fetch, body included: an endpoint that does not answer in time is a 503, never a hang. */
   timeoutMs: 5_000,
   /** A key set is a few kilobytes: a body past 1 MB is not read further (503). */

@@ -2,7 +2,7 @@ import { CloseCode } from 'graphql-ws';
 import type { WebSocket } from 'ws';
 
 /** What the close says: the client reconnects with a fresh token (docs/subscriptions.md). */
-export const EXPIRED_TOKEN_REASON = 'caller not authenticated: the token has expired';
+const EXPIRED_TOKEN_REASON = 'caller not authenticated: the token has expired';
 /** setTimeout's longest delay (about 24.8 days): a later expiry is reached in several steps. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
