@@ -84,7 +84,8 @@ describe('the client name is only a label (default)', () => {
 });
 
 describe('CALLER_NAME_HEADER_TRUSTED: the router-set name is the identity', () => {
-  const metrics = new Metrics({ processMetrics: false, operationNameLimit: 10 });
+  // raw: the series are read by the callers' names (the default label is a keyed hash: test/security/metricsPrivacy.http.test.ts).
+  const metrics = new Metrics({ processMetrics: false, operationNameLimit: 10, callerLabel: { mode: 'raw' } });
   const subgraph = withSubgraph({ ...callerAuth(['router-secret']), clientNameTrusted: true }, metrics);
 
   test("the greedy caller is refused at once with retryAfter and 0 upstream calls once its share is spent; the other caller's asks are answered", async () => {
