@@ -40,7 +40,7 @@ const MISSING_SOCKET_BEARER = "missing a bearer token: send connectionParams.aut
  */
 const HMAC_OVER_SOCKET =
   'CALLER_AUTH requires hmac, which signs an HTTP body: a WebSocket cannot carry it (add router-secret, or subscribe through the callback protocol)';
-/** The header a router sets to name its client (Apollo Router and Hive Gateway forward the client's own by default). */
+/** The header that names a router's client: often the client's own value, forwarded; a label unless CALLER_NAME_HEADER_TRUSTED. */
 const CLIENT_NAME_HEADER = 'apollographql-client-name';
 /** Where Hive Gateway's JWT plugin forwards the verified token's claims (`forward.payload`) and the token (`forward.token`). */
 const FORWARDED_JWT_EXTENSION = 'jwt';
@@ -52,7 +52,7 @@ const CLAIMS_WITHOUT_TOKEN =
  * The proofs CALLER_AUTH asks of every /graphql request, checked before
  * GraphQL parses anything and before any budget is spent. Header proofs
  * (router secret, bearer JWT) are checked before the body is even read; the
- * HMAC signature and forwarded claims live in the body's `extensions`.
+ * HMAC signature and the forwarded token live in the body's `extensions`.
  */
 export class CallerGate {
   private readonly jwt: JwtVerifier | undefined;
