@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   const config = loadConfigOrExit();
   const logger = createLogger(config);
   const persistedManifest = loadManifestOrExit(config);
-  const metrics = config.metricsEnabled ? new Metrics(METRICS_DEFAULTS) : undefined;
+  const metrics = config.metricsEnabled ? new Metrics({ ...METRICS_DEFAULTS, callerLabel: config.metricsCallerLabel }) : undefined;
   // Readiness is 503 for this long while GraphQL still serves, so load balancers stop sending first.
   const shutdownDelayMs = config.shutdownDelaySeconds * 1000;
   // Before the embedded emulator's seconds of start-up: a taken port is reported at once.
@@ -48,7 +48,8 @@ async function main(): Promise<void> {
   heldSecrets.holdCredentials(target.email, target.password);
   // The callers' shared secrets (CALLER_AUTH) are redacted at every exit too.
   const { routerSecret, hmac } = config.callerAuth;
-  for (const secret of [routerSecret?.secret, routerSecret?.previous, hmac?.secret, hmac?.previous]) {
+  // And the key of the metrics' caller label: with it, anyone could tell whose a hashed label is.
+  for (const secret of [routerSecret?.secret, routerSecret?.previous, hmac?.secret, hmac?.previous, config.metricsCallerLabel.key]) {
     if (secret !== undefined) heldSecrets.hold(secret);
   }
   const shared =

@@ -16,6 +16,13 @@ export interface JwtSettings {
   audience?: string;
   /** JWT_SITES_CLAIM: the claim listing the domains a caller may read; unset: every site. */
   sitesClaim?: string;
+  /** JWT_MAX_TOKEN_LIFETIME_SECONDS: the longest `exp − iat` a token may have (then `iat` is required too); unset: not bounded. */
+  maxTokenLifetimeSeconds?: number;
+  /**
+   * How the JWKS endpoint is fetched, when not as JWKS_FETCH_DEFAULTS (src/auth/callers/jwtVerifier.ts) say: no variable
+   * sets these; tests shorten them.
+   */
+  jwksFetch?: { timeoutMs?: number; retryAfterFailureMs?: number };
 }
 
 export interface CallerAuthConfig {
@@ -25,6 +32,11 @@ export interface CallerAuthConfig {
   routerSecret?: { header: string; secret: Secret; previous?: Secret };
   hmac?: { secret: Secret; previous?: Secret };
   jwt?: JwtSettings;
+  /**
+   * CALLER_NAME_HEADER_TRUSTED: the router sets `apollographql-client-name` from something it verified (it overwrites
+   * the client's), so the name may be a caller's identity for the fair share. Unset or false: the name is only a label.
+   */
+  clientNameTrusted?: boolean;
 }
 
 const CALLER_AUTH_DEFAULTS = Object.freeze({ routerSecretHeader: 'x-router-secret' });
@@ -48,6 +60,15 @@ export function readCallerAuth(reader: EnvReader, production: boolean, upstream:
     };
   }
   if (proofs.includes('jwt')) config.jwt = readJwt(reader);
+  if (reader.boolean('CALLER_NAME_HEADER_TRUSTED') === true) {
+    // Without a proof that the router sent the request, anyone can set the header: trusting it would let them pick their share.
+    if (config.routerSecret === undefined && config.hmac === undefined) {
+      reader.problem(
+        'CALLER_NAME_HEADER_TRUSTED=true needs CALLER_AUTH to include router-secret or hmac: only a request the router vouched for carries a name it set',
+      );
+    }
+    config.clientNameTrusted = true;
+  }
   return config;
 }
 
@@ -116,6 +137,8 @@ function readJwt(reader: EnvReader): JwtSettings {
   if (issuer !== undefined) settings.issuer = issuer;
   if (audience !== undefined) settings.audience = audience;
   if (sitesClaim !== undefined) settings.sitesClaim = sitesClaim;
+  const maxLifetime = reader.integer('JWT_MAX_TOKEN_LIFETIME_SECONDS', { min: 60, max: 366 * 24 * 3600 });
+  if (maxLifetime !== undefined) settings.maxTokenLifetimeSeconds = maxLifetime;
   return settings;
 }
 

@@ -26,7 +26,8 @@ export interface OperationPluginOptions {
  * duration and upstream calls are computed once, then go to one info line
  * (the log) and to the metrics (with every limit it hit), so both tell the
  * same story. The log line has the name, type, duration, outcome, the
- * upstream calls made (and refused) and the cache hits; never the variables
+ * upstream calls made (and refused), the cache hits and the client name the
+ * request carried (a label: `apollographql-client-name`); never the variables
  * or the query text: they carry reader ids and could carry anything a client
  * pastes in. Unexpected errors (bugs) are also logged at error with their stack.
  */
@@ -49,8 +50,11 @@ export function operationPlugin({ logger, metrics, now }: OperationPluginOptions
           const outcome = operationOutcome(codes);
           const allowance = contextValue.allowance;
           const upstreamCalls = allowance?.calls ?? 0;
+          const clientName = contextValue.caller?.clientName;
           const entry = {
             operationName: operationName ?? null,
+            // The router-forwarded client name: a label to tell callers apart in the logs, never an identity.
+            ...(clientName === undefined ? {} : { clientName }),
             operationType: operation?.operation ?? null,
             durationMs: Math.round(durationMs * 10) / 10,
             status: response.http.status ?? 200,

@@ -15,11 +15,17 @@ import {
 } from 'graphql';
 import { enforceScopes } from './access/enforceScopes';
 import { resolvers } from './resolvers';
+import { checkEntityRepresentations } from './resolvers/entityRepresentations';
 import { loadTypeDefs } from './schema';
 
-/** The subgraph's executable schema: schema/*.graphql with the resolver map, and the scopes it declares enforced. */
+/**
+ * The subgraph's executable schema: schema/*.graphql with the resolver map, the scopes it declares enforced, and each
+ * `_entities` representation's type checked (a non-entity is BAD_USER_INPUT).
+ */
 export function buildSchema(): GraphQLSchema {
-  return enforceScopes(withEnumDefaultsAsInternalValues(buildSubgraphSchema({ typeDefs: loadTypeDefs(), resolvers })));
+  return checkEntityRepresentations(
+    enforceScopes(withEnumDefaultsAsInternalValues(buildSubgraphSchema({ typeDefs: loadTypeDefs(), resolvers }))),
+  );
 }
 
 /**

@@ -1,15 +1,23 @@
 import type { IncomingMessage } from 'node:http';
 import type { CallerAuthConfig } from '../config';
-import { callerIdOf, OPEN_CALLER, scopesOf, sitesOf, type Caller, type Claims } from '../auth/callers/caller';
+import { callerIdOf, clientNameOf, OPEN_CALLER, scopesOf, sitesOf, type Caller, type Claims } from '../auth/callers/caller';
 import { HMAC_EXTENSION, isValidSignature, type SignedParams } from '../auth/callers/hmacSignature';
 import { createJwtVerifier, TokenRefused, type JwtVerifier } from '../auth/callers/jwtVerifier';
 import { isRouterSecret } from '../auth/callers/routerSecret';
+import type { Logger } from '../observability/logger';
 import { ErrorCode } from '../upstream/failures/errorCodes';
 
 /** Why a request was turned away: the 401 (or 503 when the JWKS is unreachable) names each problem, never a secret. */
 export interface Refusal {
   status: 401 | 503;
   problems: string[];
+  /** With a 503: the seconds after which the keys may be fetched again (the Retry-After header). */
+  retryAfterSeconds?: number;
+}
+
+export interface CallerGateOptions {
+  /** Where a failed JWKS fetch is logged (warn, naming the JWKS URL). */
+  logger?: Pick<Logger, 'warn'>;
 }
 
 /** A refusal as a client reads it (the HTTP gate's body, a refused WebSocket upgrade's): its code and the problems named. */
@@ -32,22 +40,30 @@ const MISSING_SOCKET_BEARER = "missing a bearer token: send connectionParams.aut
  */
 const HMAC_OVER_SOCKET =
   'CALLER_AUTH requires hmac, which signs an HTTP body: a WebSocket cannot carry it (add router-secret, or subscribe through the callback protocol)';
-/** The header a router sets to name its client (Apollo Router and Hive Gateway both send it). */
+/** The header that names a router's client: often the client's own value, forwarded; a label unless CALLER_NAME_HEADER_TRUSTED. */
 const CLIENT_NAME_HEADER = 'apollographql-client-name';
 /** Where Hive Gateway's JWT plugin forwards the verified token's claims (`forward.payload`) and the token (`forward.token`). */
 const FORWARDED_JWT_EXTENSION = 'jwt';
+const CLAIMS_WITHOUT_TOKEN =
+  'extensions.jwt holds claims without their token: forwarded claims are accepted only with the token itself ' +
+  "(Hive Gateway's JWT plugin: forward: { payload: true, token: true })";
 
 /**
  * The proofs CALLER_AUTH asks of every /graphql request, checked before
  * GraphQL parses anything and before any budget is spent. Header proofs
  * (router secret, bearer JWT) are checked before the body is even read; the
- * HMAC signature and forwarded claims live in the body's `extensions`.
+ * HMAC signature and the forwarded token live in the body's `extensions`.
  */
 export class CallerGate {
   private readonly jwt: JwtVerifier | undefined;
 
-  constructor(private readonly config: CallerAuthConfig) {
-    this.jwt = config.jwt === undefined ? undefined : createJwtVerifier(config.jwt);
+  constructor(
+    private readonly config: CallerAuthConfig,
+    options: CallerGateOptions = {},
+  ) {
+    const onJwksFailure = (jwksUrl: string, problem: string) =>
+      options.logger?.warn({ jwksUrl, problem }, 'JWKS fetch failed: bearer tokens cannot be verified (503) until it answers');
+    this.jwt = config.jwt === undefined ? undefined : createJwtVerifier(config.jwt, { onJwksFailure });
   }
 
   /** For the start-up log: which proofs are required (`none` when the port is open). */
@@ -58,7 +74,7 @@ export class CallerGate {
   /** Checks the proofs and, once the headers pass, reads the body with `readBody`. */
   async admit(request: IncomingMessage, readBody: () => Promise<unknown>): Promise<Admission> {
     const { proofs } = this.config;
-    if (proofs.length === 0) return { caller: OPEN_CALLER, body: await readBody() };
+    if (proofs.length === 0) return { caller: this.openCaller(request), body: await readBody() };
     // A landing-page GET executes nothing: it carries neither a query nor a persisted query's hash.
     if (isLandingPageRequest(request)) return { caller: OPEN_CALLER, body: undefined };
     const problems: string[] = [];
@@ -82,17 +98,18 @@ export class CallerGate {
 
     const body = await readBody();
     const params = operationParams(request, body);
-    let signed = false;
     if (this.config.hmac !== undefined) {
       const problem = hmacProblem(params, this.config.hmac);
       if (problem !== undefined) problems.push(problem);
-      else signed = true;
     }
+    // Hive Gateway's forwarded token is verified against the JWKS like a bearer token, so it needs no signature to be
+    // trusted; a refused signature and a good token name only the signature.
     if (this.jwt !== undefined && bearer === undefined) {
-      const forwarded = signed ? params.extensions?.[FORWARDED_JWT_EXTENSION] : undefined;
-      const found = await this.forwardedClaims(forwarded);
-      if ('refusal' in found) return found;
-      if ('problem' in found) problems.push(found.problem);
+      const found = await this.forwardedClaims(params.extensions?.[FORWARDED_JWT_EXTENSION]);
+      // Keys that cannot be fetched are no fault of the caller, unless the request is refused for its own fault already.
+      if ('refusal' in found) {
+        if (problems.length === 0) return found;
+      } else if ('problem' in found) problems.push(found.problem);
       else claims = found.claims;
     }
     if (problems.length > 0) return { refusal: { status: 401, problems } };
@@ -124,23 +141,23 @@ export class CallerGate {
    * caller every subscription of the connection runs as. With the jwt proof,
    * the token from the upgrade's Authorization header or, as browsers, Apollo
    * Router's passthrough and Hive Gateway can send it, from
-   * `connectionParams.authorization` (`Bearer <JWT>`).
+   * `connectionParams.authorization` (`Bearer <JWT>`), and when that token
+   * expires (`expiresAt`, ms): the socket is closed then.
    */
   async admitSocketConnection(
     request: IncomingMessage,
     connectionParams: Readonly<Record<string, unknown>> | undefined,
-  ): Promise<{ caller: Caller } | { problem: string }> {
-    if (this.config.proofs.length === 0) return { caller: OPEN_CALLER };
-    let claims: Claims | undefined;
-    if (this.jwt !== undefined) {
-      const bearer = bearerToken(request) ?? bearerParam(connectionParams);
-      if (bearer === undefined) return { problem: MISSING_SOCKET_BEARER };
-      const found = await this.bearerClaims(bearer);
-      if ('refusal' in found) return { problem: found.refusal.problems.join('; ') };
-      if ('problem' in found) return found;
-      claims = found.claims;
-    }
-    return { caller: this.callerOf(request, claims) };
+  ): Promise<{ caller: Caller; expiresAt?: number } | { problem: string }> {
+    if (this.config.proofs.length === 0) return { caller: this.openCaller(request) };
+    if (this.jwt === undefined) return { caller: this.callerOf(request, undefined) };
+    const bearer = bearerToken(request) ?? bearerParam(connectionParams);
+    if (bearer === undefined) return { problem: MISSING_SOCKET_BEARER };
+    const found = await this.bearerClaims(bearer);
+    if ('refusal' in found) return { problem: found.refusal.problems.join('; ') };
+    if ('problem' in found) return found;
+    // The verifier requires exp: the socket ends with the token (src/web/subscriptions/socketExpiry.ts).
+    const exp = found.claims.exp;
+    return { caller: this.callerOf(request, found.claims), ...(typeof exp === 'number' ? { expiresAt: exp * 1000 } : {}) };
   }
 
   private async bearerClaims(
@@ -152,32 +169,42 @@ export class CallerGate {
     return 'problem' in result ? { problem: `the bearer token was refused: ${result.problem}` } : result;
   }
 
-  /** Hive Gateway's forwarded JWT, trusted only behind a valid HMAC signature: its token verified when forwarded, else its claims checked. */
+  /**
+   * Hive Gateway's forwarded JWT (`extensions.jwt`): accepted only with the
+   * token itself (`forward: { token: true }`), verified against the JWKS.
+   * The claims beside it (`payload`) are never read: Hive's HMAC signs the
+   * query and variables, not `extensions`, so a payload alone proves nothing.
+   */
   private async forwardedClaims(forwarded: unknown): Promise<{ claims: Claims } | { problem: string } | { refusal: Refusal }> {
-    const jwt = this.jwt!;
-    const missing = `${MISSING_BEARER}, or the claims Hive Gateway forwards in extensions.jwt of a signed request`;
-    if (!isRecord(forwarded)) return { problem: missing };
+    if (!isRecord(forwarded)) return { problem: `${MISSING_BEARER}, or the token Hive Gateway forwards in extensions.jwt` };
     const token = isRecord(forwarded.token) ? forwarded.token.value : undefined;
-    if (typeof token === 'string') {
-      const result = await verified(() => jwt.verify(token));
-      return 'problem' in result ? { problem: `the forwarded token was refused: ${result.problem}` } : result;
-    }
-    if (!isRecord(forwarded.payload)) return { problem: missing };
-    const payload = forwarded.payload;
-    const result = await verified(async () => jwt.checkForwarded(payload));
-    return 'problem' in result ? { problem: `the forwarded claims were refused: ${result.problem}` } : result;
+    if (typeof token !== 'string' || token === '') return { problem: CLAIMS_WITHOUT_TOKEN };
+    const jwt = this.jwt!;
+    const result = await verified(() => jwt.verify(token));
+    return 'problem' in result ? { problem: `the forwarded token was refused: ${result.problem}` } : result;
   }
 
+  /**
+   * The admitted caller: its id from the verified claims, or from the client
+   * name only when CALLER_NAME_HEADER_TRUSTED says the router sets it; else
+   * `unverified`. The client name is kept as a label either way.
+   */
   private callerOf(request: IncomingMessage, claims: Claims | undefined): Caller {
-    const vouched = this.config.routerSecret !== undefined || this.config.hmac !== undefined;
-    const clientName = vouched ? headerValue(request, CLIENT_NAME_HEADER) : undefined;
-    const caller: Caller = { id: callerIdOf(claims, clientName) };
+    const clientName = clientNameOf(headerValue(request, CLIENT_NAME_HEADER));
+    const caller: Caller = { id: callerIdOf(claims, this.config.clientNameTrusted === true ? clientName : undefined) };
+    if (clientName !== undefined) caller.clientName = clientName;
     if (this.jwt !== undefined && claims !== undefined) {
       caller.scopes = scopesOf(claims);
       const sitesClaim = this.config.jwt?.sitesClaim;
       if (sitesClaim !== undefined) caller.sites = sitesOf(claims, sitesClaim);
     }
     return caller;
+  }
+
+  /** CALLER_AUTH=none: every caller is unverified; the client name is a label. */
+  private openCaller(request: IncomingMessage): Caller {
+    const clientName = clientNameOf(headerValue(request, CLIENT_NAME_HEADER));
+    return clientName === undefined ? OPEN_CALLER : { ...OPEN_CALLER, clientName };
   }
 }
 
@@ -186,7 +213,11 @@ async function verified(run: () => Promise<Claims>): Promise<{ claims: Claims } 
     return { claims: await run() };
   } catch (error) {
     if (!(error instanceof TokenRefused)) throw error;
-    if (error.unavailable) return { refusal: { status: 503, problems: [`tokens cannot be verified now: ${error.message}`] } };
+    if (error.retryAfterSeconds !== undefined) {
+      return {
+        refusal: { status: 503, problems: [`tokens cannot be verified now: ${error.message}`], retryAfterSeconds: error.retryAfterSeconds },
+      };
+    }
     return { problem: error.message };
   }
 }

@@ -60,6 +60,7 @@ function isHtml(result: HTTPGraphQLResponse): boolean {
 /** 401 (or 503) in the GraphQL error shape, naming every problem; a body left unread closes the connection. */
 function refuse(response: ServerResponse, refusal: Refusal): void {
   if (!response.req.complete) response.setHeader('connection', 'close');
+  if (refusal.retryAfterSeconds !== undefined) response.setHeader('retry-after', String(refusal.retryAfterSeconds));
   const { code, message } = describeRefusal(refusal);
   sendJson(response, refusal.status, { errors: [{ message, extensions: { code, problems: refusal.problems } }] });
 }

@@ -165,7 +165,7 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
     metricRule: metricRuleOf(schema),
   };
   const context = async (caller: Caller) => createContext(shared, caller);
-  const gate = new CallerGate(config.callerAuth);
+  const gate = new CallerGate(config.callerAuth, { logger: deps.logger });
   const graphql = createGraphQLHandler({
     apollo,
     context,

@@ -69,6 +69,7 @@ describe('loadConfig', () => {
       breaker: { cooldownSeconds: 10 },
       redis: undefined,
       metricsEnabled: true,
+      metricsCallerLabel: { mode: 'hashed' },
       limits: {
         maxDepth: 7,
         maxAliases: 15,

@@ -4,6 +4,8 @@ import { createLogger } from '../../src/observability/logger';
 import { Metrics } from '../../src/observability/metrics/metrics';
 import { operationPlugin } from '../../src/graphql/operationPlugin';
 import { METRICS_DEFAULTS } from '../../src/config';
+import type { Caller } from '../../src/auth/callers/caller';
+import type { Context } from '../../src/operation/context';
 
 const typeDefs = 'type Query { ok: Int, broken: Int }';
 const resolvers = {
@@ -14,6 +16,11 @@ const resolvers = {
     },
   },
 };
+
+/** A context with only the caller: all the plugin reads of it besides what it guards with `?.`. */
+function withCaller(caller: Caller): Context {
+  return { caller } as unknown as Context;
+}
 
 /** A clock that moves 40 ms each time it is read: start, then the one reading at the end of the operation. */
 function steppingClock(stepMs: number): () => number {
@@ -59,5 +66,26 @@ describe('the operation plugin', () => {
       await server.stop();
     }
     expect(written.map((line) => (JSON.parse(line) as { msg: string }).msg)).toEqual(['graphql operation']);
+  });
+
+  it("names the caller's client (apollographql-client-name, a label only) in the log line, when it sent one", async () => {
+    const written: string[] = [];
+    const logger = createLogger({ logLevel: 'info' }, { write: (line: string) => written.push(line) });
+    const server = new ApolloServer({ typeDefs, resolvers, plugins: [operationPlugin({ logger, now: steppingClock(1) })] });
+    await server.start();
+    try {
+      await server.executeOperation(
+        { query: 'query Named { ok }' },
+        { contextValue: withCaller({ id: 'unverified', clientName: 'homepage-widgets' }) },
+      );
+      await server.executeOperation({ query: 'query Unnamed { ok }' }, { contextValue: withCaller({ id: 'unverified' }) });
+    } finally {
+      await server.stop();
+    }
+    const lines = written.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.map((entry) => [entry.operationName, entry.clientName])).toEqual([
+      ['Named', 'homepage-widgets'],
+      ['Unnamed', undefined],
+    ]);
   });
 });

@@ -23,8 +23,8 @@ describe('BoundedLabel', () => {
 });
 
 describe('the upstream metrics observer', () => {
-  it("records each caller's slots and refusals under a bounded caller label: ids as OAuth clients spell them, then __other__", async () => {
-    const metrics = new Metrics({ ...METRICS_DEFAULTS, processMetrics: false });
+  it("records each caller's slots and refusals under a bounded caller label (raw: ids as OAuth clients spell them), then __other__", async () => {
+    const metrics = new Metrics({ ...METRICS_DEFAULTS, processMetrics: false, callerLabel: { mode: 'raw' } });
     const observer = upstreamMetricsObserver(metrics);
     observer.callerSlotsSpent('svc-newsroom.web@clients', 1);
     observer.callerSlotsSpent('svc-newsroom.web@clients', 0.5);

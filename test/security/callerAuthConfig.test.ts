@@ -84,4 +84,41 @@ describe('CALLER_AUTH', () => {
       expect.stringMatching(/^JWT_JWKS_URL must be an absolute http\(s\) URL/),
     ]);
   });
+
+  test('CALLER_NAME_HEADER_TRUSTED: off by default; on only behind router-secret or hmac', () => {
+    const withSecret = { CALLER_AUTH: 'router-secret', ROUTER_SECRET: 'secret' };
+    expect(loadConfig(withSecret).callerAuth.clientNameTrusted).toBeUndefined();
+    expect(loadConfig({ ...withSecret, CALLER_NAME_HEADER_TRUSTED: 'true' }).callerAuth.clientNameTrusted).toBe(true);
+    expect(
+      loadConfig({ CALLER_AUTH: 'hmac', ROUTER_HMAC_SECRET: 'h', CALLER_NAME_HEADER_TRUSTED: 'true' }).callerAuth.clientNameTrusted,
+    ).toBe(true);
+    expect(problems({ CALLER_AUTH: 'jwt', JWT_JWKS_URL: 'https://idp.example/jwks', CALLER_NAME_HEADER_TRUSTED: 'true' })).toEqual([
+      expect.stringMatching(/^CALLER_NAME_HEADER_TRUSTED=true needs CALLER_AUTH to include router-secret or hmac/),
+    ]);
+    expect(problems({ CALLER_NAME_HEADER_TRUSTED: 'true' })).toEqual([expect.stringMatching(/^CALLER_NAME_HEADER_TRUSTED=true needs/)]);
+    expect(problems({ ...withSecret, CALLER_NAME_HEADER_TRUSTED: 'maybe' })).toEqual([
+      expect.stringMatching(/^CALLER_NAME_HEADER_TRUSTED must be true or false/),
+    ]);
+  });
+
+  test('JWT_MAX_TOKEN_LIFETIME_SECONDS: unset by default, else an integer from 60 s to a year', () => {
+    const jwt = { CALLER_AUTH: 'jwt', JWT_JWKS_URL: 'https://idp.example/jwks' };
+    expect(loadConfig(jwt).callerAuth.jwt?.maxTokenLifetimeSeconds).toBeUndefined();
+    expect(loadConfig({ ...jwt, JWT_MAX_TOKEN_LIFETIME_SECONDS: '3600' }).callerAuth.jwt?.maxTokenLifetimeSeconds).toBe(3600);
+    expect(problems({ ...jwt, JWT_MAX_TOKEN_LIFETIME_SECONDS: '10' })).toEqual([
+      expect.stringMatching(/^JWT_MAX_TOKEN_LIFETIME_SECONDS must be an integer from 60/),
+    ]);
+  });
+
+  test('METRICS_CALLER_LABEL: hashed by default (a random key per process), off or raw; the key from METRICS_CALLER_LABEL_KEY or its file', () => {
+    expect(loadConfig({}).metricsCallerLabel).toEqual({ mode: 'hashed' });
+    expect(loadConfig({ METRICS_CALLER_LABEL: 'off' }).metricsCallerLabel).toEqual({ mode: 'off' });
+    expect(loadConfig({ METRICS_CALLER_LABEL: 'raw' }).metricsCallerLabel).toEqual({ mode: 'raw' });
+    const keyed = loadConfig({ METRICS_CALLER_LABEL_KEY_FILE: '/run/secrets/label' }, () => 'label-key\n').metricsCallerLabel;
+    expect(keyed.key?.reveal()).toBe('label-key');
+    expect(JSON.stringify(keyed)).not.toContain('label-key');
+    expect(problems({ METRICS_CALLER_LABEL: 'plain' })).toEqual([
+      expect.stringMatching(/^METRICS_CALLER_LABEL must be one of hashed, off, raw/),
+    ]);
+  });
 });

@@ -1,9 +1,11 @@
 /**
  * Who the caller is (the id the budget's fair share will count): the JWT's
- * azp or client_id, else its sub, else the apollographql-client-name header
- * (trusted only behind a router-secret or hmac proof), else `anonymous`;
- * with its scopes and sites. Checked through the gate itself, on requests
- * built in the test.
+ * azp or client_id, else its sub; the apollographql-client-name header only
+ * when the operator says the router sets it (CALLER_NAME_HEADER_TRUSTED,
+ * behind a router-secret or hmac proof); else the one `unverified` id that
+ * every caller without a proof of identity shares. The header is otherwise
+ * only a label (`clientName`). With its scopes and sites. Checked through the
+ * gate itself, on requests built in the test.
  */
 import { IncomingMessage } from 'node:http';
 import { Socket } from 'node:net';
@@ -37,12 +39,12 @@ beforeAll(async () => {
 });
 
 describe('callerIdOf', () => {
-  test('azp, then client_id, then sub, then a trusted client name, then anonymous', () => {
+  test('azp, then client_id, then sub, then a trusted client name, then unverified', () => {
     expect(callerIdOf({ azp: 'newsroom-app', client_id: 'other', sub: 'user-1' }, 'router-client')).toBe('newsroom-app');
     expect(callerIdOf({ client_id: 'widgets', sub: 'user-1' }, 'router-client')).toBe('widgets');
     expect(callerIdOf({ sub: 'user-1' }, 'router-client')).toBe('user-1');
     expect(callerIdOf(undefined, 'router-client')).toBe('router-client');
-    expect(callerIdOf({ azp: '' }, undefined)).toBe('anonymous');
+    expect(callerIdOf({ azp: '' }, undefined)).toBe('unverified');
     expect(callerIdOf({ sub: 'x'.repeat(500) }, undefined)).toHaveLength(128);
   });
 
@@ -62,28 +64,32 @@ describe('callerIdOf', () => {
 });
 
 describe('the caller the gate admits', () => {
-  test('no proof required: anonymous, whatever client name is claimed, with every scope and site', async () => {
+  test('no proof required: unverified, whatever client name is claimed (kept as a label only), with every scope and site', async () => {
     const caller = callerOf(await new CallerGate({ proofs: [] }).admit(request({ 'apollographql-client-name': 'spoofed' }), body()));
-    expect(caller).toEqual({ id: 'anonymous' });
+    expect(caller).toEqual({ id: 'unverified', clientName: 'spoofed' });
   });
 
-  test('behind the router secret: the router-named client', async () => {
+  test('behind the router secret: the client name is a label, never an identity; every such caller is unverified', async () => {
     const gate = new CallerGate(callerAuth(['router-secret']));
+    const named = (name: string) => request({ 'x-router-secret': ROUTER_SECRET, 'apollographql-client-name': name });
+    expect(callerOf(await gate.admit(named('homepage-widgets'), body()))).toEqual({ id: 'unverified', clientName: 'homepage-widgets' });
+    expect(callerOf(await gate.admit(named('renamed-1'), body())).id).toBe('unverified');
+  });
+
+  test('behind the router secret with CALLER_NAME_HEADER_TRUSTED: the router-set name is the identity', async () => {
+    const gate = new CallerGate({ ...callerAuth(['router-secret']), clientNameTrusted: true });
     const caller = callerOf(
       await gate.admit(request({ 'x-router-secret': ROUTER_SECRET, 'apollographql-client-name': 'homepage-widgets' }), body()),
     );
-    expect(caller).toEqual({ id: 'homepage-widgets' });
+    expect(caller).toEqual({ id: 'homepage-widgets', clientName: 'homepage-widgets' });
   });
 
-  test('behind the HMAC signature: the client name counts too', async () => {
+  test('behind the HMAC signature: the client name counts only when trusted', async () => {
     const signature = signParams({ query: QUERY }, new Secret(HMAC_SECRET));
-    const caller = callerOf(
-      await new CallerGate(callerAuth(['hmac'])).admit(
-        request({ 'apollographql-client-name': 'editor-app' }),
-        body({ 'hmac-signature': signature }),
-      ),
-    );
-    expect(caller.id).toBe('editor-app');
+    const admit = (gate: CallerGate) =>
+      gate.admit(request({ 'apollographql-client-name': 'editor-app' }), body({ 'hmac-signature': signature }));
+    expect(callerOf(await admit(new CallerGate(callerAuth(['hmac'])))).id).toBe('unverified');
+    expect(callerOf(await admit(new CallerGate({ ...callerAuth(['hmac']), clientNameTrusted: true }))).id).toBe('editor-app');
   });
 
   test('with a JWT: its azp, its scopes and its sites', async () => {
@@ -102,7 +108,7 @@ describe('the caller the gate admits', () => {
 
   test('a landing-page GET executes nothing and needs no proof; a GET operation needs the proofs like a POST', async () => {
     const gate = new CallerGate(callerAuth(['router-secret']));
-    expect(callerOf(await gate.admit(request({ accept: 'text/html' }, 'GET', '/graphql'), body())).id).toBe('anonymous');
+    expect(callerOf(await gate.admit(request({ accept: 'text/html' }, 'GET', '/graphql'), body())).id).toBe('unverified');
     const operation = await gate.admit(request({}, 'GET', `/graphql?query=${encodeURIComponent(QUERY)}`), body());
     expect('refusal' in operation && operation.refusal.problems).toEqual(['missing the x-router-secret header']);
   });

@@ -273,50 +273,77 @@ describe('jwt (JWKS from a local HTTP endpoint)', () => {
   );
 });
 
-describe('jwt forwarded by Hive Gateway, trusted only behind hmac', () => {
-  const signed = (variables: Record<string, unknown>) => signParams({ query: DASHBOARD, variables }, new Secret(HMAC_SECRET));
+describe('jwt forwarded by Hive Gateway: accepted only with its token (forward: { token: true }), verified against the JWKS', () => {
+  const signed = (variables: Record<string, unknown>, secret = HMAC_SECRET) =>
+    signParams({ query: DASHBOARD, variables }, new Secret(secret));
   const now = () => Math.floor(Date.now() / 1000);
   const claims = () => ({ iss: ISSUER, aud: AUDIENCE, sub: 'user-1', exp: now() + 300, ...READER });
+  const forwardedToken = (token: string) => ({ payload: claims(), token: { value: token, prefix: 'Bearer' } });
   withSubgraph(
     () => callerAuth(['hmac', 'jwt'], { jwks: { url: jwks.url }, issuer: ISSUER, audience: AUDIENCE }),
     (subgraph) => {
-      test('claims in extensions.jwt of a signed request: the operation runs', async () => {
-        expectAnswered(
-          await postGraphQL(subgraph().graphqlUrl, DASHBOARD, {
-            variables: VARIABLES,
-            extensions: { 'hmac-signature': signed(VARIABLES), jwt: { payload: claims() } },
-          }),
-        );
+      const send = (extensions: Record<string, unknown>, variables: Record<string, unknown> = VARIABLES) =>
+        postGraphQL(subgraph().graphqlUrl, DASHBOARD, { variables, extensions });
+
+      test('the token forwarded in extensions.jwt of a signed request: the operation runs', async () => {
+        expectAnswered(await send({ 'hmac-signature': signed(VARIABLES), jwt: forwardedToken(await signToken(key, { claims: READER })) }));
       });
 
-      test('the same claims without a valid signature: 401 for both proofs', async () => {
+      test("the caller's claims are the token's, never the payload beside it", async () => {
+        const revenue = { metrics: ['REVENUE_TOTAL'] };
+        const token = await signToken(key, { claims: READER });
+        const answer = await send(
+          {
+            'hmac-signature': signed(revenue),
+            jwt: { ...forwardedToken(token), payload: { ...claims(), scope: 'reporting:read revenue:read' } },
+          },
+          revenue,
+        );
+        expect(answer.status).toBe(200);
+        expect(answer.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+      });
+
+      test('claims alone in extensions.jwt of a signed request (a made-up payload, no token): 401 naming it', async () => {
         await expectRefused(
-          () => postGraphQL(subgraph().graphqlUrl, DASHBOARD, { variables: VARIABLES, extensions: { jwt: { payload: claims() } } }),
+          () => send({ 'hmac-signature': signed(VARIABLES), jwt: { payload: { ...claims(), scope: 'reporting:read revenue:read' } } }),
           401,
-          /missing extensions\["hmac-signature"\].*missing a bearer token/,
+          /extensions\.jwt holds claims without their token/,
         );
       });
 
-      test('forwarded claims past their expiry: 401', async () => {
+      test('a signature made with another secret, beside a valid forwarded token: the 401 names the signature only', async () => {
+        const token = await signToken(key, { claims: READER });
+        const before = await upstreamCalls();
+        const answer = await send({ 'hmac-signature': signed(VARIABLES, 'not-the-secret'), jwt: forwardedToken(token) });
+        expect(answer.status).toBe(401);
+        expect(answer.body.errors?.[0]?.extensions?.problems).toEqual([
+          `extensions["hmac-signature"] does not match the request's query and variables`,
+        ]);
+        expect(await upstreamCalls()).toBe(before);
+      });
+
+      test('neither a signature nor a token: the 401 names both', async () => {
+        const answer = await send({});
+        expect(answer.status).toBe(401);
+        expect(answer.body.errors?.[0]?.extensions?.problems).toEqual([
+          'missing extensions["hmac-signature"] (the router\'s HMAC signature)',
+          expect.stringMatching(/^missing a bearer token/),
+        ]);
+      });
+
+      test('a forwarded token past its expiry: 401', async () => {
+        const token = await signToken(key, { claims: READER, expiresIn: -120 });
         await expectRefused(
-          () =>
-            postGraphQL(subgraph().graphqlUrl, DASHBOARD, {
-              variables: VARIABLES,
-              extensions: { 'hmac-signature': signed(VARIABLES), jwt: { payload: { ...claims(), exp: now() - 60 } } },
-            }),
+          () => send({ 'hmac-signature': signed(VARIABLES), jwt: forwardedToken(token) }),
           401,
-          /forwarded claims were refused: the token has expired/,
+          /forwarded token was refused: the token has expired/,
         );
       });
 
-      test('a forwarded token is verified itself: one signed by another key is refused', async () => {
+      test('a forwarded token signed by another key is refused', async () => {
         const token = await signToken(otherKey, { claims: READER });
         await expectRefused(
-          () =>
-            postGraphQL(subgraph().graphqlUrl, DASHBOARD, {
-              variables: VARIABLES,
-              extensions: { 'hmac-signature': signed(VARIABLES), jwt: { payload: claims(), token: { value: token, prefix: 'Bearer' } } },
-            }),
+          () => send({ 'hmac-signature': signed(VARIABLES), jwt: forwardedToken(token) }),
           401,
           /forwarded token was refused/,
         );

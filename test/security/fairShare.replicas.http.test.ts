@@ -1,7 +1,8 @@
 /**
  * The fair share counted for the cluster, over real HTTP (issue 28 item 4):
  * two subgraph processes (`src/index.ts`, as `npm start` runs them) on one
- * real redis-server, against a real emulator, behind the router secret. A
+ * real redis-server, against a real emulator, behind the router secret (its
+ * client names trusted: CALLER_NAME_HEADER_TRUSTED). A
  * caller that spent its share through replica A is refused at once on
  * replica B, with UPSTREAM_RATE_LIMITED, retryAfter and 0 upstream calls (the
  * emulator's counts); another caller is answered on B.
@@ -40,6 +41,8 @@ describeWithRedis('the fair share behind two replicas on one Redis', () => {
       DASHBOARD_SHARE_WINDOW_SECONDS: String(WINDOW_SECONDS),
       CALLER_AUTH: 'router-secret',
       ROUTER_SECRET,
+      // The router sets the client name from what it verified: the name is each caller's identity here.
+      CALLER_NAME_HEADER_TRUSTED: 'true',
       REDIS_URL: server.url,
     };
     replicas = await Promise.all([startReplica(env), startReplica(env)]);

@@ -3,7 +3,7 @@
  * jose in the test, the JWKS served by a real HTTP server on an ephemeral
  * port that counts its fetches.
  */
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type JWK, type KeyLike } from 'jose';
 import type { CallerAuthConfig } from '../../src/config';
@@ -41,6 +41,13 @@ export function signToken(key: SigningKey, options: TokenOptions = {}): Promise<
     .setSubject('user-1')
     .setIssuedAt(now - 10)
     .setExpirationTime(now + (options.expiresIn ?? 300))
+    .sign(key.privateKey);
+}
+
+/** A token of exactly these claims (no iat, exp or anything else added), signed by `key`: for the lifetime checks. */
+export function tokenOfClaims(key: SigningKey, claims: Record<string, unknown>): Promise<string> {
+  return new SignJWT({ iss: ISSUER, aud: AUDIENCE, sub: 'user-1', ...claims })
+    .setProtectedHeader({ alg: 'RS256', kid: key.kid })
     .sign(key.privateKey);
 }
 
@@ -101,8 +108,8 @@ export interface PostOptions {
 
 export interface GraphQLAnswer {
   status: number;
-  text: string;
   headers: Headers;
+  text: string;
   body: {
     data?: Record<string, unknown> | null;
     errors?: Array<{ message: string; path?: Array<string | number>; extensions?: Record<string, unknown> }>;
@@ -120,5 +127,100 @@ export async function postGraphQL(url: string, query: string, options: PostOptio
     }),
   });
   const text = await response.text();
-  return { status: response.status, text, headers: response.headers, body: JSON.parse(text) as GraphQLAnswer['body'] };
+  return { status: response.status, headers: response.headers, text, body: JSON.parse(text) as GraphQLAnswer['body'] };
+}
+
+/** How a JWKS endpoint misbehaves: each a failure the subgraph must answer with 503, never 401. */
+export type JwksFault = 'status-500' | 'not-json' | 'no-keys' | 'silent' | 'stalled-body' | 'huge';
+
+export interface FaultyJwksServer extends JwksServer {
+  /** What the endpoint does from now on: a fault, or `ok` (serves the keys). */
+  set(mode: JwksFault | 'ok'): void;
+  /** Bytes of the last `huge` body written before the reader hung up (or all of them). */
+  hugeBytesSent(): number;
+  /** Resolves when the last `huge` body's connection closed (the reader stopped, or the body ended). */
+  hugeClosed(): Promise<void>;
+}
+
+/** The size of the `huge` fault's body: 50 MB of one JSON key set, written in 64 KB chunks as the reader takes them. */
+export const HUGE_JWKS_BYTES = 50 * 1024 * 1024;
+
+/** A JWKS endpoint on an ephemeral port that answers as `set` says: the keys, or one of the JwksFault failures. */
+export async function serveFaultyJwks(keys: readonly SigningKey[]): Promise<FaultyJwksServer> {
+  let mode: JwksFault | 'ok' = 'ok';
+  let fetches = 0;
+  let hugeSent = 0;
+  let hugeDone: Promise<void> = Promise.resolve();
+  const server: Server = createServer((_request, response) => {
+    fetches += 1;
+    const keySet = JSON.stringify({ keys: keys.map((key) => key.publicJwk) });
+    switch (mode) {
+      case 'ok':
+        response.writeHead(200, { 'content-type': 'application/json' }).end(keySet);
+        return;
+      case 'status-500':
+        response.writeHead(500, { 'content-type': 'application/json' }).end(keySet);
+        return;
+      case 'not-json':
+        response.writeHead(200, { 'content-type': 'text/html' }).end('<html>maintenance</html>');
+        return;
+      case 'no-keys':
+        response.writeHead(200, { 'content-type': 'application/json' }).end('{"issuer":"https://idp.example/"}');
+        return;
+      case 'silent':
+        return; // never answers
+      case 'stalled-body':
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.write('{"keys":[');
+        return; // the rest never comes
+      case 'huge':
+        hugeSent = 0;
+        hugeDone = new Promise((resolve) => response.once('close', resolve));
+        writeHugeBody(response, (bytes) => (hugeSent += bytes));
+        return;
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/.well-known/jwks.json`,
+    fetches: () => fetches,
+    set: (next) => {
+      mode = next;
+    },
+    hugeBytesSent: () => hugeSent,
+    hugeClosed: () => hugeDone,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+/** `{"keys":[],"padding":"xxxx…"}` of HUGE_JWKS_BYTES, written chunk by chunk only as fast as the reader drains it. */
+function writeHugeBody(response: ServerResponse, sent: (bytes: number) => void): void {
+  const chunk = Buffer.alloc(64 * 1024, 'x');
+  const head = Buffer.from('{"keys":[],"padding":"');
+  const tail = Buffer.from('"}');
+  response.writeHead(200, { 'content-type': 'application/json', 'content-length': HUGE_JWKS_BYTES });
+  response.write(head);
+  sent(head.length);
+  let left = HUGE_JWKS_BYTES - head.length - tail.length;
+  const pump = (): void => {
+    while (left > 0 && !response.destroyed) {
+      const part = left >= chunk.length ? chunk : chunk.subarray(0, left);
+      left -= part.length;
+      sent(part.length);
+      if (!response.write(part)) {
+        response.once('drain', pump);
+        return;
+      }
+    }
+    if (left === 0 && !response.destroyed) {
+      response.end(tail);
+      sent(tail.length);
+    }
+  };
+  pump();
 }

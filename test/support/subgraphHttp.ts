@@ -7,7 +7,7 @@ import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import type { EmulatorOptions } from '../../emulator';
 import type { Metrics } from '../../src/observability/metrics/metrics';
 import { Secret } from '../../src/redaction/secret';
-import { buildServer, type BuiltServer, type ServerConfig } from '../../src/web/server';
+import { buildServer, type BuiltServer, type ServerConfig, type ServerDependencies } from '../../src/web/server';
 import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';
 import { upstreamOptions, type ProtectionOverrides } from './upstreamOptions';
 import { call, startTestEmulator } from './emulator';
@@ -30,6 +30,8 @@ export interface SubgraphOverEmulatorOptions {
   protection?: ProtectionOverrides;
   /** Wired into the upstreams and the server (GET /metrics) as `npm start` does. */
   metrics?: Metrics;
+  /** The server's logger (tests that read its lines); default: silent. */
+  logger?: ServerDependencies['logger'];
 }
 
 /**
@@ -63,7 +65,7 @@ export async function startSubgraph(emulator: RunningEmulator, options: Subgraph
     {
       reporting: upstreams.reporting,
       recommender: upstreams.recommender,
-      logger: silentLogger,
+      logger: options.logger ?? silentLogger,
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     },
   );

@@ -5,37 +5,48 @@
  */
 export interface Caller {
   /**
-   * Whom the budget's share is counted for: the JWT's `azp` or `client_id`,
-   * else its `sub`, else the `apollographql-client-name` header (trusted only
-   * behind a router-secret or hmac proof), else `anonymous`.
+   * Whom the budget's share is counted for, from a proof only: the verified
+   * JWT's `azp` or `client_id`, else its `sub`; the `apollographql-client-name`
+   * header only when the operator says the router sets it from something it
+   * verified (CALLER_NAME_HEADER_TRUSTED, behind a router-secret or hmac
+   * proof); else `unverified`, the one id (and so the one fair share) of
+   * every caller without a verified identity: renaming gains nothing.
    */
   id: string;
+  /** The `apollographql-client-name` header as sent (cut to 128 characters): a label for logs, never an identity unless trusted. */
+  clientName?: string;
   /** The scopes the caller holds; undefined when no JWT proof is required (the router enforces scopes then). */
   scopes?: ReadonlySet<string>;
   /** The site domains (lower case) the caller may read; undefined: every site (JWT_SITES_CLAIM unset). */
   sites?: ReadonlySet<string>;
 }
 
-const ANONYMOUS_ID = 'anonymous';
+/** The id every caller without a verified identity shares: one fair share between them all. */
+const UNVERIFIED_CALLER_ID = 'unverified';
 
 /** The caller of a subgraph that asks for no proof (CALLER_AUTH=none), and of in-process executeOperation calls. */
-export const OPEN_CALLER: Caller = Object.freeze({ id: ANONYMOUS_ID });
+export const OPEN_CALLER: Caller = Object.freeze({ id: UNVERIFIED_CALLER_ID });
 
 /** Longer ids are cut: an id becomes a queue key and a (bounded) metrics label. */
 const MAX_ID_LENGTH = 128;
 
-/** The verified claims of a JWT (or those Hive Gateway forwarded behind a valid HMAC signature). */
+/** The verified claims of a JWT (a bearer token, or the token Hive Gateway forwards). */
 export type Claims = Readonly<Record<string, unknown>>;
 
 /**
  * The caller's identity, in the order platform teams expect: the OAuth client
- * (`azp`, `client_id`) a token was issued to, then its subject; a client name
- * header only counts when a router vouched for the request.
+ * (`azp`, `client_id`) a verified token was issued to, then its subject; a
+ * client name only when the gate trusts the router to have set it.
  */
 export function callerIdOf(claims: Claims | undefined, trustedClientName: string | undefined): string {
   const fromClaims = [claims?.azp, claims?.client_id, claims?.sub].find(isNonEmptyString);
   const id = fromClaims ?? (isNonEmptyString(trustedClientName) ? trustedClientName.trim() : undefined);
-  return id === undefined ? ANONYMOUS_ID : id.slice(0, MAX_ID_LENGTH);
+  return id === undefined ? UNVERIFIED_CALLER_ID : id.slice(0, MAX_ID_LENGTH);
+}
+
+/** The client name header's value as a label: trimmed, cut to the id's length; undefined when empty. */
+export function clientNameOf(header: string | undefined): string | undefined {
+  return isNonEmptyString(header) ? header.trim().slice(0, MAX_ID_LENGTH) : undefined;
 }
 
 /** `scope` (space-separated, RFC 8693) and `scp` (an array, as Azure AD and Okta send it), as both routers read them. */

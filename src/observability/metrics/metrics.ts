@@ -1,6 +1,9 @@
 import type { Registry } from 'prom-client';
-import { BoundedLabel, CALLER_ID_PATTERN } from './boundedLabel';
+import { BoundedLabel } from './boundedLabel';
+import { callerLabeler, type CallerLabeler, type CallerLabelOptions } from './callerLabel';
 import { createInstruments, type Instruments, type MetricsOptions } from './registry';
+
+export type { CallerLabelOptions };
 
 /** The kinds of asks in the reporting budget queue, as labels (upstream/observer.ts names the events). */
 type AskKindLabel = 'dashboard' | 'table';
@@ -9,8 +12,6 @@ type AskRefusalLabel = 'deadline' | 'metric_unavailable' | 'upstream_error' | 's
 
 /** Distinct analytics tables shown by their age; the rest share `__other__`. */
 const TABLE_LABEL_LIMIT = 20;
-/** Distinct callers shown by their id (the budget's fair share); the rest share `__other__`. */
-const CALLER_LABEL_LIMIT = 50;
 
 export interface OperationRecord {
   name: string | null | undefined;
@@ -43,19 +44,25 @@ const BREAKER_VALUES: Record<BreakerState, number> = { closed: 0, half_open: 1, 
 /**
  * The recording functions the rest of the subgraph calls. Label values are
  * bounded by construction: enums, path constants, error codes, and operation
- * names and callers' ids through BoundedLabel. Nothing here takes a URL or a
- * query text.
+ * names and callers' labels through BoundedLabel. Nothing here takes a URL or
+ * a query text, and a caller's id shows only as METRICS_CALLER_LABEL says
+ * (by default a keyed hash: an id is often a person's).
  */
 export class Metrics {
   readonly registry: Registry;
   private readonly instruments: Instruments;
   private readonly operationNames: BoundedLabel;
   private readonly tableNames = new BoundedLabel(TABLE_LABEL_LIMIT);
-  private readonly callers = new BoundedLabel(CALLER_LABEL_LIMIT, CALLER_ID_PATTERN);
+  private readonly callerLabel: CallerLabeler;
 
-  /** `operationNameLimit`: distinct operation names shown as labels (METRICS_DEFAULTS in src/config/metrics.ts). */
-  constructor(options: MetricsOptions & { operationNameLimit: number }) {
-    this.instruments = createInstruments(options);
+  /**
+   * `operationNameLimit`: distinct operation names shown as labels (METRICS_DEFAULTS in src/config/metrics.ts);
+   * `callerLabel`: what the fair-share series' `caller` label shows (default: a keyed hash, with a key of this process).
+   */
+  constructor(options: Omit<MetricsOptions, 'callerLabelled'> & { operationNameLimit: number; callerLabel?: CallerLabelOptions }) {
+    const { callerLabel, ...instrumentOptions } = options;
+    this.callerLabel = callerLabeler(callerLabel);
+    this.instruments = createInstruments({ ...instrumentOptions, callerLabelled: this.callerLabel !== undefined });
     this.registry = this.instruments.registry;
     this.operationNames = new BoundedLabel(options.operationNameLimit);
   }
@@ -155,14 +162,16 @@ export class Metrics {
     if (kind === 'table') this.instruments.analyticsRefusals.inc({ reason });
   }
 
-  /** Slots (or parts of a merged query's slot) a caller's dashboards spent: `subgraph_reporting_caller_slots_total`, bounded label. */
+  /** Slots (or parts of a merged query's slot) a caller's dashboards spent: `subgraph_reporting_caller_slots_total`, by caller label. */
   recordCallerSlots(caller: string, slots: number): void {
-    this.instruments.callerSlots.inc({ caller: this.callers.valueOf(caller) }, slots);
+    if (this.callerLabel === undefined) this.instruments.callerSlots.inc(slots);
+    else this.instruments.callerSlots.inc({ caller: this.callerLabel(caller) }, slots);
   }
 
-  /** A caller's ask refused over its fair share: `subgraph_reporting_caller_refusals_total`, bounded label. */
+  /** A caller's ask refused over its fair share: `subgraph_reporting_caller_refusals_total`, by caller label. */
   recordCallerRefusal(caller: string): void {
-    this.instruments.callerRefusals.inc({ caller: this.callers.valueOf(caller) });
+    if (this.callerLabel === undefined) this.instruments.callerRefusals.inc();
+    else this.instruments.callerRefusals.inc({ caller: this.callerLabel(caller) });
   }
 
   /** A table's name is its window and rank metric (never filter values), bounded. */

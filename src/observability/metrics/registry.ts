@@ -19,6 +19,8 @@ export interface MetricsOptions {
   processMetrics?: boolean;
   /** The clock the analytics tables' ages are read on (default Date.now; tests pin it). */
   now?: () => number;
+  /** false: the fair-share series carry no `caller` label (METRICS_CALLER_LABEL=off). Default: they do. */
+  callerLabelled?: boolean;
 }
 
 /** The registry and every instrument, built once per process (tests build their own). */
@@ -27,6 +29,7 @@ export function createInstruments(options: MetricsOptions = {}) {
   if (options.processMetrics !== false) collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });
   const registers = [registry];
   const name = (suffix: string) => `${METRIC_PREFIX}${suffix}`;
+  const callerLabel = options.callerLabelled === false ? [] : (['caller'] as const);
   return {
     registry,
     operations: new Counter({
@@ -194,14 +197,14 @@ export function createInstruments(options: MetricsOptions = {}) {
     }),
     callerSlots: new Counter({
       name: name('reporting_caller_slots_total'),
-      help: "Slots of the reporting budget spent on each caller's dashboard asks (a merged query's slot split between its callers), by caller (bounded: the first 50 ids, then __other__)",
-      labelNames: ['caller'] as const,
+      help: "Slots of the reporting budget spent on each caller's dashboard asks (a merged query's slot split between its callers), by caller (METRICS_CALLER_LABEL: a keyed hash of the id by default; bounded: the first 50, then __other__)",
+      labelNames: callerLabel,
       registers,
     }),
     callerRefusals: new Counter({
       name: name('reporting_caller_refusals_total'),
-      help: 'Dashboard asks refused at once because their caller spent its fair share of the reporting budget, by caller (bounded like reporting_caller_slots_total)',
-      labelNames: ['caller'] as const,
+      help: 'Dashboard asks refused at once because their caller spent its fair share of the reporting budget, by caller (labelled like reporting_caller_slots_total)',
+      labelNames: callerLabel,
       registers,
     }),
     analyticsTableAge: tableAgeGauge(name('analytics_table_age_seconds'), registers, options.now ?? Date.now),

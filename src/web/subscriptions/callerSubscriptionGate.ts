@@ -7,7 +7,8 @@ import type { SubscriptionGate } from './gate';
  * HTTP requests: header proofs on the upgrade (401, as the HTTP gate), the
  * bearer token on the upgrade or in the connection params (4403 naming the
  * problem). The admitted Caller is every subscription's caller, so the
- * scopes and sites are checked at subscribe time as for a query.
+ * scopes and sites are checked at subscribe time as for a query; a socket
+ * admitted with a JWT ends when the token expires (4403).
  */
 export function callerSubscriptionGate(gate: CallerGate): SubscriptionGate<Caller> {
   return {
@@ -17,7 +18,8 @@ export function callerSubscriptionGate(gate: CallerGate): SubscriptionGate<Calle
     },
     admitConnection: async (request, connectionParams) => {
       const admission = await gate.admitSocketConnection(request, connectionParams);
-      return 'problem' in admission ? { refused: `caller not authenticated: ${admission.problem}` } : { admitted: admission.caller };
+      if ('problem' in admission) return { refused: `caller not authenticated: ${admission.problem}` };
+      return { admitted: admission.caller, ...(admission.expiresAt === undefined ? {} : { expiresAt: admission.expiresAt }) };
     },
   };
 }

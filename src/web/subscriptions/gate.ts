@@ -28,5 +28,8 @@ export interface UpgradeRefusal {
   message: string;
 }
 
-/** The connection's admission, or why it is closed (4403; the reason names the problem, never a secret). */
-export type ConnectionAdmission<Admission> = { admitted: Admission } | { refused: string };
+/**
+ * The connection's admission, or why it is closed (4403; the reason names the problem, never a secret). `expiresAt`
+ * (ms since the epoch): when the proof it was admitted with (a JWT's `exp`) expires, the socket is closed with 4403.
+ */
+export type ConnectionAdmission<Admission> = { admitted: Admission; expiresAt?: number } | { refused: string };

@@ -13,6 +13,7 @@ import type { SocketSubscriptions, SubscribedOperation } from '../../graphql/sub
 import type { Logger } from '../../observability/logger';
 import type { SubscriptionMetrics } from '../../observability/metrics/subscriptions';
 import type { SubscriptionGate, UpgradeRefusal } from './gate';
+import { closeWhenTokenExpires } from './socketExpiry';
 
 /** 1013 Try Again Later (RFC 6455 registry): the consumer fell too far behind; a reconnect starts it afresh. */
 const SLOW_CONSUMER_CLOSE_CODE = 1013;
@@ -78,6 +79,7 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
           return false;
         }
         (ctx.extra as SocketExtra<Admission>).admission = admission.admitted;
+        if (admission.expiresAt !== undefined) closeWhenTokenExpires(ctx.extra.socket, admission.expiresAt);
         return true;
       },
       onSubscribe: async (ctx, _id, payload) => {
