@@ -104,7 +104,7 @@ export interface BuiltServer {
   httpServer: Server;
   apollo: ApolloServer<Context>;
   lifecycle(): Lifecycle;
-  /** A fresh per-request context, as the /graphql route builds for each request (for executeOperation); default caller: anonymous, every scope and site. */
+  /** A fresh per-request context, as the /graphql route builds for each request (for executeOperation); default caller: unverified, every scope and site. */
   createContext(caller?: Caller): Context;
   /** The proofs /graphql requires, for the start-up log (`none`, or e.g. `router-secret, jwt`). */
   callerProofs: string;

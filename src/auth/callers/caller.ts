@@ -1,7 +1,7 @@
 /**
  * Who is asking, as the proofs of src/web/callerGate.ts established it: what
  * the per-operation context carries to the scope rule (src/graphql/access/),
- * the sites filter (src/reporting/sites/) and the queue's fair share.
+ * the caller-scoped read path (src/reporting/reads/) and the queue's fair share.
  */
 export interface Caller {
   /**
