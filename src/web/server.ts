@@ -52,6 +52,7 @@ export type ServerConfig = Pick<
   | 'shutdownDelaySeconds'
   | 'httpTimeouts'
   | 'landingPage'
+  | 'schemaAuthorizationDirectives'
   | 'governor'
   | 'callerAuth'
   | 'subscriptions'
@@ -235,7 +236,7 @@ function createApollo(
   // stored) on one serves all. Otherwise in process, created here (as Apollo would) so both get the same one.
   const cache = deps.apolloCache ?? new InMemoryLRUCache<string>();
   return new ApolloServer<Context>({
-    schema: buildSchema(),
+    schema: buildSchema({ authorizationDirectivesInSdl: config.schemaAuthorizationDirectives }),
     logger: deps.logger,
     cache,
     // formatError ends with the responses' redaction.
