@@ -8,6 +8,8 @@
  * refused, a live ranking over SSE and over WebSocket with its refresh, and a
  * subscription out of scope refused.
  */
+import { useGenericAuth } from '@envelop/generic-auth';
+import type { GatewayPlugin } from '@graphql-hive/gateway-runtime';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { TimeUnit } from '../../contract';
@@ -32,6 +34,7 @@ import { startLiveOverHttp, type LiveOverHttp } from '../subscriptions/support/l
 jest.setTimeout(60_000);
 
 const DOMAIN = 'dailyglobe.example';
+const TRAFFIC = `dashboard(query: { dates: { last: { number: 7, unit: DAY } }, metrics: [PAGE_VIEWS_TOTAL] }) { total }`;
 const RANKING = `subscription Ranking { topArticles(limit: 3) { value article { url } } }`;
 
 interface Ranking {
@@ -47,6 +50,8 @@ let key: SigningKey;
 let jwks: JwksServer;
 let live: LiveOverHttp;
 let hive: RunningHiveGateway;
+let supergraphSdl: string;
+let gatewayConfig: ReturnType<typeof loadHiveExample>['gatewayConfig'];
 const cleanups: (() => Promise<void> | void)[] = [];
 
 beforeAll(async () => {
@@ -55,14 +60,14 @@ beforeAll(async () => {
   live = await startLiveOverHttp({
     callerAuth: callerAuth(['router-secret', 'hmac', 'jwt'], { jwks: { url: jwks.url }, issuer: ISSUER, audience: AUDIENCE }),
   });
-  const { gatewayConfig } = loadHiveExample({
+  ({ gatewayConfig } = loadHiveExample({
     ROUTER_SECRET,
     ROUTER_HMAC_SECRET: HMAC_SECRET,
     JWT_JWKS_URL: jwks.url,
     JWT_ISSUER: ISSUER,
     JWT_AUDIENCE: AUDIENCE,
-  });
-  const { supergraphSdl } = composeSupergraph([{ name: ANALYTICS_SUBGRAPH_NAME, url: live.graphqlUrl, typeDefs: loadAnalyticsTypeDefs() }]);
+  }));
+  ({ supergraphSdl } = composeSupergraph([{ name: ANALYTICS_SUBGRAPH_NAME, url: live.graphqlUrl, typeDefs: loadAnalyticsTypeDefs() }]));
   hive = await startHiveGateway(supergraphSdl, gatewayConfig);
 });
 
@@ -106,8 +111,7 @@ describe('queries through the example', () => {
     const before = live.recorder.dashboards.length;
     const answer = await postGraphQL<{ dashboard: unknown; recommendations: { url: string }[] }>(
       hive.url,
-      `{ dashboard(query: { dates: { last: { number: 7, unit: DAY } }, metrics: [PAGE_VIEWS_TOTAL] }) { total }
-         recommendations(experienceId: "${experienceId()}", domain: "${DOMAIN}") { url } }`,
+      `{ ${TRAFFIC} recommendations(experienceId: "${experienceId()}", domain: "${DOMAIN}") { url } }`,
       {},
       { authorization: `Bearer ${await token('profile')}` },
     );
@@ -117,6 +121,29 @@ describe('queries through the example', () => {
     // Hive's genericAuth marks a list field's path with "@" before its name.
     expect(answer.errors?.[0].path?.at(-1)).toBe('dashboard');
     expect(live.recorder.dashboards.length).toBe(before);
+  });
+
+  test("Hive's default protect-granular (rejectUnauthenticated: true) refuses the whole operation with 401 for one field", async () => {
+    // The example with the one setting the docs warn about put back to Hive's default.
+    const strict = await startHiveGateway(supergraphSdl, {
+      ...gatewayConfig,
+      plugins: () => [
+        useGenericAuth({
+          mode: 'protect-granular',
+          resolveUserFn: (context: Record<string, unknown>) => (context.jwt as { payload?: Record<string, unknown> } | undefined)?.payload,
+        }) as GatewayPlugin,
+      ],
+    });
+    cleanups.push(() => strict.close());
+    const response = await fetch(strict.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${await token('profile')}` },
+      body: JSON.stringify({ query: `{ ${TRAFFIC} recommendations(experienceId: "${experienceId()}", domain: "${DOMAIN}") { url } }` }),
+    });
+    expect(response.status).toBe(401);
+    const body = (await response.json()) as Result<unknown>;
+    expect(body.data ?? null).toBeNull();
+    expect(body.errors?.map((error) => error.extensions?.code)).toEqual(['UNAUTHORIZED_FIELD_OR_TYPE']);
   });
 
   test('scopes are read from `scp` (an array) as from `scope`', async () => {
