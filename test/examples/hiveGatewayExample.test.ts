@@ -10,6 +10,10 @@
  */
 import { useGenericAuth } from '@envelop/generic-auth';
 import type { GatewayPlugin } from '@graphql-hive/gateway-runtime';
+import { once } from 'node:events';
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { connect } from 'node:net';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { TimeUnit } from '../../contract';
@@ -50,6 +54,9 @@ let key: SigningKey;
 let jwks: JwksServer;
 let live: LiveOverHttp;
 let hive: RunningHiveGateway;
+/** Between the gateway and the subgraph: the headers of every request and upgrade the subgraph receives. */
+let seen: { upgrade: boolean; headers: IncomingHttpHeaders }[];
+let proxy: Server;
 let supergraphSdl: string;
 let gatewayConfig: ReturnType<typeof loadHiveExample>['gatewayConfig'];
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -67,16 +74,51 @@ beforeAll(async () => {
     JWT_ISSUER: ISSUER,
     JWT_AUDIENCE: AUDIENCE,
   }));
-  ({ supergraphSdl } = composeSupergraph([{ name: ANALYTICS_SUBGRAPH_NAME, url: live.graphqlUrl, typeDefs: loadAnalyticsTypeDefs() }]));
+  const proxyUrl = await startHeaderRecorder(new URL(live.graphqlUrl));
+  ({ supergraphSdl } = composeSupergraph([{ name: ANALYTICS_SUBGRAPH_NAME, url: proxyUrl, typeDefs: loadAnalyticsTypeDefs() }]));
   hive = await startHiveGateway(supergraphSdl, gatewayConfig);
 });
 
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
   await hive?.close();
+  proxy?.closeAllConnections();
+  await new Promise<void>((resolve) => (proxy === undefined ? resolve() : proxy.close(() => resolve())));
   await live?.close();
   await jwks?.close();
 });
+
+/** Forwards HTTP requests and WebSocket upgrades to `target` unchanged, recording the headers of each. */
+async function startHeaderRecorder(target: URL): Promise<string> {
+  seen = [];
+  proxy = createServer((incoming, outgoing) => {
+    seen.push({ upgrade: false, headers: incoming.headers });
+    const forwarded = httpRequest(
+      { host: target.hostname, port: target.port, path: incoming.url, method: incoming.method, headers: incoming.headers },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
+    forwarded.on('error', () => outgoing.destroy());
+    incoming.pipe(forwarded);
+  });
+  proxy.on('upgrade', (incoming, socket, head) => {
+    seen.push({ upgrade: true, headers: incoming.headers });
+    const upstream = connect(Number(target.port), target.hostname, () => {
+      const lines = [`${incoming.method} ${incoming.url} HTTP/1.1`];
+      for (let i = 0; i < incoming.rawHeaders.length; i += 2) lines.push(`${incoming.rawHeaders[i]}: ${incoming.rawHeaders[i + 1]}`);
+      upstream.write(`${lines.join('\r\n')}\r\n\r\n`);
+      upstream.write(head);
+      upstream.pipe(socket).pipe(upstream);
+    });
+    upstream.on('error', () => socket.destroy());
+    socket.on('error', () => upstream.destroy());
+  });
+  proxy.listen(0, '127.0.0.1');
+  await once(proxy, 'listening');
+  return `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/graphql`;
+}
 
 const token = (scope: string, claims: Record<string, unknown> = {}) => signToken(key, { claims: { scope, ...claims } });
 
@@ -87,7 +129,7 @@ function experienceId(): string {
 }
 
 describe('queries through the example', () => {
-  test('answered with the caller token: the subgraph got the router secret, the HMAC signature and the token', async () => {
+  test('answered with the caller token: the subgraph got the router secret, the HMAC signature, the token and the client name', async () => {
     const answer = await postGraphQL<{ recommendations: { url: string }[] }>(
       hive.url,
       `{ recommendations(experienceId: "${experienceId()}", domain: "${DOMAIN}") { url } }`,
@@ -96,6 +138,10 @@ describe('queries through the example', () => {
     );
     expect(answer.errors).toBeUndefined();
     expect(answer.data?.recommendations.length).toBeGreaterThan(0);
+    // The router secret and the client's name reached the subgraph (the rest its 200 shows).
+    const last = seen.filter((request) => !request.upgrade).at(-1);
+    expect(last?.headers['x-router-secret']).toBe(ROUTER_SECRET);
+    expect(last?.headers['apollographql-client-name']).toBe('newsroom-wall');
   });
 
   test('refused at the edge without a token (the JWT plugin), before the subgraph is asked', async () => {
@@ -258,6 +304,10 @@ describe('subscriptions through the example (to the subgraph over WebSocket)', (
       fetchedAt: live.clock.now(),
     });
     await Promise.all([sse.received(2), ws.received(2)]);
+    // The gateway's socket to the subgraph carried the router secret on its upgrade (the token rides connectionParams).
+    const upgrades = seen.filter((request) => request.upgrade);
+    expect(upgrades.length).toBeGreaterThan(0);
+    for (const upgrade of upgrades) expect(upgrade.headers['x-router-secret']).toBe(ROUTER_SECRET);
     for (const client of [sse, ws]) {
       expect(client.results[1].errors).toBeUndefined();
       expect(client.results[1].data?.topArticles?.[0]).toEqual({ value: 8_888_888, article: { url: leader } });
