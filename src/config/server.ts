@@ -40,6 +40,11 @@ export interface ServerSettings {
   /** What a browser's GET /graphql shows (LANDING_PAGE). */
   landingPage: LandingPage;
   httpTimeouts: HttpTimeouts;
+  /**
+   * Whether `_service { sdl }` carries @authenticated and @requiresScopes (SCHEMA_AUTHORIZATION_DIRECTIVES): `false` for
+   * @apollo/gateway, which refuses a supergraph that links them. The subgraph enforces them either way.
+   */
+  schemaAuthorizationDirectives: boolean;
 }
 
 /**
@@ -60,6 +65,7 @@ export const SERVER_DEFAULTS: Readonly<Omit<ServerSettings, 'production' | 'cors
     logLevel: 'info',
     shutdownDelaySeconds: 5,
     responseCacheEnabled: true,
+    schemaAuthorizationDirectives: true,
   },
 );
 
@@ -76,6 +82,7 @@ export function readServer(reader: EnvReader, env: NodeJS.ProcessEnv): ServerSet
     responseCacheEnabled: reader.boolean('RESPONSE_CACHE_ENABLED') ?? SERVER_DEFAULTS.responseCacheEnabled,
     landingPage: reader.oneOf('LANDING_PAGE', LANDING_PAGES) ?? defaultLandingPage(production),
     httpTimeouts: { ...HTTP_TIMEOUTS },
+    schemaAuthorizationDirectives: reader.boolean('SCHEMA_AUTHORIZATION_DIRECTIVES') ?? SERVER_DEFAULTS.schemaAuthorizationDirectives,
   };
 }
 

@@ -10,22 +10,45 @@ import {
   isListType,
   isNonNullType,
   isObjectType,
+  type DocumentNode,
   type GraphQLInputType,
   type GraphQLSchema,
 } from 'graphql';
 import { enforceScopes } from './access/enforceScopes';
+import { withoutAuthorizationDirectives } from './authorizationDirectives';
 import { resolvers } from './resolvers';
 import { checkEntityRepresentations } from './resolvers/entityRepresentations';
 import { loadTypeDefs } from './schema';
+
+export interface SchemaOptions {
+  /**
+   * Whether `_service { sdl }` (what a router composes) carries @authenticated and @requiresScopes; default true.
+   * The schema that runs keeps them either way, so the subgraph enforces its scopes whatever it publishes.
+   */
+  authorizationDirectivesInSdl?: boolean;
+}
 
 /**
  * The subgraph's executable schema: schema/*.graphql with the resolver map, the scopes it declares enforced, and each
  * `_entities` representation's type checked (a non-entity is BAD_USER_INPUT).
  */
-export function buildSchema(): GraphQLSchema {
-  return checkEntityRepresentations(
-    enforceScopes(withEnumDefaultsAsInternalValues(buildSubgraphSchema({ typeDefs: loadTypeDefs(), resolvers }))),
-  );
+export function buildSchema(options: SchemaOptions = {}): GraphQLSchema {
+  const typeDefs = loadTypeDefs();
+  const schema = checkEntityRepresentations(enforceScopes(withEnumDefaultsAsInternalValues(buildSubgraphSchema({ typeDefs, resolvers }))));
+  return options.authorizationDirectivesInSdl === false ? servingSdlOf(schema, withoutAuthorizationDirectives(typeDefs)) : schema;
+}
+
+/**
+ * `_service { sdl }` answers with `typeDefs` printed as @apollo/subgraph prints a subgraph's SDL (by building it:
+ * the same printer, so a router reads what it would read of a subgraph declared that way); nothing else changes.
+ */
+function servingSdlOf(schema: GraphQLSchema, typeDefs: DocumentNode): GraphQLSchema {
+  const service = buildSubgraphSchema({ typeDefs }).getQueryType()?.getFields()._service?.resolve;
+  const field = schema.getQueryType()?.getFields()._service;
+  if (service === undefined || field === undefined) throw new Error('a subgraph schema without Query._service');
+  const { sdl } = service(undefined, {}, undefined, undefined as never) as { sdl: string };
+  field.resolve = () => ({ sdl });
+  return schema;
 }
 
 /**

@@ -54,6 +54,7 @@ export type ServerConfig = Pick<
   | 'shutdownDelaySeconds'
   | 'httpTimeouts'
   | 'landingPage'
+  | 'schemaAuthorizationDirectives'
   | 'governor'
   | 'callerAuth'
   | 'subscriptions'
@@ -144,7 +145,7 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
     ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
   });
   // Built once: Apollo serves it, and the callers' read path takes what each metric needs from it (metricRuleOf).
-  const schema = buildSchema();
+  const schema = buildSchema({ authorizationDirectivesInSdl: config.schemaAuthorizationDirectives });
   const apollo = createApollo(config, limits, deps, httpServer, live.plugins(), schema);
   const { renderTtlSeconds, dashboardTtlSeconds } = config.cache;
   const reportingService = deps.reportingService ?? createOwnReportingService(config, deps, live.refreshes);

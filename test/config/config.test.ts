@@ -55,6 +55,7 @@ describe('loadConfig', () => {
       responseCacheEnabled: true,
       landingPage: 'sandbox',
       httpTimeouts: { keepAliveMs: 15_000, headersMs: 20_000, requestMs: 30_000, checkIntervalMs: 1_000 },
+      schemaAuthorizationDirectives: true,
       cache: { renderTtlSeconds: 60, dashboardTtlSeconds: 60, staleIfErrorSeconds: 600 },
       analytics: {
         chunkSize: 500,

@@ -1,6 +1,6 @@
 /**
  * The TypeScript snippets of the docs compile against the installed packages:
- * every ```ts block right after a `<!-- checked -->` line in README.md or
+ * every ```ts or ```tsx block right after a `<!-- checked -->` line in README.md or
  * docs/*.md is written to a file in a directory inside the repository (so
  * node_modules resolve as in a frontend's project), beside the client a
  * frontend generates from the schema (`./gql/graphql`, test/support/frontendCodegen.ts),
@@ -17,18 +17,20 @@ const WORK_PARENT = path.join(REPO_ROOT, 'test-output');
 
 interface Snippet {
   page: string;
+  /** `ts`, or `tsx` for a block with JSX (compiled as React 19's automatic runtime). */
+  language: 'ts' | 'tsx';
   /** The page's line of the block's first line of code (1-based). */
   line: number;
   source: string;
 }
 
-const CHECKED_BLOCK = /^<!-- checked -->\n```ts\n([\s\S]*?)^```$/gm;
+const CHECKED_BLOCK = /^<!-- checked -->\n```(tsx?)\n([\s\S]*?)^```$/gm;
 
-/** The checked ```ts blocks of one markdown file. */
+/** The checked ```ts and ```tsx blocks of one markdown file. */
 export function checkedSnippets(relativePath: string, markdown: string): Snippet[] {
   return [...markdown.matchAll(CHECKED_BLOCK)].map((match) => {
     const line = markdown.slice(0, match.index).split('\n').length + 2;
-    return { page: relativePath, line, source: match[1] };
+    return { page: relativePath, language: match[1] as Snippet['language'], line, source: match[2] };
   });
 }
 
@@ -50,6 +52,7 @@ function typeCheck(rootFiles: string[]): ts.Diagnostic[] {
     moduleResolution: ts.ModuleResolutionKind.Bundler,
     skipLibCheck: true,
     types: [],
+    jsx: ts.JsxEmit.ReactJSX,
   });
   return [...ts.getPreEmitDiagnostics(program)];
 }
@@ -65,7 +68,7 @@ describe('the checked TypeScript snippets of the docs', () => {
     await generateFrontendClient(workDir);
     files = new Map(
       snippets.map((snippet, index) => {
-        const file = path.join(workDir, `snippet${index + 1}.ts`);
+        const file = path.join(workDir, `snippet${index + 1}.${snippet.language}`);
         writeFileSync(file, snippet.source);
         return [file, snippet];
       }),
@@ -78,6 +81,13 @@ describe('the checked TypeScript snippets of the docs', () => {
 
   it('include the typed-frontend example of docs/schema.md', () => {
     expect(snippets.find((s) => s.page === 'docs/schema.md')?.source).toMatch(/useQuery/);
+  });
+
+  it('include the Apollo Client 4 subscription component of docs/subscriptions.md, as TSX', () => {
+    const client = snippets.find((s) => s.page === 'docs/subscriptions.md' && s.language === 'tsx');
+    expect(client?.source).toMatch(/useSubscription/);
+    expect(client?.source).toMatch(/connectionParams: async \(\) =>/);
+    expect(client?.source).toMatch(/shouldRetry/);
   });
 
   it('compile against the installed packages and the generated client', () => {
@@ -96,6 +106,11 @@ describe('the checked TypeScript snippets of the docs', () => {
 describe('checkedSnippets', () => {
   it('takes only ts blocks right after the marker, with the line the code starts on', () => {
     const markdown = ['# Page', '<!-- checked -->', '```ts', 'const a = 1;', '```', '', '```ts', 'unchecked', '```', ''].join('\n');
-    expect(checkedSnippets('docs/x.md', markdown)).toEqual([{ page: 'docs/x.md', line: 4, source: 'const a = 1;\n' }]);
+    expect(checkedSnippets('docs/x.md', markdown)).toEqual([{ page: 'docs/x.md', language: 'ts', line: 4, source: 'const a = 1;\n' }]);
+  });
+
+  it('takes tsx blocks too', () => {
+    const markdown = ['<!-- checked -->', '```tsx', 'const b = <p />;', '```', ''].join('\n');
+    expect(checkedSnippets('docs/x.md', markdown)).toEqual([{ page: 'docs/x.md', language: 'tsx', line: 3, source: 'const b = <p />;\n' }]);
   });
 });

@@ -17,14 +17,16 @@ import { buildSubgraphSchema } from '@apollo/subgraph';
 import { parse } from 'graphql';
 import type { RunningEmulator } from '../../emulator';
 import type { Experience } from '../../emulator/store';
-import { gatewayConfig, HIVE_MAX_COST } from '../../examples/hive-gateway/gateway.config';
 import { CostEstimator, RouterCostEstimator } from '../support/demandCost';
 import { call, startTestEmulator } from '../support/emulator';
 import { startAnalyticsSubgraph, type RunningAnalyticsSubgraph } from '../support/federationAnalytics';
 import { buildCmsData, CMS_SUBGRAPH_NAME, CMS_TYPE_DEFS, startCmsSubgraph, type RunningCmsSubgraph } from '../support/federationCms';
 import { postGraphQL, type GraphQLResponse } from '../support/federationGateway';
 import { ANALYTICS_SUBGRAPH_NAME, composeSupergraph, loadAnalyticsTypeDefs } from '../support/federationSupergraph';
-import { startHiveGateway, type RunningHiveGateway } from '../support/hiveGateway';
+import { startHiveGateway, type RunningHiveGateway, loadHiveExample, PLACEHOLDER_EXAMPLE_ENV } from '../support/hiveGateway';
+
+/** The shipped example (its demand control and response cache are under test here, not its security). */
+const { gatewayConfig, HIVE_MAX_COST } = loadHiveExample(PLACEHOLDER_EXAMPLE_ENV);
 
 const DOMAIN = 'dailyglobe.example';
 /** Apollo Router's documented starting configuration: `static_estimated: { list_size: 10, max: 1000 }`. */

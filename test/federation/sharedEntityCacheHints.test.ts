@@ -13,10 +13,12 @@ import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/dis
 import { startStandaloneServer } from '@apollo/server/standalone';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { buildSchema, isObjectType, parse, print, type ConstDirectiveNode, type GraphQLSchema } from 'graphql';
-import { gatewayConfig } from '../../examples/hive-gateway/gateway.config';
 import { postGraphQL } from '../support/federationGateway';
 import { ANALYTICS_SUBGRAPH_NAME, composeSupergraph, loadAnalyticsTypeDefs } from '../support/federationSupergraph';
-import { startHiveGateway, type RunningHiveGateway } from '../support/hiveGateway';
+import { startHiveGateway, type RunningHiveGateway, loadHiveExample, PLACEHOLDER_EXAMPLE_ENV } from '../support/hiveGateway';
+
+/** The shipped example (its demand control and response cache are under test here, not its security). */
+const { gatewayConfig } = loadHiveExample(PLACEHOLDER_EXAMPLE_ENV);
 
 /** A CMS that owns Article and hints its own type and fields, composing @cacheControl as we do. */
 const HINTED_CMS_TYPE_DEFS = `

@@ -89,6 +89,36 @@ describeWithChromium('the offline explorer in chromium', () => {
     expect(problems).toEqual([]);
   });
 
+  it('runs a subscription over graphql-ws on the same origin and shows its first result, with no other host asked', async () => {
+    const query = `subscription Live { topArticles(limit: 3) { rank article { url } } }`;
+    const page = await chromium.browser.newPage();
+    const refused = await cutOffNetwork(page, [new URL(subgraph.baseUrl).origin]);
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    page.on('pageerror', (error) => problems.push(String(error)));
+    const sockets: string[] = [];
+    const cdp = await page.createCDPSession();
+    await cdp.send('Network.enable');
+    cdp.on('Network.webSocketCreated', (event: { url: string }) => sockets.push(event.url));
+    await page.setViewport({ width: 1600, height: 900 });
+
+    await page.goto(`${subgraph.graphqlUrl}?query=${encodeURIComponent(query)}`, { waitUntil: 'load', timeout: PAGE_TIMEOUT_MS });
+    await page.waitForFunction(`${shownIn('.graphiql-query-editor')}.includes('topArticles')`, { timeout: PAGE_TIMEOUT_MS });
+    await page.click('.graphiql-execute-button');
+    await page
+      .waitForFunction(`${shownIn('.graphiql-response')}.includes('"rank"')`, { timeout: PAGE_TIMEOUT_MS })
+      .finally(() => saveScreenshot(page, 'explorer-subscription.png'));
+
+    const shown = await responseText(page);
+    expect(shown).toContain('"topArticles"');
+    expect(shown).not.toMatch(/not properly configured/);
+    expect(sockets).toEqual([subgraph.graphqlUrl.replace(/^http/, 'ws')]);
+    expect(refused).toEqual([]);
+    expect(problems).toEqual([]);
+  }, 60_000);
+
   it('cuts off the network for real: a page on another host fails and is recorded', async () => {
     const page = await chromium.browser.newPage();
     const refused = await cutOffNetwork(page, [new URL(subgraph.baseUrl).origin]);

@@ -20,8 +20,13 @@ globalThis.MonacoEnvironment = {
   },
 };
 
-// The page is served at the GraphQL endpoint itself (GET /graphql with Accept: text/html).
-const fetcher = createGraphiQLFetcher({ url: new URL(window.location.pathname, window.location.origin).href });
+// The page is served at the GraphQL endpoint itself (GET /graphql with Accept: text/html). Subscriptions go over
+// graphql-ws to the same path on the same origin (ws: or wss:, as the page; CSP connect-src 'self' allows it).
+const endpoint = new URL(window.location.pathname, window.location.origin);
+const fetcher = createGraphiQLFetcher({
+  url: endpoint.href,
+  subscriptionUrl: endpoint.href.replace(/^http/, 'ws'),
+});
 
 // A link can carry an operation: /graphql?query=…&variables=… (Apollo serves this page for any browser GET).
 const linked = new URLSearchParams(window.location.search);
