@@ -325,10 +325,16 @@ describe('subscriptions through the example (to the subgraph over WebSocket)', (
     expect(live.recorder.dashboards.length).toBe(before);
   });
 
-  // Waits for the subgraph (s34b): today the subgraph refuses a subscription with a graphql-ws `error` message, which
-  // Hive Gateway masks as "Unexpected error." (INTERNAL_SERVER_ERROR). Once the subgraph answers with the refusal as
-  // a result (`next` with its errors, then `complete`), this test is: a token with reporting:read (so the edge lets it
-  // through) subscribes over WebSocket to `topArticles(limit: 4, metric: REVENUE_TOTAL)`; the client's first result
-  // or error names FORBIDDEN, and live.recorder.dashboards did not grow.
-  test.todo('a subscription the subgraph refuses (a revenue metric without revenue:read) reaches the client with FORBIDDEN');
+  test('a subscription the subgraph refuses (a revenue metric without revenue:read) reaches the client with FORBIDDEN', async () => {
+    const before = live.recorder.dashboards.length;
+    // reporting:read lets it past the edge; the subgraph refuses the revenue metric itself, as a result, not a crash.
+    const ws = subscribeOverWebSocket(
+      gatewaySocket(`Bearer ${await token('reporting:read')}`),
+      `subscription { topArticles(limit: 4, metric: REVENUE_TOTAL) { value } }`,
+    );
+    const outcome = await Promise.race([ws.received(1).then(() => ws.results[0]), ws.ended]);
+    expect(JSON.stringify(outcome)).toContain('FORBIDDEN');
+    expect(JSON.stringify(outcome)).not.toContain('INTERNAL_SERVER_ERROR');
+    expect(live.recorder.dashboards.length).toBe(before);
+  });
 });
