@@ -69,12 +69,12 @@ async function dropped(): Promise<boolean> {
   return (await registryValue(live!.metrics.registry, 'subgraph_subscribers_dropped_total', { reason: 'slow_consumer' })) === 1;
 }
 
-/** A refresh as the tables write it, with every article's page views changed. */
+/** A refresh as the tables write it, with every article's page views changed (fetched a moment after the last). */
 async function writeChangedTable(key: string, turn: number): Promise<void> {
   const table = await live!.store.table(key);
   if (table === undefined) throw new Error('no table');
   const rows = new Map([...table.rows].map(([url, values], index) => [url, { ...values, pageViewsTotal: turn * 1_000_000 - index }]));
-  await live!.store.setTable({ ...table, rows, fetchedAt: live!.clock.now() });
+  await live!.store.setTable({ ...table, rows, fetchedAt: table.fetchedAt + 1 });
   // Lets the feeds read and the sockets write before the next change.
   await new Promise((resolve) => setImmediate(resolve));
 }

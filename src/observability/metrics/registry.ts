@@ -274,5 +274,11 @@ export function createSubscriptionInstruments(registry: Registry) {
       labelNames: ['reason'] as const,
       registers,
     }),
+    feedReads: new Counter({
+      name: name('subscription_feed_reads_total'),
+      help: 'Reads of their table by the live feeds, by trigger (subscriber: a first emission; refresh: newer numbers written; pulse)',
+      labelNames: ['trigger'] as const,
+      registers,
+    }),
   };
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../tables/clock';
 import type { TableRefreshes } from '../tables/refreshes';
 import type { Logger } from '../../observability/logger';
-import type { SubscriptionMetrics } from '../../observability/metrics/subscriptions';
+import type { FeedReadTrigger, SubscriptionMetrics } from '../../observability/metrics/subscriptions';
 import { LatestQueue } from './latestQueue';
 import { LiveFeed, type Emission, type FeedSource } from './liveFeed';
 
@@ -80,7 +80,9 @@ export class LiveNumbers {
     if (existing !== undefined) return existing;
     const { refreshes, clock, askDeadlineMs, dashboardTtlSeconds } = this.options;
     const pulseMs = Math.min(MAX_PULSE_MS, Math.max(MIN_PULSE_MS, (dashboardTtlSeconds * 1000) / 4));
-    const feed: LiveFeed<T> = new LiveFeed(source, { refreshes, clock, askDeadlineMs, pulseMs }, () => {
+    const metrics = this.options.metrics;
+    const onRead = metrics === undefined ? {} : { onRead: (trigger: FeedReadTrigger) => metrics.feedRead(trigger) };
+    const feed: LiveFeed<T> = new LiveFeed(source, { refreshes, clock, askDeadlineMs, pulseMs, ...onRead }, () => {
       if (this.feeds.get(source.key) === feed) this.feeds.delete(source.key);
     });
     this.feeds.set(source.key, feed as LiveFeed<unknown>);
