@@ -84,6 +84,7 @@ describe('loadConfig', () => {
         maxBufferedBytes: 1024 * 1024,
         callbackUrls: [{ kind: 'loopback' }],
       },
+      readiness: { maxEventLoopLagMs: 1_000, eventLoopLagSeconds: 10 },
       tracing: { enabled: false },
       callerAuth: { proofs: [] },
     });
