@@ -14,16 +14,20 @@ export interface SubscriptionMetrics {
   sent(field: string): void;
   dropped(reason: DropReason): void;
   feedRead(trigger: FeedReadTrigger): void;
+  socketRefused(reason: 'max_sockets'): void;
+  socketClosed(reason: 'idle'): void;
 }
 
 /** The live numbers' recording functions over their instruments (defined with every other series in registry.ts). */
 export function subscriptionMetrics(registry: Registry): SubscriptionMetrics {
-  const { open, events, drops, feedReads } = createSubscriptionInstruments(registry);
+  const { open, events, drops, feedReads, socketsRefused, socketsClosed } = createSubscriptionInstruments(registry);
   return {
     opened: (field) => open.inc({ field }),
     closed: (field) => open.dec({ field }),
     sent: (field) => events.inc({ field }),
     dropped: (reason) => drops.inc({ reason }),
     feedRead: (trigger) => feedReads.inc({ trigger }),
+    socketRefused: (reason) => socketsRefused.inc({ reason }),
+    socketClosed: (reason) => socketsClosed.inc({ reason }),
   };
 }
