@@ -5,6 +5,7 @@
  */
 import type { FeedReadTrigger } from '../../src/observability/metrics/subscriptions';
 import { LatestQueue } from '../../src/reporting/live/latestQueue';
+import { FanOut } from '../../src/reporting/live/fanOut';
 import { LiveFeed, type Emission } from '../../src/reporting/live/liveFeed';
 import { TableRefreshes } from '../../src/reporting/tables/refreshes';
 import { FakeClock, settle } from '../reporting/support/tablesFakes';
@@ -12,9 +13,8 @@ import { FakeClock, settle } from '../reporting/support/tablesFakes';
 const PULSE_MS = 2_500;
 const TABLE = 'the-table';
 
-function startFeed() {
+function startFeed(fanOut = new FanOut(), refreshes = new TableRefreshes()) {
   const clock = new FakeClock(1_000_000);
-  const refreshes = new TableRefreshes();
   const reads: FeedReadTrigger[] = [];
   const counted = { reads: 0 };
   let value = 0;
@@ -24,7 +24,7 @@ function startFeed() {
   };
   const feed = new LiveFeed<number>(
     { key: 'feed', table: TABLE, read, same: (a, b) => a === b },
-    { refreshes, clock, askDeadlineMs: 20_000, pulseMs: PULSE_MS, onRead: (trigger) => reads.push(trigger) },
+    { refreshes, clock, askDeadlineMs: 20_000, pulseMs: PULSE_MS, fanOut, onRead: (trigger) => reads.push(trigger) },
     () => undefined,
   );
   const emissions: Emission<number>[] = [];
@@ -44,6 +44,10 @@ function startFeed() {
       value = newValue;
       refreshes.receive({ key: TABLE, fetchedAt });
       await settle();
+    },
+    /** The numbers the next read gives, without an event. */
+    set(newValue: number) {
+      value = newValue;
     },
   };
 }
@@ -68,3 +72,46 @@ it('reads once per newer write, and once a pulse for writes no newer (the same n
   expect(live.emissions.map((emission) => ('value' in emission ? emission.value : emission.error.message))).toEqual([0, 1, 2, 3, 4, 5]);
   live.feed.close();
 });
+
+it("serves a refresh's subscribers a slice per turn of the event loop, across feeds, so thousands never hold it at once", async () => {
+  // Ten feeds of one table, twenty subscribers each: each feed's share is small, their sum is not.
+  const fanOut = new FanOut();
+  const refreshes = new TableRefreshes();
+  const feeds = Array.from({ length: 10 }, () => startFeed(fanOut, refreshes));
+  await settle();
+  const order: string[] = [];
+  const subscribers = feeds.flatMap((live, feed) =>
+    Array.from({ length: 20 }, (_, index) => {
+      const subscriber = new LatestQueue<Emission<number>>({ onDeliver: () => undefined, onEnd: () => undefined });
+      void (async () => {
+        for await (const emission of subscriber) {
+          // Each emission costs its subscriber some work (its execution and serialization): 200 of them, milliseconds.
+          busy(0.2);
+          if ('value' in emission && emission.value === 1) order.push(`${feed}.${index}`);
+        }
+      })();
+      live.feed.add(subscriber);
+      return subscriber;
+    }),
+  );
+  await settle();
+
+  for (const live of feeds) live.set(1);
+  refreshes.receive({ key: TABLE, fetchedAt: 6_000 });
+  // A probe (a health check, another socket) waiting for the loop's next turn while the refresh fans out.
+  setTimeout(() => order.push('probe'), 0);
+  while (order.filter((entry) => entry !== 'probe').length < 200) await settle();
+  const probeAt = order.indexOf('probe');
+  expect(probeAt).toBeGreaterThan(0);
+  expect(probeAt).toBeLessThan(200);
+  for (const subscriber of subscribers) subscriber.end();
+  for (const live of feeds) live.feed.close();
+});
+
+/** Work that never yields, `ms` long. */
+function busy(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end) {
+    // spinning on purpose
+  }
+}

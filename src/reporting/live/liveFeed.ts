@@ -1,6 +1,7 @@
 import type { Clock } from '../tables/clock';
 import type { TableRefreshes } from '../tables/refreshes';
 import type { FeedReadTrigger } from '../../observability/metrics/subscriptions';
+import type { FanOut } from './fanOut';
 import type { LatestQueue } from './latestQueue';
 
 /** What one subscription field with one set of arguments reads, and how its answers compare. */
@@ -25,6 +26,8 @@ export interface LiveFeedOptions {
   askDeadlineMs: number;
   /** How often the feed reads its table although nothing was written: its demand, and a missed event's catch-up. */
   pulseMs: number;
+  /** The replica's pace of pushes to subscribers (one for every feed). */
+  fanOut: FanOut;
   /** Each read, with what started it (the feeds' reads series). */
   onRead?(trigger: FeedReadTrigger): void;
 }
@@ -122,12 +125,17 @@ export class LiveFeed<T> {
     if (this.closed) return;
     if ('error' in emission) {
       // Those still waiting for a first answer get the error; the others keep the numbers they have.
-      for (const subscriber of this.subscribers) if (!subscriber.hasEmission()) subscriber.push(emission);
+      this.fanOut((subscriber) => !subscriber.hasEmission(), emission);
       return;
     }
     const changed = this.last === undefined || !this.source.same(this.last.value, emission.value);
     if (changed) this.last = emission;
-    for (const subscriber of this.subscribers) if (changed || !subscriber.hasEmission()) subscriber.push(emission);
+    this.fanOut((subscriber) => changed || !subscriber.hasEmission(), emission);
+  }
+
+  /** Pushes to each subscriber it is wanted for, at the replica's pace (./fanOut.ts). */
+  private fanOut(wanted: (subscriber: LatestQueue<Emission<T>>) => boolean, emission: Emission<T>): void {
+    for (const subscriber of this.subscribers) if (wanted(subscriber)) this.options.fanOut.push(() => subscriber.push(emission));
   }
 
   private async pulse(): Promise<void> {
