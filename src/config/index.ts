@@ -39,7 +39,7 @@ export {
   type RedisTlsConfig,
   type RedisUrlConfig,
 } from './redis';
-export { DEFAULT_READINESS_CONFIG, type ReadinessConfig } from './readiness';
+export type { ReadinessConfig } from './readiness';
 export { DEFAULT_SUBSCRIPTIONS_CONFIG, type CallbackUrlRule, type SubscriptionsConfig } from './subscriptions';
 export { defaultLandingPage, SERVER_DEFAULTS, type HttpTimeouts, type LandingPage } from './server';
 export type { TracingConfig } from './tracing';

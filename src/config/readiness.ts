@@ -13,7 +13,7 @@ export interface ReadinessConfig {
   eventLoopLagSeconds: number;
 }
 
-export const DEFAULT_READINESS_CONFIG: ReadinessConfig = Object.freeze({
+const DEFAULT_READINESS_CONFIG: ReadinessConfig = Object.freeze({
   // Far above a healthy replica's lag (milliseconds, a GC pause of a few hundred), far below a probe's timeout.
   maxEventLoopLagMs: 1_000,
   // Longer than one slow burst (a large refresh's fan-out), shorter than a probe period or two.

@@ -155,6 +155,33 @@ describe('loadConfig', () => {
     ]);
   });
 
+  test('reads the sockets and readiness settings of live numbers, and names each one out of range', () => {
+    const config = loadConfig({
+      MAX_SOCKETS: '500',
+      SUBSCRIPTION_IDLE_TIMEOUT_SECONDS: '45',
+      SUBSCRIPTION_KEEPALIVE_SECONDS: '5',
+      READINESS_MAX_EVENT_LOOP_LAG_MS: '0',
+      READINESS_EVENT_LOOP_LAG_SECONDS: '30',
+    });
+    expect(config.subscriptions).toMatchObject({ maxSockets: 500, idleTimeoutMs: 45_000, keepAliveMs: 5_000 });
+    expect(config.readiness).toEqual({ maxEventLoopLagMs: 0, eventLoopLagSeconds: 30 });
+    expect(
+      configError({
+        MAX_SOCKETS: '-1',
+        SUBSCRIPTION_IDLE_TIMEOUT_SECONDS: '0',
+        SUBSCRIPTION_KEEPALIVE_SECONDS: 'often',
+        READINESS_MAX_EVENT_LOOP_LAG_MS: '60001',
+        READINESS_EVENT_LOOP_LAG_SECONDS: '0',
+      }).problems,
+    ).toEqual([
+      'MAX_SOCKETS must be an integer from 0 to 1000000 (got "-1")',
+      'SUBSCRIPTION_IDLE_TIMEOUT_SECONDS must be an integer from 1 to 3600 (got "0")',
+      'SUBSCRIPTION_KEEPALIVE_SECONDS must be an integer from 1 to 300 (got "often")',
+      'READINESS_MAX_EVENT_LOOP_LAG_MS must be an integer from 0 to 60000 (got "60001")',
+      'READINESS_EVENT_LOOP_LAG_SECONDS must be an integer from 1 to 600 (got "0")',
+    ]);
+  });
+
   test('reads every variable', () => {
     const config = loadConfig({
       PORT: '8080',
