@@ -133,9 +133,17 @@ export class LiveFeed<T> {
     this.fanOut((subscriber) => changed || !subscriber.hasEmission(), emission);
   }
 
-  /** Pushes to each subscriber it is wanted for, at the replica's pace (./fanOut.ts). */
+  /**
+   * Pushes to each subscriber it is wanted for, at the replica's pace
+   * (./fanOut.ts); wanted or not is decided at the push, since an earlier
+   * push may have given the subscriber its first numbers meanwhile.
+   */
   private fanOut(wanted: (subscriber: LatestQueue<Emission<T>>) => boolean, emission: Emission<T>): void {
-    for (const subscriber of this.subscribers) if (wanted(subscriber)) this.options.fanOut.push(() => subscriber.push(emission));
+    for (const subscriber of this.subscribers) {
+      this.options.fanOut.push(() => {
+        if (!this.closed && wanted(subscriber)) subscriber.push(emission);
+      });
+    }
   }
 
   private async pulse(): Promise<void> {
