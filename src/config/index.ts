@@ -16,6 +16,7 @@ import { readLimits, type LimitsConfig } from './limits';
 import { readMetrics, type MetricsSettings } from './metrics';
 import { readRedis, type RedisConfig } from './redis';
 import { readServer, type ServerSettings } from './server';
+import { readReadiness, type ReadinessConfig } from './readiness';
 import { readSubscriptions, type SubscriptionsConfig } from './subscriptions';
 import { readTracing, type TracingConfig } from './tracing';
 import { readUpstream, type UpstreamConfig } from './upstream';
@@ -38,6 +39,7 @@ export {
   type RedisTlsConfig,
   type RedisUrlConfig,
 } from './redis';
+export type { ReadinessConfig } from './readiness';
 export { DEFAULT_SUBSCRIPTIONS_CONFIG, type CallbackUrlRule, type SubscriptionsConfig } from './subscriptions';
 export { defaultLandingPage, SERVER_DEFAULTS, type HttpTimeouts, type LandingPage } from './server';
 export type { TracingConfig } from './tracing';
@@ -55,6 +57,8 @@ export interface Config extends ServerSettings, UpstreamCallSettings, MetricsSet
   limits: LimitsConfig;
   /** Live numbers: subscription caps (docs/subscriptions.md). */
   subscriptions: SubscriptionsConfig;
+  /** When readiness turns `degraded`: the event loop's lag (docs/operations.md). */
+  readiness: ReadinessConfig;
   tracing: TracingConfig;
   /** Who may call /graphql (CALLER_AUTH and each proof's settings). */
   callerAuth: CallerAuthConfig;
@@ -83,6 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, readSecretFile?: ReadSecretFi
     redis: readRedis(reader),
     limits: readLimits(reader),
     subscriptions: readSubscriptions(reader, server.production),
+    readiness: readReadiness(reader),
     tracing: readTracing(reader, env),
     ...readMetrics(reader),
     ...readDoctor(reader),

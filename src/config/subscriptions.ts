@@ -12,6 +12,20 @@ export interface SubscriptionsConfig {
    * grows the replica's memory.
    */
   maxBufferedBytes: number;
+  /** MAX_SOCKETS: open WebSockets on this replica (with or without subscriptions); over it an upgrade is refused (503). */
+  maxSockets: number;
+  /**
+   * SUBSCRIPTION_IDLE_TIMEOUT_SECONDS: how long an acknowledged WebSocket may
+   * carry no subscription before it is closed (each costs memory and a slot
+   * of MAX_SOCKETS; a client with nothing to follow reconnects when it has).
+   */
+  idleTimeoutMs: number;
+  /**
+   * SUBSCRIPTION_KEEPALIVE_SECONDS: how often each WebSocket is pinged and
+   * checked: a socket that left the last ping unanswered (its client stopped
+   * reading) or holds more than SUBSCRIPTION_MAX_BUFFERED_BYTES unsent is dropped.
+   */
+  keepAliveMs: number;
   /**
    * SUBSCRIPTION_CALLBACK_URLS: where Apollo's callback protocol may POST.
    * A subscription names its own `callbackUrl`, so without this list any
@@ -40,6 +54,11 @@ export const DEFAULT_SUBSCRIPTIONS_CONFIG: SubscriptionsConfig = Object.freeze({
   maxPerConnection: 100,
   // About a hundred emissions of a big ranking: a healthy client never has that much unread.
   maxBufferedBytes: 1024 * 1024,
+  // One socket per subscription is the most a router's passthrough opens: as many as MAX_SUBSCRIPTIONS.
+  maxSockets: 10_000,
+  idleTimeoutMs: 30_000,
+  // graphql-ws's own interval: a client that stops reading is dropped within two of them.
+  keepAliveMs: 12_000,
   callbackUrls: LOOPBACK_ONLY,
 });
 
@@ -50,8 +69,17 @@ export function readSubscriptions(reader: EnvReader, production: boolean): Subsc
       reader.integer('MAX_SUBSCRIPTIONS_PER_CONNECTION', { min: 1, max: 100_000 }) ?? DEFAULT_SUBSCRIPTIONS_CONFIG.maxPerConnection,
     maxBufferedBytes:
       reader.integer('SUBSCRIPTION_MAX_BUFFERED_BYTES', { min: 1_024, max: 1024 ** 3 }) ?? DEFAULT_SUBSCRIPTIONS_CONFIG.maxBufferedBytes,
+    maxSockets: reader.integer('MAX_SOCKETS', { min: 0, max: 1_000_000 }) ?? DEFAULT_SUBSCRIPTIONS_CONFIG.maxSockets,
+    idleTimeoutMs:
+      seconds(reader.integer('SUBSCRIPTION_IDLE_TIMEOUT_SECONDS', { min: 1, max: 3_600 })) ?? DEFAULT_SUBSCRIPTIONS_CONFIG.idleTimeoutMs,
+    keepAliveMs:
+      seconds(reader.integer('SUBSCRIPTION_KEEPALIVE_SECONDS', { min: 1, max: 300 })) ?? DEFAULT_SUBSCRIPTIONS_CONFIG.keepAliveMs,
     callbackUrls: readCallbackUrls(reader, production),
   };
+}
+
+function seconds(value: number | undefined): number | undefined {
+  return value === undefined ? undefined : value * 1000;
 }
 
 const CALLBACK_URLS = 'SUBSCRIPTION_CALLBACK_URLS';

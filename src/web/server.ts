@@ -13,6 +13,7 @@ import { SYSTEM_CLOCK } from '../reporting/tables/clock';
 import type { DashboardEndpoint } from '../upstream/endpoints/dashboard';
 import { formatError } from '../graphql/errors';
 import { createHealthRoutes, type Lifecycle, type ReadinessDetails } from './health';
+import { watchEventLoopLag } from '../observability/eventLoopLag';
 import type { Logger } from '../observability/logger';
 import { createDocumentCache } from '../graphql/limits/documentCache';
 import type { PersistedManifest } from '../graphql/limits/persistedManifest';
@@ -58,6 +59,7 @@ export type ServerConfig = Pick<
   | 'governor'
   | 'callerAuth'
   | 'subscriptions'
+  | 'readiness'
 > & { cache: CacheTtls };
 
 export interface ServerDependencies {
@@ -128,7 +130,9 @@ const GRAPHQL_PATH = '/graphql';
 export function buildServer(config: ServerConfig, deps: ServerDependencies, options: ServerOptions = {}): BuiltServer {
   let state: Lifecycle = 'starting';
   const readiness = { ...(deps.redisMode === undefined ? {} : { redis: deps.redisMode }), ...deps.readinessDetails };
-  const routes = new Map<string, RouteHandler>(Object.entries(createHealthRoutes(() => state, readiness)));
+  // Sampled from the start (a loop already lagging at start-up is not ready either); stopped with the server.
+  const lag = watchEventLoopLag(config.readiness);
+  const routes = new Map<string, RouteHandler>(Object.entries(createHealthRoutes(() => state, readiness, lag)));
   const onError = (error: unknown) => deps.logger.error({ err: error }, 'unexpected error outside GraphQL execution');
   const httpServer = createHttpServer(
     createRouter(routes, onError, () => state === 'stopping'),
@@ -211,6 +215,7 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
       const delayMs = config.shutdownDelaySeconds * 1000;
       if (delayMs > 0) await (options.sleep ?? sleep)(delayMs);
       await apollo.stop();
+      lag.stop();
       if (ownsReportingService) reportingService.close();
     },
   };

@@ -84,8 +84,12 @@ describe('loadConfig', () => {
         maxSubscriptions: 10_000,
         maxPerConnection: 100,
         maxBufferedBytes: 1024 * 1024,
+        maxSockets: 10_000,
+        idleTimeoutMs: 30_000,
+        keepAliveMs: 12_000,
         callbackUrls: [{ kind: 'loopback' }],
       },
+      readiness: { maxEventLoopLagMs: 1_000, eventLoopLagSeconds: 10 },
       tracing: { enabled: false },
       callerAuth: { proofs: [] },
     });
@@ -150,6 +154,33 @@ describe('loadConfig', () => {
     expect(configError({ ANALYTICS_CHUNK_SIZE: '1001', ANALYTICS_WINDOW_ALIGN_SECONDS: '-1' }).problems).toEqual([
       'ANALYTICS_CHUNK_SIZE must be an integer from 1 to 1000 (got "1001")',
       'ANALYTICS_WINDOW_ALIGN_SECONDS must be an integer from 0 to 3600 (got "-1")',
+    ]);
+  });
+
+  test('reads the sockets and readiness settings of live numbers, and names each one out of range', () => {
+    const config = loadConfig({
+      MAX_SOCKETS: '500',
+      SUBSCRIPTION_IDLE_TIMEOUT_SECONDS: '45',
+      SUBSCRIPTION_KEEPALIVE_SECONDS: '5',
+      READINESS_MAX_EVENT_LOOP_LAG_MS: '0',
+      READINESS_EVENT_LOOP_LAG_SECONDS: '30',
+    });
+    expect(config.subscriptions).toMatchObject({ maxSockets: 500, idleTimeoutMs: 45_000, keepAliveMs: 5_000 });
+    expect(config.readiness).toEqual({ maxEventLoopLagMs: 0, eventLoopLagSeconds: 30 });
+    expect(
+      configError({
+        MAX_SOCKETS: '-1',
+        SUBSCRIPTION_IDLE_TIMEOUT_SECONDS: '0',
+        SUBSCRIPTION_KEEPALIVE_SECONDS: 'often',
+        READINESS_MAX_EVENT_LOOP_LAG_MS: '60001',
+        READINESS_EVENT_LOOP_LAG_SECONDS: '0',
+      }).problems,
+    ).toEqual([
+      'MAX_SOCKETS must be an integer from 0 to 1000000 (got "-1")',
+      'SUBSCRIPTION_IDLE_TIMEOUT_SECONDS must be an integer from 1 to 3600 (got "0")',
+      'SUBSCRIPTION_KEEPALIVE_SECONDS must be an integer from 1 to 300 (got "often")',
+      'READINESS_MAX_EVENT_LOOP_LAG_MS must be an integer from 0 to 60000 (got "60001")',
+      'READINESS_EVENT_LOOP_LAG_SECONDS must be an integer from 1 to 600 (got "0")',
     ]);
   });
 

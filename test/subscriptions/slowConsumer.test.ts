@@ -4,12 +4,12 @@
  * once its unsent bytes pass SUBSCRIPTION_MAX_BUFFERED_BYTES, and counted;
  * a healthy subscriber on another socket keeps every change meanwhile.
  */
-import WebSocket from 'ws';
 import { DEFAULT_SUBSCRIPTIONS_CONFIG } from '../../src/config';
 import { TimeUnit } from '../../contract';
 import { topArticlesSpec, toTopArticlesRequest } from '../../src/reporting/analytics/topArticles';
 import { registryValue } from './support/registryValue';
 import { startLiveOverHttp, type LiveOverHttp } from './support/liveOverHttp';
+import { openRawSubscriber } from './support/rawSubscriber';
 import { subscribe } from './support/subscriber';
 
 jest.setTimeout(60_000);
@@ -69,41 +69,12 @@ async function dropped(): Promise<boolean> {
   return (await registryValue(live!.metrics.registry, 'subgraph_subscribers_dropped_total', { reason: 'slow_consumer' })) === 1;
 }
 
-/** A refresh as the tables write it, with every article's page views changed. */
+/** A refresh as the tables write it, with every article's page views changed (fetched a moment after the last). */
 async function writeChangedTable(key: string, turn: number): Promise<void> {
   const table = await live!.store.table(key);
   if (table === undefined) throw new Error('no table');
   const rows = new Map([...table.rows].map(([url, values], index) => [url, { ...values, pageViewsTotal: turn * 1_000_000 - index }]));
-  await live!.store.setTable({ ...table, rows, fetchedAt: live!.clock.now() });
+  await live!.store.setTable({ ...table, rows, fetchedAt: table.fetchedAt + 1 });
   // Lets the feeds read and the sockets write before the next change.
   await new Promise((resolve) => setImmediate(resolve));
-}
-
-interface RawSubscriber {
-  pause(): void;
-  resume(): void;
-  closed: Promise<{ code: number; reason: string }>;
-}
-
-/** graphql-transport-ws by hand, so the test can stop reading the socket (a client library always reads). */
-async function openRawSubscriber(url: string, payloads: { query: string; variables: Record<string, unknown> }[]): Promise<RawSubscriber> {
-  const socket = new WebSocket(url, 'graphql-transport-ws');
-  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
-    socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
-  );
-  await new Promise((resolve) => socket.once('open', resolve));
-  const firsts = new Set<string>();
-  const allFirst = new Promise<void>((resolve) => {
-    socket.on('message', (data) => {
-      const message = JSON.parse(String(data)) as { type: string; id?: string };
-      if (message.type === 'connection_ack')
-        payloads.forEach((payload, index) => socket.send(JSON.stringify({ id: String(index), type: 'subscribe', payload })));
-      if (message.type === 'next' && message.id !== undefined) firsts.add(message.id);
-      if (firsts.size === payloads.length) resolve();
-    });
-  });
-  socket.send(JSON.stringify({ type: 'connection_init' }));
-  await allFirst;
-  const raw = (socket as unknown as { _socket: { pause(): void; resume(): void } })._socket;
-  return { pause: () => raw.pause(), resume: () => raw.resume(), closed };
 }

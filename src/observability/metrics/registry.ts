@@ -277,5 +277,23 @@ export function createSubscriptionInstruments(registry: Registry) {
       labelNames: ['reason'] as const,
       registers,
     }),
+    socketsRefused: new Counter({
+      name: name('subscription_sockets_refused_total'),
+      help: 'WebSocket upgrades refused by a cap, by reason (max_sockets: MAX_SOCKETS open already)',
+      labelNames: ['reason'] as const,
+      registers,
+    }),
+    socketsClosed: new Counter({
+      name: name('subscription_sockets_closed_total'),
+      help: 'WebSockets the subgraph closed that carried no subscription, by reason (idle: SUBSCRIPTION_IDLE_TIMEOUT_SECONDS)',
+      labelNames: ['reason'] as const,
+      registers,
+    }),
+    feedReads: new Counter({
+      name: name('subscription_feed_reads_total'),
+      help: 'Reads of their table by the live feeds, by trigger (subscriber: a first emission; refresh: newer numbers written; pulse)',
+      labelNames: ['trigger'] as const,
+      registers,
+    }),
   };
 }

@@ -1,5 +1,7 @@
 import type { Clock } from '../tables/clock';
 import type { TableRefreshes } from '../tables/refreshes';
+import type { FeedReadTrigger } from '../../observability/metrics/subscriptions';
+import type { FanOut } from './fanOut';
 import type { LatestQueue } from './latestQueue';
 
 /** What one subscription field with one set of arguments reads, and how its answers compare. */
@@ -24,6 +26,10 @@ export interface LiveFeedOptions {
   askDeadlineMs: number;
   /** How often the feed reads its table although nothing was written: its demand, and a missed event's catch-up. */
   pulseMs: number;
+  /** The replica's pace of pushes to subscribers (one for every feed). */
+  fanOut: FanOut;
+  /** Each read, with what started it (the feeds' reads series). */
+  onRead?(trigger: FeedReadTrigger): void;
 }
 
 /**
@@ -33,12 +39,26 @@ export interface LiveFeedOptions {
  * one read per write; each read is an ask of the table like a query's, so
  * the pulse keeps the table in demand (refreshed in its turn), and a read
  * never starts a vendor query of its own.
+ *
+ * Bounded whatever the tables do: a feed reads at most once per refresh
+ * (a write with numbers fetched later than any it was told of) plus twice
+ * per pulse (the pulse's own read, and one for writes no newer than that:
+ * the same numbers written again, a repeat of the event, a narrowed answer
+ * of the same instant), one read at a time. A table written again and again
+ * with the same numbers once made each write a read, each read an ask for a
+ * refresh, and each refresh answered from the answer cache a write: a loop
+ * with no timer in it that pinned a core (issue 35).
  */
 export class LiveFeed<T> {
   private readonly subscribers = new Set<LatestQueue<Emission<T>>>();
   private last: { value: T } | undefined;
   private reading: Promise<void> | undefined;
-  private readAgain = false;
+  /** What started the read to come after the current one (one at most), if any. */
+  private readAgain: FeedReadTrigger | undefined;
+  /** The newest `fetchedAt` a refresh event announced: an event no newer is not a refresh. */
+  private newestRefresh = -Infinity;
+  /** Whether a write no newer than `newestRefresh` was read since the last pulse (one such read a pulse). */
+  private readRepeat = false;
   private closed = false;
   private readonly stopListening: () => void;
 
@@ -47,7 +67,7 @@ export class LiveFeed<T> {
     private readonly options: LiveFeedOptions,
     private readonly onEmpty: () => void,
   ) {
-    this.stopListening = options.refreshes.on(source.table, () => void this.update());
+    this.stopListening = options.refreshes.on(source.table, (event) => this.refreshed(event.fetchedAt));
     void this.pulse();
   }
 
@@ -55,7 +75,7 @@ export class LiveFeed<T> {
   add(subscriber: LatestQueue<Emission<T>>): void {
     this.subscribers.add(subscriber);
     if (this.last !== undefined) subscriber.push(this.last);
-    else void this.update();
+    else void this.update('subscriber');
   }
 
   remove(subscriber: LatestQueue<Emission<T>>): void {
@@ -71,24 +91,31 @@ export class LiveFeed<T> {
     this.onEmpty();
   }
 
+  private refreshed(fetchedAt: number): void {
+    if (fetchedAt > this.newestRefresh) this.newestRefresh = fetchedAt;
+    else if (this.readRepeat) return;
+    else this.readRepeat = true;
+    void this.update('refresh');
+  }
+
   /** One read at a time: a write during a read makes one more read after it, never a queue of them. */
-  private update(): Promise<void> {
+  private update(trigger: FeedReadTrigger): Promise<void> {
     if (this.closed) return Promise.resolve();
     if (this.reading !== undefined) {
-      this.readAgain = true;
+      this.readAgain ??= trigger;
       return this.reading;
     }
-    this.reading = this.readOnce().finally(() => {
+    this.reading = this.readOnce(trigger).finally(() => {
       this.reading = undefined;
-      if (this.readAgain) {
-        this.readAgain = false;
-        void this.update();
-      }
+      const again = this.readAgain;
+      this.readAgain = undefined;
+      if (again !== undefined) void this.update(again);
     });
     return this.reading;
   }
 
-  private async readOnce(): Promise<void> {
+  private async readOnce(trigger: FeedReadTrigger): Promise<void> {
+    this.options.onRead?.(trigger);
     let emission: Emission<T>;
     try {
       emission = { value: await this.source.read(this.options.clock.now() + this.options.askDeadlineMs) };
@@ -98,19 +125,33 @@ export class LiveFeed<T> {
     if (this.closed) return;
     if ('error' in emission) {
       // Those still waiting for a first answer get the error; the others keep the numbers they have.
-      for (const subscriber of this.subscribers) if (!subscriber.hasEmission()) subscriber.push(emission);
+      this.fanOut((subscriber) => !subscriber.hasEmission(), emission);
       return;
     }
     const changed = this.last === undefined || !this.source.same(this.last.value, emission.value);
     if (changed) this.last = emission;
-    for (const subscriber of this.subscribers) if (changed || !subscriber.hasEmission()) subscriber.push(emission);
+    this.fanOut((subscriber) => changed || !subscriber.hasEmission(), emission);
+  }
+
+  /**
+   * Pushes to each subscriber it is wanted for, at the replica's pace
+   * (./fanOut.ts); wanted or not is decided at the push, since an earlier
+   * push may have given the subscriber its first numbers meanwhile.
+   */
+  private fanOut(wanted: (subscriber: LatestQueue<Emission<T>>) => boolean, emission: Emission<T>): void {
+    for (const subscriber of this.subscribers) {
+      this.options.fanOut.push(() => {
+        if (!this.closed && wanted(subscriber)) subscriber.push(emission);
+      });
+    }
   }
 
   private async pulse(): Promise<void> {
     while (!this.closed) {
       await this.options.clock.sleep(this.options.pulseMs);
       if (this.closed) return;
-      await this.update();
+      this.readRepeat = false;
+      await this.update('pulse');
     }
   }
 }

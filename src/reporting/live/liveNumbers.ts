@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../tables/clock';
 import type { TableRefreshes } from '../tables/refreshes';
 import type { Logger } from '../../observability/logger';
-import type { SubscriptionMetrics } from '../../observability/metrics/subscriptions';
+import type { FeedReadTrigger, SubscriptionMetrics } from '../../observability/metrics/subscriptions';
+import { FanOut } from './fanOut';
 import { LatestQueue } from './latestQueue';
 import { LiveFeed, type Emission, type FeedSource } from './liveFeed';
 
@@ -30,6 +31,7 @@ const MAX_PULSE_MS = 30_000;
  */
 export class LiveNumbers {
   private readonly feeds = new Map<string, LiveFeed<unknown>>();
+  private readonly fanOut = new FanOut();
   private openCount = 0;
   private closed = false;
 
@@ -80,7 +82,9 @@ export class LiveNumbers {
     if (existing !== undefined) return existing;
     const { refreshes, clock, askDeadlineMs, dashboardTtlSeconds } = this.options;
     const pulseMs = Math.min(MAX_PULSE_MS, Math.max(MIN_PULSE_MS, (dashboardTtlSeconds * 1000) / 4));
-    const feed: LiveFeed<T> = new LiveFeed(source, { refreshes, clock, askDeadlineMs, pulseMs }, () => {
+    const metrics = this.options.metrics;
+    const onRead = metrics === undefined ? {} : { onRead: (trigger: FeedReadTrigger) => metrics.feedRead(trigger) };
+    const feed: LiveFeed<T> = new LiveFeed(source, { refreshes, clock, askDeadlineMs, pulseMs, fanOut: this.fanOut, ...onRead }, () => {
       if (this.feeds.get(source.key) === feed) this.feeds.delete(source.key);
     });
     this.feeds.set(source.key, feed as LiveFeed<unknown>);

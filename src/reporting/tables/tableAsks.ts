@@ -220,6 +220,10 @@ export class TableAsks implements AskKind {
     const window = this.options.windowOf(refresh.spec, this.queue.clock.now());
     const { metrics } = this.plan.queryMetrics(this.options.tableMetrics(refresh.spec));
     const body = tableQuery(refresh.spec, window, metrics, this.options.maxRows);
+    // While its window has not moved, the answer cache holds the table's own numbers for the whole TTL, past the
+    // half TTL a refresh is asked at: a slot would bring them back, and their write would be taken for a refresh.
+    const cached = await this.options.reporting.peek?.(body);
+    if (cached?.cache === 'hit' && cached.fetchedAt <= refresh.seenFetchedAt) return undefined;
     return this.turn({
       spec: refresh.spec,
       waiters: [],
@@ -300,6 +304,8 @@ export class TableAsks implements AskKind {
   }
 
   private async answered(work: Work, served: Served<DashboardMetricResultWire[]>): Promise<number> {
+    // A refresh answered with numbers no newer than the table's (a stale answer served while the cache revalidates) is none.
+    if (!work.forAsks && work.seenFetchedAt !== undefined && served.fetchedAt <= work.seenFetchedAt) return 0;
     const table = tabulate(served.value, {
       key: work.spec.key,
       from: work.window.from,

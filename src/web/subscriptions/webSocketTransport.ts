@@ -2,10 +2,9 @@ import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { ApolloServer } from '@apollo/server';
 import { GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { CloseCode, type Context as SocketContext, type Disposable } from 'graphql-ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { refusalArgs } from './refusalResult';
-import { CloseCode, type Disposable } from 'graphql-ws';
-import { useServer, type Extra } from 'graphql-ws/use/ws';
-import { WebSocketServer } from 'ws';
 import type { SubscriptionsConfig } from '../../config';
 import type { Context } from '../../operation/context';
 import { ErrorCode } from '../../upstream/failures/errorCodes';
@@ -13,14 +12,14 @@ import type { SocketSubscriptions, SubscribedOperation } from '../../graphql/sub
 import type { Logger } from '../../observability/logger';
 import type { SubscriptionMetrics } from '../../observability/metrics/subscriptions';
 import type { SubscriptionGate, UpgradeRefusal } from './gate';
+import { IdleSockets } from './idleSockets';
 import { closeWhenTokenExpires } from './socketExpiry';
+import { MAX_MESSAGE_BYTES, serveSockets, type SocketExtra as BaseExtra } from './socketServer';
 
 /** 1013 Try Again Later (RFC 6455 registry): the consumer fell too far behind; a reconnect starts it afresh. */
 const SLOW_CONSUMER_CLOSE_CODE = 1013;
 /** RFC 6455: a close frame's payload is 125 bytes, 2 of them the code. */
 const MAX_CLOSE_REASON_BYTES = 123;
-/** A subscribe message carries a document and variables only: far less than an HTTP body may. */
-const MAX_MESSAGE_BYTES = 256 * 1024;
 
 export interface WebSocketTransportOptions<Admission> {
   httpServer: Server;
@@ -35,7 +34,7 @@ export interface WebSocketTransportOptions<Admission> {
   formatError(error: GraphQLError): ReturnType<GraphQLError['toJSON']>;
   /** Upgrades are refused (503) while this is true: the replica is starting or draining. */
   refusing(): boolean;
-  logger: Pick<Logger, 'info' | 'warn'>;
+  logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   metrics?: SubscriptionMetrics;
 }
 
@@ -45,7 +44,7 @@ export interface WebSocketTransport {
 }
 
 /** What graphql-ws keeps per socket beside the socket itself: the connection's admission by the gate. */
-interface SocketExtra<Admission> extends Extra {
+interface SocketExtra<Admission> extends BaseExtra {
   admission?: Admission;
 }
 
@@ -55,7 +54,10 @@ interface SocketExtra<Admission> extends Extra {
  * Gateway speak. Each subscribe message goes through Apollo Server's own
  * pipeline (src/graphql/subscriptions/socketSubscriptions.ts); the socket
  * layer adds the caller gate, the per-connection cap and the slow-consumer
- * drop, and formats every error as HTTP responses do.
+ * drop, and formats every error as HTTP responses do. The sockets
+ * themselves (keepalive, slow consumers, errors to the logger) are served by
+ * ./socketServer.ts; MAX_SOCKETS is checked on the upgrade, and an idle
+ * socket (no subscription) is closed after SUBSCRIPTION_IDLE_TIMEOUT_SECONDS.
  */
 export function attachWebSocketTransport<Admission>(options: WebSocketTransportOptions<Admission>): WebSocketTransport {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
@@ -69,7 +71,12 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
     streams.set(args.contextValue as object, { errors });
     return args;
   };
-  const server: Disposable = useServer<Record<string, unknown>, Partial<SocketExtra<Admission>>>(
+  // graphql-ws's context of each acknowledged socket: the subscriptions it carries.
+  const contexts = new WeakMap<WebSocket, SocketContext<Record<string, unknown>, SocketExtra<Admission>>>();
+  const carriesSubscriptions = (socket: WebSocket) => Object.keys(contexts.get(socket)?.subscriptions ?? {}).length > 0;
+  const idle = new IdleSockets(config.idleTimeoutMs, carriesSubscriptions, () => options.metrics?.socketClosed('idle'));
+  const server: Disposable = serveSockets<Record<string, unknown>>(
+    wss,
     {
       onConnect: async (ctx) => {
         const admission = await options.gate.admitConnection(ctx.extra.request, ctx.connectionParams);
@@ -80,9 +87,12 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
         }
         (ctx.extra as SocketExtra<Admission>).admission = admission.admitted;
         if (admission.expiresAt !== undefined) closeWhenTokenExpires(ctx.extra.socket, admission.expiresAt);
+        contexts.set(ctx.extra.socket, ctx);
+        idle.watch(ctx.extra.socket);
         return true;
       },
       onSubscribe: async (ctx, _id, payload) => {
+        idle.stop(ctx.extra.socket);
         const extra = ctx.extra as SocketExtra<Admission>;
         if (Object.keys(ctx.subscriptions).length > config.maxPerConnection) {
           return refuse([
@@ -123,26 +133,34 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
         if (stream === undefined) throw new Error('subscribe: no subscription was started for this message');
         return stream;
       },
-      onNext: (ctx, _id, _payload, _args, result) => {
-        const socket = ctx.extra.socket;
-        // Checked before each send: a socket whose unsent bytes pass the bound is dropped before they pile up
-        // (once: while it closes, graphql-ws's sends to it return at once).
-        if (socket !== undefined && socket.readyState === socket.OPEN && socket.bufferedAmount > config.maxBufferedBytes) {
-          options.metrics?.dropped('slow_consumer');
-          options.logger.warn(
-            { bufferedBytes: socket.bufferedAmount, maxBufferedBytes: config.maxBufferedBytes },
-            'subscriber dropped: slow consumer',
-          );
-          socket.close(SLOW_CONSUMER_CLOSE_CODE, 'Slow consumer: too much unsent');
-          return undefined;
-        }
+      onNext: (_ctx, _id, _payload, _args, result) => {
         if (result.errors === undefined) return undefined;
         return { ...result, errors: result.errors.map((error) => options.formatError(error)) };
       },
-      onError: (_ctx, _id, _payload, errors) => errors.map((error) => options.formatError(error)),
+      onError: (ctx, _id, _payload, errors) => {
+        idle.ended(ctx.extra.socket);
+        return errors.map((error) => options.formatError(error));
+      },
+      onComplete: (ctx) => idle.ended(ctx.extra.socket),
+      onClose: (ctx) => idle.stop(ctx.extra.socket),
     },
-    wss,
+    {
+      keepAliveMs: config.keepAliveMs,
+      maxBufferedBytes: config.maxBufferedBytes,
+      carriesSubscriptions,
+      slowConsumer: (socket, seen) => {
+        options.metrics?.dropped('slow_consumer');
+        options.logger.warn(
+          { bufferedBytes: seen.bufferedBytes, maxBufferedBytes: config.maxBufferedBytes, unansweredPing: seen.unansweredPing },
+          'subscriber dropped: slow consumer',
+        );
+        socket.close(SLOW_CONSUMER_CLOSE_CODE, seen.unansweredPing ? 'Slow consumer: stopped reading' : 'Slow consumer: too much unsent');
+      },
+      logger: options.logger,
+    },
   );
+  // Upgrades between the cap's check and their socket's registration count against MAX_SOCKETS too.
+  let upgrading = 0;
   const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
     void upgrade(request, socket, head);
   };
@@ -157,9 +175,22 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
         message: 'The subgraph is not serving: try another replica',
       });
     }
-    const refusal = await options.gate.admitUpgrade(request);
-    if (refusal !== undefined) return refuseUpgrade(socket, refusal);
-    wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+    if (wss.clients.size + upgrading >= config.maxSockets) {
+      options.metrics?.socketRefused('max_sockets');
+      return refuseUpgrade(socket, {
+        status: 503,
+        code: ErrorCode.SERVICE_UNAVAILABLE,
+        message: `This replica carries its maximum of ${config.maxSockets} open sockets (MAX_SOCKETS): connect again to reach another replica`,
+      });
+    }
+    upgrading += 1;
+    try {
+      const refusal = await options.gate.admitUpgrade(request);
+      if (refusal !== undefined) return refuseUpgrade(socket, refusal);
+      wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+    } finally {
+      upgrading -= 1;
+    }
   };
   options.httpServer.on('upgrade', onUpgrade);
   return {

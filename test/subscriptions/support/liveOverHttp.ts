@@ -34,6 +34,8 @@ export interface LiveOverHttp {
   metrics: Metrics;
   /** The store the tables write through (watched): a test may write a table as a refresh would. */
   store: TableStore;
+  /** The tables' "refreshed" events (every write of the store above). */
+  refreshes: TableRefreshes;
   /** Moves the subgraph's clock and the emulator's by the same amount. */
   advanceBoth(ms: number): Promise<void>;
   /** Resolves once `count` whole tables were stored since the start (an event of the tables). */
@@ -53,22 +55,26 @@ export const UNIT_MS = 63_000;
 const HOUR_MS = 3_600_000;
 const LIVE_ANALYTICS = { ...DEFAULT_ANALYTICS_CONFIG, windowAlignSeconds: 3_600 };
 
+export interface LiveHarnessOptions {
+  /**
+   * The tables' store answers each read after a turn of the event loop, as
+   * Redis answers over I/O: a loop of reads then yields (and shows as counts
+   * a test can read) instead of freezing the test's own process.
+   */
+  tablesOverIo?: boolean;
+}
+
 export async function startLiveOverHttp(
   overrides: ConfigOverrides = {},
   deps: Partial<Pick<ServerDependencies, 'subscriptionGate' | 'logger'>> = {},
   serverOptions: ServerOptions = {},
+  harness: LiveHarnessOptions = {},
 ): Promise<LiveOverHttp> {
   const clock = new FakeClock(Math.floor(Date.now() / HOUR_MS) * HOUR_MS - 30_000);
   let stored = 0;
   const storedWatchers: { count: number; reached: () => void }[] = [];
   const emulator = await startSmallEmulator({ profile: 'realistic' });
   const recorder = await startBodyRecorder(emulator.url);
-  const upstreams = demoUpstreams({
-    reportingBaseUrl: recorder.url,
-    recommenderUrl: emulator.url,
-    timeoutMs: 5_000,
-    protection: { now: () => clock.now(), governor: { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 1, queueTimeoutMs: 0 } },
-  });
   const config: Config = testConfig({
     renderMaxConcurrency: 4,
     cache: LIVE_CACHE,
@@ -77,8 +83,22 @@ export async function startLiveOverHttp(
     responseCacheEnabled: false,
     ...overrides,
   });
+  const metrics = new Metrics({ ...METRICS_DEFAULTS, processMetrics: false });
+  const upstreams = demoUpstreams({
+    reportingBaseUrl: recorder.url,
+    recommenderUrl: emulator.url,
+    timeoutMs: 5_000,
+    // The answer cache keeps answers as long as the tables (one DASHBOARD_CACHE_TTL_SECONDS, as in production); its events are series of `metrics`.
+    protection: {
+      now: () => clock.now(),
+      cache: config.cache,
+      governor: { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 1, queueTimeoutMs: 0 },
+    },
+    metrics,
+  });
   const refreshes = new TableRefreshes();
-  const store = refreshes.watch(new MemoryTableStore());
+  const memory = new MemoryTableStore();
+  const store = refreshes.watch(harness.tablesOverIo === true ? overIo(memory) : memory);
   const analyticsTables = new AnalyticsTables({
     reporting: upstreams.reporting,
     store,
@@ -97,7 +117,6 @@ export async function startLiveOverHttp(
       },
     },
   });
-  const metrics = new Metrics({ ...METRICS_DEFAULTS, processMetrics: false });
   const server = buildServer(
     config,
     {
@@ -125,6 +144,7 @@ export async function startLiveOverHttp(
     clock,
     metrics,
     store,
+    refreshes,
     async advanceBoth(ms) {
       await advanceClock(emulator, ms / 1000);
       await clock.advance(ms);
@@ -140,5 +160,22 @@ export async function startLiveOverHttp(
       await recorder.close();
       await emulator.close();
     },
+  };
+}
+
+/** The store, each read answered after a turn of the event loop (see `tablesOverIo`). */
+function overIo(store: TableStore): TableStore {
+  const turn = () => new Promise((resolve) => setImmediate(resolve));
+  return {
+    table: async (key) => {
+      await turn();
+      return store.table(key);
+    },
+    points: async (key, urls) => {
+      await turn();
+      return store.points(key, urls);
+    },
+    setTable: (table) => store.setTable(table),
+    setPoints: (table) => store.setPoints(table),
   };
 }
