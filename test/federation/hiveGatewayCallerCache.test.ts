@@ -9,12 +9,19 @@
  * subgraph sends them `private` (test/security/cacheScope.http.test.ts).
  */
 import type { RunningEmulator } from '../../emulator';
-import { gatewayConfig } from '../../examples/hive-gateway/gateway.config';
 import { postGraphQL, type GraphQLResponse } from '../support/federationGateway';
 import { ANALYTICS_SUBGRAPH_NAME, composeSupergraph, loadAnalyticsTypeDefs } from '../support/federationSupergraph';
-import { startHiveGateway, type HiveGatewayOptions, type RunningHiveGateway } from '../support/hiveGateway';
+import {
+  loadHiveExample,
+  PLACEHOLDER_EXAMPLE_ENV,
+  startHiveGateway,
+  type HiveGatewayOptions,
+  type RunningHiveGateway,
+} from '../support/hiveGateway';
 import { startSmallEmulator, startSubgraph, type RunningSubgraph } from '../support/subgraphHttp';
 import { AUDIENCE, callerAuth, ISSUER, serveJwks, signingKey, signToken, type JwksServer, type SigningKey } from '../security/support';
+
+const { gatewayConfig } = loadHiveExample(PLACEHOLDER_EXAMPLE_ENV);
 
 const GLOBE = 'dailyglobe.example';
 const METRO = 'metrotimes.example';
