@@ -88,6 +88,21 @@ export function redisHarness(): RedisHarness {
   };
 }
 
+/** How long a client may take to reconnect after a restart before the test fails (ioredis backs off up to 2 s between attempts). */
+const RECONNECT_BOUND_MS = 15_000;
+
+/**
+ * Resolves once every client is connected again (its `ready` event; at once if
+ * it already is), e.g. after the server restarted. Each client reconnects on
+ * its own backoff, so one client's readiness says nothing of another's, and a
+ * command sent before fails at once ("Stream isn't writeable": no offline queue).
+ */
+export async function readyAgain(...clients: Redis[]): Promise<void> {
+  const ready = await Promise.all(clients.map((client) => waitUntilReady(client, RECONNECT_BOUND_MS)));
+  const late = clients.filter((_client, index) => !ready[index]).map((client) => client.status);
+  if (late.length > 0) throw new Error(`${late.length} Redis client(s) not ready ${RECONNECT_BOUND_MS} ms after the restart (status ${late.join(', ')})`);
+}
+
 /** Polls `condition` until it holds (an event with no hook of its own), failing after `withinMs`. */
 export async function eventually(condition: () => Promise<boolean>, withinMs = 5_000): Promise<void> {
   const giveUpAt = Date.now() + withinMs;
