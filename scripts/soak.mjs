@@ -61,7 +61,9 @@ for (let round = 1; round <= rounds; round += 1) {
   for (const line of failures) console.log(line);
 }
 
-console.log(`\nsoak tally after ${rounds} round(s), ${Math.round((Date.now() - started) / 60_000)} min (suite: rounds failed / rounds run):`);
+console.log(
+  `\nsoak tally after ${rounds} round(s), ${Math.round((Date.now() - started) / 60_000)} min (suite: rounds failed / rounds run):`,
+);
 for (const [file, { runs, failed }] of [...tally].sort(([a], [b]) => a.localeCompare(b))) {
   console.log(`  ${failed > 0 ? 'FLAKY' : 'ok   '} ${file}: ${failed}/${runs}`);
 }

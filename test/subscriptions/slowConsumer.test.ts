@@ -104,6 +104,7 @@ async function openRawSubscriber(url: string, payloads: { query: string; variabl
   });
   socket.send(JSON.stringify({ type: 'connection_init' }));
   await allFirst;
-  const raw = (socket as unknown as { _socket: { pause(): void; resume(): void } })._socket;
-  return { pause: () => raw.pause(), resume: () => raw.resume(), closed };
+  // ws's own pause, not its net.Socket's: ws resumes the net.Socket whenever its frame parser drains (after any
+  // chunk of 16 KiB or more) unless the WebSocket itself is paused, so a pause of the bare socket could be undone.
+  return { pause: () => socket.pause(), resume: () => socket.resume(), closed };
 }

@@ -100,7 +100,8 @@ const RECONNECT_BOUND_MS = 15_000;
 export async function readyAgain(...clients: Redis[]): Promise<void> {
   const ready = await Promise.all(clients.map((client) => waitUntilReady(client, RECONNECT_BOUND_MS)));
   const late = clients.filter((_client, index) => !ready[index]).map((client) => client.status);
-  if (late.length > 0) throw new Error(`${late.length} Redis client(s) not ready ${RECONNECT_BOUND_MS} ms after the restart (status ${late.join(', ')})`);
+  if (late.length > 0)
+    throw new Error(`${late.length} Redis client(s) not ready ${RECONNECT_BOUND_MS} ms after the restart (status ${late.join(', ')})`);
 }
 
 /** Polls `condition` until it holds (an event with no hook of its own), failing after `withinMs`. */
