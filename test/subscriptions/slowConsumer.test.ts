@@ -18,6 +18,8 @@ const PANELS = `subscription ($urls: [String!]!) {
   articleAnalytics(urls: $urls) { pageViews uniqueUsers averageDurationPerPage averageScroll from to fetchedAt }
 }`;
 const WEEK = { last: { number: 7, unit: TimeUnit.DAY } };
+/** Well inside graphql-ws's keep-alive (a ping every 12 s, the socket terminated 12 s after one goes unanswered). */
+const KEEP_ALIVE_PONG_MS = 1_000;
 
 let live: LiveOverHttp | undefined;
 
@@ -85,7 +87,7 @@ interface RawSubscriber {
   closed: Promise<{ code: number; reason: string }>;
 }
 
-/** graphql-transport-ws by hand, so the test can stop reading the socket (a client library always reads). */
+/** graphql-transport-ws by hand, so the test can stop reading the socket (a client library always reads) and stay alive meanwhile. */
 async function openRawSubscriber(url: string, payloads: { query: string; variables: Record<string, unknown> }[]): Promise<RawSubscriber> {
   const socket = new WebSocket(url, 'graphql-transport-ws');
   const closed = new Promise<{ code: number; reason: string }>((resolve) =>
@@ -104,7 +106,22 @@ async function openRawSubscriber(url: string, payloads: { query: string; variabl
   });
   socket.send(JSON.stringify({ type: 'connection_init' }));
   await allFirst;
-  // ws's own pause, not its net.Socket's: ws resumes the net.Socket whenever its frame parser drains (after any
-  // chunk of 16 KiB or more) unless the WebSocket itself is paused, so a pause of the bare socket could be undone.
-  return { pause: () => socket.pause(), resume: () => socket.resume(), closed };
+  // A client that stops reading cannot see the server's keep-alive pings: graphql-ws terminates a socket whose
+  // ping goes unanswered for 12 s (1006, not counted as a slow consumer), and on a loaded machine filling the
+  // kernel's buffers can take that long. Pongs sent unasked (RFC 6455 §5.5.3) keep it alive, so only the bound ends it.
+  let keepAlive: NodeJS.Timeout | undefined;
+  socket.once('close', () => clearInterval(keepAlive));
+  return {
+    // ws's own pause, not its net.Socket's: ws resumes the net.Socket whenever its frame parser drains (after any
+    // chunk of 16 KiB or more) unless the WebSocket itself is paused.
+    pause: () => {
+      socket.pause();
+      keepAlive = setInterval(() => socket.pong(), KEEP_ALIVE_PONG_MS);
+    },
+    resume: () => {
+      clearInterval(keepAlive);
+      socket.resume();
+    },
+    closed,
+  };
 }
