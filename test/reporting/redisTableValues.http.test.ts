@@ -11,7 +11,8 @@
  */
 import type { Redis } from 'ioredis';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
-import { createRedisClient, waitUntilReady } from '../../src/upstream/stores/redis/client';
+import { createRedisClient } from '../../src/upstream/stores/redis/client';
+import { awaitReady } from '../support/redisReady';
 import { Secret } from '../../src/redaction/secret';
 import { articleRepresentations, mostReadUrls } from '../support/analytics';
 import { apiToken, startTestEmulator } from '../support/emulator';
@@ -53,7 +54,7 @@ describeWithRedis('analytics tables read back from Redis, over HTTP', () => {
   beforeAll(async () => {
     [emulator, server] = await Promise.all([startTestEmulator({ rates: { reportingPerMinute: 600 } }), startRedisServer()]);
     admin = createRedisClient({ url: new Secret(server.url), keyPrefix: '', timeoutMs: 2_000 });
-    await waitUntilReady(admin, 5_000);
+    await awaitReady(admin);
     replica = await startReplica({
       REPORTING_BASE_URL: emulator.url,
       RECOMMENDER_URL: emulator.url,

@@ -9,7 +9,8 @@
 import type { Redis } from 'ioredis';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import { Secret } from '../../src/redaction/secret';
-import { createRedisClient, waitUntilReady } from '../../src/upstream/stores/redis/client';
+import { createRedisClient } from '../../src/upstream/stores/redis/client';
+import { awaitReady } from '../support/redisReady';
 import { eventually } from '../support/redisHarness';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 import { readStats, startSmallEmulator } from '../support/subgraphHttp';
@@ -44,7 +45,7 @@ describeWithRedis('the fair share behind two replicas on one Redis', () => {
     };
     replicas = await Promise.all([startReplica(env), startReplica(env)]);
     admin = createRedisClient({ url: new Secret(server.url), keyPrefix: '', timeoutMs: 2_000 });
-    await waitUntilReady(admin, 5_000);
+    await awaitReady(admin);
   }, 90_000);
 
   afterAll(async () => {

@@ -5,7 +5,8 @@
  * Registers its own jest hooks; call it at the top of a `describeWithRedis`.
  */
 import type { Redis } from 'ioredis';
-import { createRedisClient, waitUntilReady } from '../../src/upstream/stores/redis/client';
+import { createRedisClient } from '../../src/upstream/stores/redis/client';
+import { awaitReady } from './redisReady';
 import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
 import { startRedisServer, type RedisServer } from './redisServer';
@@ -63,7 +64,7 @@ export function redisHarness(): RedisHarness {
       onRefused: (reason) => refusals.push(reason),
       ...(options.now === undefined ? {} : { now: options.now }),
     });
-    await waitUntilReady(client, 5_000);
+    await awaitReady(client);
     return { client, redis, logs, refusals };
   };
   beforeAll(async () => {
@@ -86,22 +87,6 @@ export function redisHarness(): RedisHarness {
     admin: async () => (await replica({ prefix: '' })).client,
     replica,
   };
-}
-
-/** How long a client may take to reconnect after a restart before the test fails (ioredis backs off up to 2 s between attempts). */
-const RECONNECT_BOUND_MS = 15_000;
-
-/**
- * Resolves once every client is connected again (its `ready` event; at once if
- * it already is), e.g. after the server restarted. Each client reconnects on
- * its own backoff, so one client's readiness says nothing of another's, and a
- * command sent before fails at once ("Stream isn't writeable": no offline queue).
- */
-export async function readyAgain(...clients: Redis[]): Promise<void> {
-  const ready = await Promise.all(clients.map((client) => waitUntilReady(client, RECONNECT_BOUND_MS)));
-  const late = clients.filter((_client, index) => !ready[index]).map((client) => client.status);
-  if (late.length > 0)
-    throw new Error(`${late.length} Redis client(s) not ready ${RECONNECT_BOUND_MS} ms after the restart (status ${late.join(', ')})`);
 }
 
 /** Polls `condition` until it holds (an event with no hook of its own), failing after `withinMs`. */

@@ -19,7 +19,8 @@ import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import { Secret } from '../../src/redaction/secret';
-import { createRedisClient, waitUntilReady } from '../../src/upstream/stores/redis/client';
+import { createRedisClient } from '../../src/upstream/stores/redis/client';
+import { awaitReady } from '../support/redisReady';
 import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
 import { articleRepresentations, mostReadUrls } from '../support/analytics';
 import { apiToken, startTestEmulator } from '../support/emulator';
@@ -63,7 +64,7 @@ describeWithRedis('the documented Redis ACL', () => {
       startRedisServer(),
     ]);
     admin = createRedisClient({ url: new Secret(server.url), keyPrefix: '', timeoutMs: 2_000 });
-    await waitUntilReady(admin, 5_000);
+    await awaitReady(admin);
     const { user, rules } = documentedAcl();
     await admin.call('ACL', 'SETUSER', user, ...rules);
     await admin.call('ACL', 'LOG', 'RESET');
@@ -151,7 +152,7 @@ describeWithRedis('a command refused for lack of permission', () => {
   beforeAll(async () => {
     server = await startRedisServer();
     const admin = createRedisClient({ url: new Secret(server.url), keyPrefix: '', timeoutMs: 2_000 });
-    await waitUntilReady(admin, 5_000);
+    await awaitReady(admin);
     // The old documented ACL's gap: no hash commands.
     await admin.call('ACL', 'SETUSER', 'limited', 'on', `>${PASSWORD}`, '~*', '+get', '+set', '+multi', '+exec', '+info', '+ping');
     await admin.quit();
@@ -172,7 +173,7 @@ describeWithRedis('a command refused for lack of permission', () => {
       timeoutMs: 1_000,
     });
     clients.push(client);
-    await waitUntilReady(client, 5_000);
+    await awaitReady(client);
     return new SharedRedis({
       ...REDIS_STATE_DEFAULTS.sharedRedis,
       client,

@@ -6,7 +6,8 @@
  */
 import { RATE_WINDOW_MS } from '../../src/upstream/stores/rateStore';
 import { RedisRateStore } from '../../src/upstream/stores/redisRateStore';
-import { eventually, readyAgain, redisHarness, type HarnessReplica } from '../support/redisHarness';
+import { eventually, redisHarness, type HarnessReplica } from '../support/redisHarness';
+import { awaitReady } from '../support/redisReady';
 import { describeWithRedis } from '../support/redisServer';
 
 const T0 = Date.UTC(2026, 10, 25, 9);
@@ -171,7 +172,7 @@ describeWithRedis('the budget after Redis went away', () => {
     expect(grants).toHaveLength(1);
     const sender = replicas[sent.replica];
     // Every connection of the test, the admin's too: each reconnects on its own backoff.
-    await readyAgain(admin, ...replicas.map(({ client }) => client));
+    await awaitReady(admin, ...replicas.map(({ client }) => client));
     clock.at = sent.at + 5_000;
     await sender.redis.roster.beat();
     await eventually(async () => Number(await admin.get(`test:budget:${KEY}`)) >= sent.at + RATE_WINDOW_MS);
@@ -199,7 +200,7 @@ describeWithRedis('the budget after Redis went away', () => {
     expect(grants).toHaveLength(1);
     const sender = replicas[sent.replica];
     // The admin's connection too, read below: each client reconnects on its own backoff, not when the sender does.
-    await readyAgain(admin, sender.client);
+    await awaitReady(admin, sender.client);
     clock.at = sent.at + 5_000;
 
     // Its first command since Redis came back: the local turn is charged before the shared bucket grants anything.
@@ -245,7 +246,7 @@ describeWithRedis('the budget after Redis went away', () => {
     await harness.server().stop();
     await store.reserve(KEY, PER_MINUTE, T0, 0);
     await harness.server().start();
-    await readyAgain(replica.client);
+    await awaitReady(replica.client);
     await replica.redis.roster.beat();
     await store.reserve(KEY, PER_MINUTE, T0, 0);
 

@@ -14,7 +14,8 @@ import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import { startBodyRecorder, type BodyRecorder } from '../support/bodyRecorder';
 import { call, startTestEmulator } from '../support/emulator';
 import { postGraphQL, type GraphQLResponse } from '../support/federationGateway';
-import { createRedisClient, waitUntilReady } from '../../src/upstream/stores/redis/client';
+import { createRedisClient } from '../../src/upstream/stores/redis/client';
+import { awaitReady } from '../support/redisReady';
 import { Secret } from '../../src/redaction/secret';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 import { startReplica, type Replica } from '../support/subgraphReplica';
@@ -60,7 +61,7 @@ describeWithRedis('the budget of three replicas while Redis is frozen (SIGSTOP)'
     };
     replicas = await Promise.all([startReplica(env), startReplica(env), startReplica(env)]);
     admin = createRedisClient({ url: new Secret(redis.url), keyPrefix: '', timeoutMs: 1_000 });
-    await waitUntilReady(admin, 5_000);
+    await awaitReady(admin);
   }, 90_000);
 
   afterAll(async () => {

@@ -5,7 +5,8 @@
  */
 import { createHash } from 'node:crypto';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
-import { createRedisClient, waitUntilReady } from '../../src/upstream/stores/redis/client';
+import { createRedisClient } from '../../src/upstream/stores/redis/client';
+import { awaitReady } from '../support/redisReady';
 import { Secret } from '../../src/redaction/secret';
 import { call, startTestEmulator } from '../support/emulator';
 import { postGraphQL, type GraphQLResponse } from '../support/federationGateway';
@@ -81,7 +82,7 @@ describeWithRedis('three replicas sharing one Redis', () => {
   const refillSharedBudget = async () => {
     const admin = createRedisClient({ url: new Secret(redis.url), keyPrefix: '', timeoutMs: 1_000 });
     try {
-      await waitUntilReady(admin, 5_000);
+      await awaitReady(admin);
       await admin.del(`replicas-test:budget:reporting:${DEMO_API_USER.email}`);
     } finally {
       admin.disconnect();
