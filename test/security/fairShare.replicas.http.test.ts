@@ -14,7 +14,7 @@ import { awaitReady } from '../support/redisReady';
 import { eventually } from '../support/redisHarness';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 import { readStats, startSmallEmulator } from '../support/subgraphHttp';
-import { startReplica, type Replica } from '../support/subgraphReplica';
+import { startReplicas, type Replica } from '../support/subgraphReplica';
 import { postGraphQL, ROUTER_SECRET, type GraphQLAnswer } from './support';
 
 jest.setTimeout(90_000);
@@ -43,7 +43,7 @@ describeWithRedis('the fair share behind two replicas on one Redis', () => {
       ROUTER_SECRET,
       REDIS_URL: server.url,
     };
-    replicas = await Promise.all([startReplica(env), startReplica(env)]);
+    replicas = await startReplicas(2, env);
     admin = createRedisClient({ url: new Secret(server.url), keyPrefix: '', timeoutMs: 2_000 });
     await awaitReady(admin);
   }, 90_000);

@@ -27,7 +27,7 @@ import { startTestEmulator } from '../support/emulator';
 import { postGraphQL } from '../support/federationGateway';
 import { scrape, valueOf } from '../support/metricsText';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
-import { startReplica, type Replica } from '../support/subgraphReplica';
+import { startReplicas, type Replica } from '../support/subgraphReplica';
 
 jest.setTimeout(90_000);
 
@@ -87,7 +87,7 @@ describeWithRedis('the documented Redis ACL', () => {
       REDIS_URL: `redis://${user}:${PASSWORD}@127.0.0.1:${server.port}`,
       REDIS_TIMEOUT_MS: '1000',
     };
-    replicas = await Promise.all([startReplica(env), startReplica(env)]);
+    replicas = await startReplicas(2, env);
   }, 90_000);
 
   afterAll(async () => {

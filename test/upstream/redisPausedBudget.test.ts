@@ -18,7 +18,7 @@ import { createRedisClient } from '../../src/upstream/stores/redis/client';
 import { awaitReady } from '../support/redisReady';
 import { Secret } from '../../src/redaction/secret';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
-import { startReplica, type Replica } from '../support/subgraphReplica';
+import { startReplicas, type Replica } from '../support/subgraphReplica';
 
 /** The vendor's real budget, and the governor's: one dashboard query a minute for the whole account. */
 const REPORTING_PER_MINUTE = 1;
@@ -59,7 +59,7 @@ describeWithRedis('the budget of three replicas while Redis is frozen (SIGSTOP)'
       REDIS_KEY_PREFIX: PREFIX,
       REDIS_TIMEOUT_MS: '500',
     };
-    replicas = await Promise.all([startReplica(env), startReplica(env), startReplica(env)]);
+    replicas = await startReplicas(3, env);
     admin = createRedisClient({ url: new Secret(redis.url), keyPrefix: '', timeoutMs: 1_000 });
     await awaitReady(admin);
   }, 90_000);

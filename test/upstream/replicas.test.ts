@@ -12,7 +12,7 @@ import { call, startTestEmulator } from '../support/emulator';
 import { postGraphQL, type GraphQLResponse } from '../support/federationGateway';
 import { eventually } from '../support/redisHarness';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
-import { startReplica, type Replica } from '../support/subgraphReplica';
+import { startReplicas, type Replica } from '../support/subgraphReplica';
 
 /** The emulator's and the governor's reporting budget: one account, spent together by the three replicas. */
 const REPORTING_PER_MINUTE = 150;
@@ -61,7 +61,7 @@ describeWithRedis('three replicas sharing one Redis', () => {
       // Generous: on a loaded 2-core CI machine a busy event loop must not look like a slow Redis.
       REDIS_TIMEOUT_MS: '1000',
     };
-    replicas = await Promise.all([startReplica(env), startReplica(env), startReplica(env)]);
+    replicas = await startReplicas(3, env);
   }, 90_000);
 
   afterAll(async () => {
