@@ -13,12 +13,16 @@
  *   a group's name             that group's patterns (e.g. `subscriptions redis`)
  *   anything else              passed to jest as a path pattern (e.g. `test/auth/renewalRace.test.ts`)
  */
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const JEST = createRequire(import.meta.url).resolve('jest/bin/jest');
+/** jest exits right after writing its results; still running this long after, something the tests left open holds it. */
+const EXIT_GRACE_MS = 60_000;
 
 /** The timing-sensitive suites, by group: jest path patterns (regular expressions over the test file's path). */
 const SOAK_GROUPS = {
@@ -32,18 +36,18 @@ const SOAK_GROUPS = {
 
 const rounds = readRounds(process.env.SOAK_ROUNDS);
 const patterns = selectedPatterns(process.argv.slice(2));
-const outputDir = path.join(root, 'test-output', 'soak');
-rmSync(outputDir, { recursive: true, force: true });
+// One directory per soak (jest's JSON results of each round), so two soaks never share one.
+const outputDir = path.join(root, 'test-output', 'soak', new Date().toISOString().replace(/[:.]/g, '-'));
 mkdirSync(outputDir, { recursive: true });
 
-console.log(`soak: ${rounds} round(s) of ${patterns.join(' ')}`);
+console.log(`soak: ${rounds} round(s) of ${patterns.join(' ')} (jest results in ${path.relative(root, outputDir)})`);
 /** Per suite (test file, relative path): rounds run, rounds failed. */
 const tally = new Map();
 let failedRounds = 0;
 const started = Date.now();
 for (let round = 1; round <= rounds; round += 1) {
   const roundStarted = Date.now();
-  const results = runRound(round);
+  const results = await runRound(round);
   const failures = [];
   for (const suite of results.suites) {
     const entry = tally.get(suite.file) ?? { runs: 0, failed: 0 };
@@ -86,19 +90,14 @@ function selectedPatterns(args) {
 }
 
 /** One jest run over the patterns: each suite's failed tests, from jest's JSON results. */
-function runRound(round) {
+async function runRound(round) {
   const outputFile = path.join(outputDir, `round-${round}.json`);
-  const run = spawnSync('npx', ['jest', '--json', `--outputFile=${outputFile}`, ...patterns], {
-    cwd: root,
-    stdio: ['ignore', 'ignore', 'pipe'],
-    encoding: 'utf8',
-    maxBuffer: 256 * 1024 * 1024,
-  });
+  const run = await runJest(outputFile);
   let report;
   try {
     report = JSON.parse(readFileSync(outputFile, 'utf8'));
   } catch {
-    const tail = (run.stderr ?? '').trim().split('\n').slice(-15).join('\n');
+    const tail = run.stderr.trim().split('\n').slice(-15).join('\n');
     return { suites: [], tests: 0, problem: `jest wrote no results (exit ${run.status ?? run.signal}):\n${tail}` };
   }
   const suites = report.testResults.map((suite) => ({
@@ -111,12 +110,36 @@ function runRound(round) {
         : []),
     ],
   }));
-  const noTests = suites.length === 0 ? `jest ran no suite for ${patterns.join(' ')}` : undefined;
-  const exitedBadly =
-    run.status !== 0 && report.numFailedTests === 0 && report.numFailedTestSuites === 0
-      ? `jest exited ${run.status ?? run.signal} with every test passed (an open handle, a crash after the tests?)`
-      : undefined;
-  return { suites, tests: report.numTotalTests, problem: noTests ?? exitedBadly };
+  const problems = [];
+  if (suites.length === 0) problems.push(`jest ran no suite for ${patterns.join(' ')}`);
+  if (run.hung)
+    problems.push(`jest did not exit ${EXIT_GRACE_MS / 1000} s after its results: a process or handle the tests left open (killed)`);
+  else if (run.status !== 0 && report.numFailedTests === 0 && report.numFailedTestSuites === 0)
+    problems.push(`jest exited ${run.status ?? run.signal} with every test passed`);
+  return { suites, tests: report.numTotalTests, problem: problems.length > 0 ? problems.join('; ') : undefined };
+}
+
+/** jest in its own process group, so a run held open after its results can be ended with whatever it started. */
+function runJest(outputFile) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [JEST, '--json', `--outputFile=${outputFile}`, ...patterns], {
+      cwd: root,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      detached: true,
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk) => (stderr = (stderr + chunk.toString('utf8')).slice(-200_000)));
+    let hung = false;
+    const watch = setInterval(() => {
+      if (hung || !existsSync(outputFile) || Date.now() - statSync(outputFile).mtimeMs < EXIT_GRACE_MS) return;
+      hung = true;
+      process.kill(-child.pid, 'SIGKILL');
+    }, 5_000);
+    child.on('exit', (status, signal) => {
+      clearInterval(watch);
+      resolve({ status, signal, stderr, hung });
+    });
+  });
 }
 
 function firstLine(message) {
