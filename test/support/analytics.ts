@@ -95,7 +95,7 @@ export async function urlsByPageViews(emulator: RunningEmulator, token: string, 
 }
 
 /** The `limit` most read urls of a window, straight from the emulator (one query of its budget, at its clock as it is). */
-export async function mostReadUrls(
+async function mostReadUrls(
   emulator: RunningEmulator,
   token: string,
   window: { from: string; to: string },
