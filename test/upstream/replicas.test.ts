@@ -4,6 +4,7 @@
  * Redis outage costs no operation.
  */
 import { createHash } from 'node:crypto';
+import { RATE_WINDOW_MS } from '../../src/upstream/stores/rateStore';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import { createRedisClient } from '../../src/upstream/stores/redis/client';
 import { awaitReady } from '../support/redisReady';
@@ -84,6 +85,21 @@ describeWithRedis('three replicas sharing one Redis', () => {
     try {
       await awaitReady(admin);
       await admin.del(`replicas-test:budget:reporting:${DEMO_API_USER.email}`);
+    } finally {
+      admin.disconnect();
+    }
+  };
+  /**
+   * The shared reporting budget with only `units` requests left (its GCRA "full at" instant written as the replicas'
+   * script would): a burst is then refused by the shared bucket itself, and the emulator, in this process, never
+   * gets the budget's whole minute of queries at once (on a loaded machine 150 at once outlasted the 10 s upstream timeout).
+   */
+  const leaveSharedUnits = async (units: number) => {
+    const admin = createRedisClient({ url: new Secret(redis.url), keyPrefix: '', timeoutMs: 1_000 });
+    try {
+      await awaitReady(admin);
+      const fullAt = Date.now() + RATE_WINDOW_MS - (units * RATE_WINDOW_MS) / REPORTING_PER_MINUTE;
+      await admin.set(`replicas-test:budget:reporting:${DEMO_API_USER.email}`, fullAt.toFixed(3), 'PX', RATE_WINDOW_MS + 1_000);
     } finally {
       admin.disconnect();
     }
@@ -177,6 +193,7 @@ describeWithRedis('three replicas sharing one Redis', () => {
 
   test('a burst beyond the shared budget never reaches the upstream: no 429, the account budget is respected', async () => {
     await refillUpstreamBudget(); // the replicas' shared bucket is what limits now
+    await leaveSharedUnits(5);
     await resetStats();
     const results = await spread(BURST, 10_000);
     const codes = results.flatMap((result) => (result.errors ?? []).map((error) => error.extensions));
