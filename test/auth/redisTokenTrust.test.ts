@@ -5,7 +5,7 @@
  * every outage's recovery writes the token back.
  */
 import { SharedTokenProvider, TOKEN_KEY } from '../../src/upstream/stores/sharedTokenProvider';
-import { waitUntilReady } from '../../src/upstream/stores/redis/client';
+import { awaitReady } from '../support/redisReady';
 import { MAX_TTL_MS } from '../../src/upstream/stores/redis/ttl';
 import type { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
 import { SIGN_IN_PATH } from '../../src/upstream/datasources/signIn';
@@ -120,7 +120,7 @@ describeWithRedis('the shared token in a Redis that is slow, poisoned or restart
       await harness.server().stop();
       await expect(a.redis.attempt((client) => client.get('probe'))).resolves.toMatchObject({ ok: false });
       await harness.server().start();
-      await waitUntilReady(a.client, 5_000);
+      await awaitReady(a.client);
       await eventually(
         async () => (await a.redis.attempt((client) => client.exists(TOKEN_KEY))).ok && (await a.client.exists(TOKEN_KEY)) === 1,
       );

@@ -15,7 +15,7 @@ import { call, startTestEmulator } from '../support/emulator';
 import { postGraphQL, type GraphQLResponse } from '../support/federationGateway';
 import { scrape, valueOf } from '../support/metricsText';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
-import { startReplica, type Replica } from '../support/subgraphReplica';
+import { startReplicas, type Replica } from '../support/subgraphReplica';
 
 const TOKEN_TTL_S = 600;
 /** Past the token's lifetime upstream (10 minutes), within its renewal time here: only a 401 tells. */
@@ -60,7 +60,7 @@ describeWithRedis('token renewal race: three replicas, one Redis, tokens that ex
       // Generous: on a loaded 2-core machine a busy event loop must not look like a slow Redis.
       REDIS_TIMEOUT_MS: '1000',
     };
-    replicas = await Promise.all([startReplica(env), startReplica(env), startReplica(env)]);
+    replicas = await startReplicas(3, env);
   }, 90_000);
 
   afterAll(async () => {

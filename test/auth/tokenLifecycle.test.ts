@@ -24,7 +24,8 @@ import { retryingClient as createHttpClient } from '../support/httpPath';
 import { reportingHttpPath } from '../../src/upstream/pipeline';
 import { UpstreamError } from '../../src/upstream/failures/upstreamError';
 import { Metrics } from '../../src/observability/metrics/metrics';
-import { createRedisClient, waitUntilReady } from '../../src/upstream/stores/redis/client';
+import { createRedisClient } from '../../src/upstream/stores/redis/client';
+import { awaitReady } from '../support/redisReady';
 import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
 import { call, startTestEmulator } from '../support/emulator';
@@ -90,7 +91,7 @@ describeWithRedis('30-minute tokens against the emulator', () => {
   async function sharedRedis(prefix: string): Promise<SharedRedis> {
     const client = createRedisClient({ url: new Secret(server.url), keyPrefix: prefix, timeoutMs: 2_000 });
     clients.push(client);
-    await waitUntilReady(client, 5_000);
+    await awaitReady(client);
     return new SharedRedis({ ...REDIS_STATE_DEFAULTS.sharedRedis, client, logger: quietLogger, retryAfterMs: 0, timeoutMs: 2_000 });
   }
 

@@ -9,7 +9,8 @@ import { SharedTokenProvider } from '../../src/upstream/stores/sharedTokenProvid
 import { TokenProvider, type SignInReason } from '../../src/auth/tokenProvider';
 import { REPORTING_SIGN_IN_ERRORS } from '../../src/upstream/datasources/signInErrors';
 import { UpstreamError } from '../../src/upstream/failures/upstreamError';
-import { createRedisClient, waitUntilReady } from '../../src/upstream/stores/redis/client';
+import { createRedisClient } from '../../src/upstream/stores/redis/client';
+import { awaitReady } from '../support/redisReady';
 import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
@@ -55,7 +56,7 @@ describeWithRedis('the token provider contract', () => {
     clients.push(client);
     const redis = new SharedRedis({ ...REDIS_STATE_DEFAULTS.sharedRedis, client, logger: quietLogger, retryAfterMs: 0, timeoutMs: 500 });
     if (wait) {
-      await waitUntilReady(client, 5_000);
+      await awaitReady(client);
       await client.flushall();
     }
     return redis;

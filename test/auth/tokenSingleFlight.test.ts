@@ -7,7 +7,8 @@
  */
 import type { Redis } from 'ioredis';
 import { SharedTokenProvider } from '../../src/upstream/stores/sharedTokenProvider';
-import { createRedisClient, waitUntilReady } from '../../src/upstream/stores/redis/client';
+import { createRedisClient } from '../../src/upstream/stores/redis/client';
+import { awaitReady } from '../support/redisReady';
 import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
 import { deferred } from '../support/deferred';
@@ -41,7 +42,7 @@ describeWithRedis('one sign-in per lapse across replicas', () => {
     now = START;
     const admin = createRedisClient({ url: new Secret(server.url), keyPrefix: '', timeoutMs: 1_000 });
     clients.push(admin);
-    await waitUntilReady(admin, 5_000);
+    await awaitReady(admin);
     await admin.flushall();
   });
   afterEach(async () => {
@@ -52,7 +53,7 @@ describeWithRedis('one sign-in per lapse across replicas', () => {
   async function replica(signIn: () => Promise<string>, hook: CommandHook = async () => {}): Promise<SharedTokenProvider> {
     const client = createRedisClient({ url: new Secret(server.url), keyPrefix: 'flight:', timeoutMs: 2_000 });
     clients.push(client);
-    await waitUntilReady(client, 5_000);
+    await awaitReady(client);
     const hooked = new Proxy(client, {
       get(target, property, receiver) {
         const value: unknown = Reflect.get(target, property, receiver);

@@ -8,7 +8,8 @@ import type { Redis } from 'ioredis';
 import type { Served } from '../../src/upstream/datasources/fetched';
 import type { RecommendationWire, RenderParams } from '../../src/upstream/datasources/wire';
 import { createApolloCache } from '../../src/upstream/stores/redis/apolloCache';
-import { createRedisClient, waitUntilReady } from '../../src/upstream/stores/redis/client';
+import { createRedisClient } from '../../src/upstream/stores/redis/client';
+import { awaitReady } from '../support/redisReady';
 import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
 import { buildServer, type BuiltServer } from '../../src/web/server';
@@ -53,7 +54,7 @@ describeWithRedis('response cache in a shared Redis', () => {
   async function replica(): Promise<{ server: BuiltServer; recommender: FakeRecommender; client: Redis }> {
     const client = createRedisClient({ url: new Secret(redisServer.url), keyPrefix: '', timeoutMs: 500 });
     clients.push(client);
-    await waitUntilReady(client, 5_000);
+    await awaitReady(client);
     const redis = new SharedRedis({ ...REDIS_STATE_DEFAULTS.sharedRedis, client, logger: silentLogger, retryAfterMs: 0, timeoutMs: 500 });
     const recommender = freshRecommender();
     const server = buildServer(

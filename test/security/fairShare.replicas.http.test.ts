@@ -10,11 +10,12 @@
 import type { Redis } from 'ioredis';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import { Secret } from '../../src/redaction/secret';
-import { createRedisClient, waitUntilReady } from '../../src/upstream/stores/redis/client';
+import { createRedisClient } from '../../src/upstream/stores/redis/client';
+import { awaitReady } from '../support/redisReady';
 import { eventually } from '../support/redisHarness';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 import { readStats, startSmallEmulator } from '../support/subgraphHttp';
-import { startReplica, type Replica } from '../support/subgraphReplica';
+import { startReplicas, type Replica } from '../support/subgraphReplica';
 import { postGraphQL, ROUTER_SECRET, type GraphQLAnswer } from './support';
 
 jest.setTimeout(90_000);
@@ -45,9 +46,9 @@ describeWithRedis('the fair share behind two replicas on one Redis', () => {
       CALLER_NAME_HEADER_TRUSTED: 'true',
       REDIS_URL: server.url,
     };
-    replicas = await Promise.all([startReplica(env), startReplica(env)]);
+    replicas = await startReplicas(2, env);
     admin = createRedisClient({ url: new Secret(server.url), keyPrefix: '', timeoutMs: 2_000 });
-    await waitUntilReady(admin, 5_000);
+    await awaitReady(admin);
   }, 90_000);
 
   afterAll(async () => {

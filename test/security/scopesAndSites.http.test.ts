@@ -6,6 +6,7 @@
  * before any upstream call (the emulator's counts).
  */
 import type { RunningEmulator } from '../../emulator';
+import { ingestMostRead } from '../support/analytics';
 import { readStats, startSmallEmulator, startSubgraph, type RunningSubgraph } from '../support/subgraphHttp';
 import {
   AUDIENCE,
@@ -28,9 +29,19 @@ let emulator: RunningEmulator;
 let jwks: JwksServer;
 let key: SigningKey;
 let subgraph: RunningSubgraph;
+/** The day's most read articles, the test's own (never what the demo data ranks first today), most read first. */
+let ranked: string[];
 
 beforeAll(async () => {
   emulator = await startSmallEmulator();
+  ranked = await ingestMostRead(
+    emulator,
+    [
+      `https://${METRO}/city/most-read`,
+      ...[1, 2, 3].flatMap((n) => [`https://${GLOBE}/news/read-${n}`, `https://${SPORTS}/match/read-${n}`]),
+    ].map((url) => ({ url })),
+    { at: Date.now() - 2 * 3_600_000 },
+  );
   key = await signingKey('key-1');
   jwks = await serveJwks([key]);
   subgraph = await startSubgraph(emulator, {
@@ -176,7 +187,9 @@ describe('sites per caller (JWT_SITES_CLAIM)', () => {
     const before = await dashboardQueries();
     const two = await ask({ scope: READER, sites: [GLOBE, SPORTS] }, `{ topArticles(limit: 5) { rank value article { url } } }`);
     const rows = two.body.data?.topArticles as Array<{ rank: number; value: number; article: { url: string } }>;
+    expect(allRows.slice(0, ranked.length).map((row) => row.article.url)).toEqual(ranked);
     const expected = allRows.filter((row) => [GLOBE, SPORTS].includes(new URL(row.article.url).hostname)).slice(0, 5);
+    expect(expected.map((row) => row.article.url)).toEqual(ranked.filter((url) => new URL(url).hostname !== METRO).slice(0, 5));
     expect(rows.map((row) => row.article.url)).toEqual(expected.map((row) => row.article.url));
     expect(rows.map((row) => row.rank)).toEqual([1, 2, 3, 4, 5]);
     // The shared table answered: no query of its own for this caller.
@@ -184,7 +197,7 @@ describe('sites per caller (JWT_SITES_CLAIM)', () => {
 
     const one = await ask({ scope: READER, sites: [METRO] }, `{ topArticles(limit: 5) { article { url } } }`);
     const metroRows = one.body.data?.topArticles as Array<{ article: { url: string } }>;
-    expect(metroRows.length).toBeGreaterThan(0);
+    expect(metroRows[0].article.url).toBe(ranked[0]);
     expect(metroRows.every((row) => new URL(row.article.url).hostname === METRO)).toBe(true);
   });
 

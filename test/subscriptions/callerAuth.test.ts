@@ -9,6 +9,7 @@
  */
 import WebSocket from 'ws';
 import type { CallerAuthConfig } from '../../src/config';
+import { ingestMostRead } from '../support/analytics';
 import { readStats } from '../support/subgraphHttp';
 import {
   AUDIENCE,
@@ -30,6 +31,7 @@ jest.setTimeout(30_000);
 const GLOBE = 'dailyglobe.example';
 const METRO = 'metrotimes.example';
 const SPORTS = 'sportsdesk.example';
+const HOUR_MS = 3_600_000;
 
 interface Ranking {
   topArticles: { value: number; article: { url: string } }[];
@@ -218,16 +220,26 @@ describe('jwt: proof, scopes and sites', () => {
   });
 
   it('gives a caller of some sites only its sites’ rows, from the shared table, never the feed of a caller of every site', async () => {
+    // The day's most read articles are the test's own (ingested inside the first table's window), never the demo data's.
+    const ranked = await ingestMostRead(
+      live!.emulator,
+      [
+        `https://${METRO}/city/most-read`,
+        ...[1, 2, 3].flatMap((n) => [`https://${GLOBE}/news/read-${n}`, `https://${SPORTS}/match/read-${n}`]),
+      ].map((url) => ({ url })),
+      { at: live!.clock.now() - 2 * HOUR_MS },
+    );
     const everySite = track(
       subscribe<Ranking>(live!.wsUrl, TOP, {}, await withParams({ scope: 'reporting:read', sites: [GLOBE, METRO, SPORTS] })),
     );
     const all = (await everySite.received(1))[0].data?.topArticles ?? [];
-    expect(all.map((row) => new URL(row.article.url).hostname)).toContain(METRO);
+    expect(all.map((row) => row.article.url)).toEqual(ranked.slice(0, 5));
     const twoSites = track(subscribe<Ranking>(live!.wsUrl, TOP, {}, await withParams({ scope: 'reporting:read', sites: [GLOBE, SPORTS] })));
     const [first] = await twoSites.received(1);
     expect(first.errors).toBeUndefined();
     const rows = first.data?.topArticles ?? [];
-    expect(rows).toHaveLength(5);
+    // The caller's five best: the all-sites ranking without the other site's article.
+    expect(rows.map((row) => row.article.url)).toEqual(ranked.filter((url) => new URL(url).hostname !== METRO).slice(0, 5));
     for (const row of rows) expect([GLOBE, SPORTS]).toContain(new URL(row.article.url).hostname);
     // The shared all-sites table, read for both: the caller's rows are picked from it, no vendor query of its own.
     expect(live!.recorder.dashboards).toHaveLength(1);

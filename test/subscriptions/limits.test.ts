@@ -22,15 +22,20 @@ interface LogLine {
   message: string;
 }
 
-function recordingLogger(lines: LogLine[]): Pick<Logger, 'debug' | 'info' | 'warn' | 'error'> {
+/** A logger that records every line and tells `onLine` of each (so a test awaits a line instead of polling for it). */
+function recordingLogger(
+  lines: LogLine[],
+  onLine: (line: LogLine) => void = () => undefined,
+): Pick<Logger, 'debug' | 'info' | 'warn' | 'error'> {
   const at =
     (level: string) =>
     (fields: unknown, message?: string): void => {
-      lines.push(
+      const line =
         typeof fields === 'string'
           ? { level, fields: {}, message: fields }
-          : { level, fields: fields as Record<string, unknown>, message: message ?? '' },
-      );
+          : { level, fields: fields as Record<string, unknown>, message: message ?? '' };
+      lines.push(line);
+      onLine(line);
     };
   return { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } as Pick<
     Logger,
@@ -103,7 +108,13 @@ it('refuses a subscription over MAX_SUBSCRIPTIONS_PER_CONNECTION on that connect
 
 it('writes an operation log line when each subscription starts and ends', async () => {
   const lines: LogLine[] = [];
-  live = await startLiveOverHttp({}, { logger: recordingLogger(lines) });
+  let endedLine: (line: LogLine) => void = () => undefined;
+  // The server writes it on its own after the client's close: no message reaches the test, the log line is the event.
+  const endedLogged = new Promise<LogLine>((resolve) => (endedLine = resolve));
+  live = await startLiveOverHttp(
+    {},
+    { logger: recordingLogger(lines, (line) => (line.message === 'subscription ended' ? endedLine(line) : undefined)) },
+  );
   const subscriber = track(subscribe(live.wsUrl, TOP));
   await subscriber.received(1);
   const started = lines.find((line) => line.message === 'subscription started');
@@ -112,16 +123,9 @@ it('writes an operation log line when each subscription starts and ends', async 
   expect(lines.some((line) => line.message === 'graphql operation' && line.fields.operationType === 'subscription')).toBe(true);
   await subscriber.dispose();
   subscribers.splice(0);
-  await waitFor(() => lines.some((line) => line.message === 'subscription ended'));
-  const ended = lines.find((line) => line.message === 'subscription ended');
+  const ended = await endedLogged;
   expect(ended?.fields).toMatchObject({ subscription: started?.fields.subscription, field: 'topArticles', events: 1 });
 });
-
-/** Polls a condition the server reaches on its own after a client's close (no event reaches the test). */
-async function waitFor(condition: () => boolean): Promise<void> {
-  for (let attempt = 0; attempt < 200 && !condition(); attempt += 1) await new Promise((resolve) => setTimeout(resolve, 10));
-  expect(condition()).toBe(true);
-}
 
 it('lets the subscription gate refuse an upgrade (its HTTP status) or a connection (4403), and admit the others', async () => {
   live = await startLiveOverHttp(

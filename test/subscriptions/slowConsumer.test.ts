@@ -27,7 +27,10 @@ afterEach(async () => {
 });
 
 it('drops a consumer that stops reading once its unsent bytes pass the bound, while a healthy one keeps every change', async () => {
-  live = await startLiveOverHttp({ subscriptions: { ...DEFAULT_SUBSCRIPTIONS_CONFIG, maxBufferedBytes: 16 * 1024 } });
+  // A keep-alive far beyond the test: here only the unsent bytes may drop the consumer (the unanswered ping is floods.test.ts's).
+  live = await startLiveOverHttp({
+    subscriptions: { ...DEFAULT_SUBSCRIPTIONS_CONFIG, maxBufferedBytes: 16 * 1024, keepAliveMs: 300_000 },
+  });
   // The week's ranking is the articles' table (ranked by page views): its urls are the ones the panels read.
   const top = subscribe<{ topArticles: { article: { url: string } }[] }>(
     live.wsUrl,

@@ -11,7 +11,7 @@ import { Secret } from '../../src/redaction/secret';
 import { buildServer } from '../../src/web/server';
 import { createUpstreams } from '../../src/upstream/upstreams';
 import { upstreamOptions } from './upstreamOptions';
-import { call } from './emulator';
+import { apiToken, call } from './emulator';
 import { DEFAULT_CACHE_TTLS, silentLogger } from './subgraph';
 import { testConfig } from './config';
 import { advanceClock } from './subgraphHttp';
@@ -95,7 +95,7 @@ export async function urlsByPageViews(emulator: RunningEmulator, token: string, 
 }
 
 /** The `limit` most read urls of a window, straight from the emulator (one query of its budget, at its clock as it is). */
-export async function mostReadUrls(
+async function mostReadUrls(
   emulator: RunningEmulator,
   token: string,
   window: { from: string; to: string },
@@ -112,4 +112,87 @@ export async function mostReadUrls(
   const response = await call<DashboardMetricResultWire[]>(emulator, '/api/dashboard/query', { body, token });
   if (response.status !== 200) throw new Error(`direct dashboard query answered ${response.status}`);
   return response.body[0].actualData.values.map((row) => String(row.items[0].value));
+}
+
+/** An article of the test's own: its url, and optionally the section it is filed under. */
+export interface OwnArticle {
+  url: string;
+  section?: string;
+}
+
+export interface IngestOptions {
+  /** When the page views happened (epoch ms, at most a minute past the emulator's clock): inside the window the test ranks over. */
+  at: number;
+  /** A token of the demo API user, for `POST /metadata/posts`; signed in here when absent (one sign-in the emulator counts). */
+  token?: string;
+}
+
+/** The emulator takes at most this many rows per ingestion request. */
+const INGEST_BATCH_ROWS = 10_000;
+
+/**
+ * Makes `articles` the most read of any window that holds `at`, in the order
+ * given, and returns their urls most read first: a test that ranks articles
+ * ranks its own, never whatever the demo data (generated relative to the
+ * emulator's start instant) happens to rank first today. Each article is
+ * added to the emulator (`POST /metadata/posts`) and gets page views
+ * (`POST /ingest/pageviews`, one reader each) at `at`: the first one more
+ * than any article the emulator holds has in all (so more than any demo
+ * article has in any window), each next one a view fewer.
+ */
+export async function ingestMostRead(
+  emulator: RunningEmulator,
+  articles: readonly OwnArticle[],
+  options: IngestOptions,
+): Promise<string[]> {
+  const urls = articles.map((article) => article.url);
+  if (new Set(urls).size !== urls.length) throw new Error('ingestMostRead: each article once');
+  if (urls.some((url) => emulator.store.articleIndex(url) !== undefined))
+    throw new Error('ingestMostRead: articles of the test’s own, not ones the emulator holds');
+  const token = options.token ?? (await apiToken(emulator));
+  const publishTime = new Date(options.at - 24 * 3_600_000).toISOString();
+  const posted = await call<{ accepted: number }>(emulator, '/metadata/posts', {
+    token,
+    body: articles.map(({ url, section }) => {
+      const domain = new URL(url).hostname;
+      return {
+        url,
+        domain,
+        title: `Test article ${url}`,
+        img: `https://${domain}/img/test.jpg`,
+        authors: ['Test Writer'],
+        sections: [section ?? 'Tests'],
+        publishTime,
+      };
+    }),
+  });
+  if (posted.status !== 200 || posted.body.accepted !== articles.length)
+    throw new Error(`posting the articles answered ${posted.status} ${JSON.stringify(posted.body)}`);
+
+  const most = mostPageViewsOfAnyArticle(emulator);
+  const views = urls.flatMap((url, rank) =>
+    Array.from({ length: most + urls.length - rank }, (_, view) => ({
+      url,
+      clientId: `test-reader-${rank}-${view}`,
+      timestamp: options.at,
+    })),
+  );
+  for (let start = 0; start < views.length; start += INGEST_BATCH_ROWS) {
+    const batch = views.slice(start, start + INGEST_BATCH_ROWS);
+    const ingested = await call<{ accepted: number }>(emulator, '/ingest/pageviews', { body: batch });
+    if (ingested.status !== 200 || ingested.body.accepted !== batch.length)
+      throw new Error(`ingesting page views answered ${ingested.status} ${JSON.stringify(ingested.body)}`);
+  }
+  return urls;
+}
+
+/** The most page views any one article has in the emulator's store, over all time (read in process: spends no budget). */
+function mostPageViewsOfAnyArticle(emulator: RunningEmulator): number {
+  const { views } = emulator.store;
+  const counts = new Map<number, number>();
+  for (let row = 0; row < views.length; row += 1) {
+    const article = views.article.data[row];
+    counts.set(article, (counts.get(article) ?? 0) + 1);
+  }
+  return Math.max(0, ...counts.values());
 }

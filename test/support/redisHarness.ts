@@ -5,7 +5,8 @@
  * Registers its own jest hooks; call it at the top of a `describeWithRedis`.
  */
 import type { Redis } from 'ioredis';
-import { createRedisClient, waitUntilReady } from '../../src/upstream/stores/redis/client';
+import { createRedisClient } from '../../src/upstream/stores/redis/client';
+import { awaitReady } from './redisReady';
 import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
 import { startRedisServer, type RedisServer } from './redisServer';
@@ -63,7 +64,7 @@ export function redisHarness(): RedisHarness {
       onRefused: (reason) => refusals.push(reason),
       ...(options.now === undefined ? {} : { now: options.now }),
     });
-    await waitUntilReady(client, 5_000);
+    await awaitReady(client);
     return { client, redis, logs, refusals };
   };
   beforeAll(async () => {

@@ -3,7 +3,8 @@
  * SharedRedis, prefixed keys, a short command timeout. Close with `quit`.
  */
 import type { Redis } from 'ioredis';
-import { createRedisClient, waitUntilReady } from '../../src/upstream/stores/redis/client';
+import { createRedisClient } from '../../src/upstream/stores/redis/client';
+import { awaitReady } from './redisReady';
 import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
 import { redisServerAvailable } from './redisAvailability';
@@ -28,7 +29,7 @@ async function connectReplica(
     retryAfterMs: 0,
     timeoutMs,
   });
-  if (options.ready !== false) await waitUntilReady(client, 5_000);
+  if (options.ready !== false) await awaitReady(client);
   return { client, redis };
 }
 

@@ -9,7 +9,8 @@ import { recordEvents } from '../support/upstreamEvents';
 import type { Redis } from 'ioredis';
 import type { Fetched } from '../../src/upstream/datasources/fetched';
 import { UpstreamError } from '../../src/upstream/failures/upstreamError';
-import { createRedisClient, waitUntilReady } from '../../src/upstream/stores/redis/client';
+import { createRedisClient } from '../../src/upstream/stores/redis/client';
+import { awaitReady } from '../support/redisReady';
 import { RedisAnswerStore } from '../../src/upstream/stores/redisAnswerStore';
 import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
@@ -45,7 +46,7 @@ describeWithRedis('a failed fill across replicas', () => {
       retryAfterMs: 0,
       timeoutMs: 1_000,
     });
-    await waitUntilReady(client, 5_000);
+    await awaitReady(client);
     // The claim would last a minute: only its release can end the other replica's wait.
     const store = new RedisAnswerStore(redis, new MemoryAnswerStore(UPSTREAM_PATH_DEFAULTS.answerStore), {
       ...REDIS_STATE_DEFAULTS.answerFill,

@@ -7,6 +7,7 @@
 import { RATE_WINDOW_MS } from '../../src/upstream/stores/rateStore';
 import { RedisRateStore } from '../../src/upstream/stores/redisRateStore';
 import { eventually, redisHarness, type HarnessReplica } from '../support/redisHarness';
+import { awaitReady } from '../support/redisReady';
 import { describeWithRedis } from '../support/redisServer';
 
 const T0 = Date.UTC(2026, 10, 25, 9);
@@ -170,7 +171,8 @@ describeWithRedis('the budget after Redis went away', () => {
     const [sent] = grants;
     expect(grants).toHaveLength(1);
     const sender = replicas[sent.replica];
-    await eventually(async () => sender.client.status === 'ready', 10_000);
+    // Every connection of the test, the admin's too: each reconnects on its own backoff.
+    await awaitReady(admin, ...replicas.map(({ client }) => client));
     clock.at = sent.at + 5_000;
     await sender.redis.roster.beat();
     await eventually(async () => Number(await admin.get(`test:budget:${KEY}`)) >= sent.at + RATE_WINDOW_MS);
@@ -197,7 +199,8 @@ describeWithRedis('the budget after Redis went away', () => {
     const [sent] = grants;
     expect(grants).toHaveLength(1);
     const sender = replicas[sent.replica];
-    await eventually(async () => sender.client.status === 'ready', 10_000);
+    // The admin's connection too, read below: each client reconnects on its own backoff, not when the sender does.
+    await awaitReady(admin, sender.client);
     clock.at = sent.at + 5_000;
 
     // Its first command since Redis came back: the local turn is charged before the shared bucket grants anything.
@@ -243,7 +246,7 @@ describeWithRedis('the budget after Redis went away', () => {
     await harness.server().stop();
     await store.reserve(KEY, PER_MINUTE, T0, 0);
     await harness.server().start();
-    await eventually(async () => replica.client.status === 'ready', 10_000);
+    await awaitReady(replica.client);
     await replica.redis.roster.beat();
     await store.reserve(KEY, PER_MINUTE, T0, 0);
 

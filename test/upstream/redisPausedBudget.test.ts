@@ -14,17 +14,16 @@ import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import { startBodyRecorder, type BodyRecorder } from '../support/bodyRecorder';
 import { call, startTestEmulator } from '../support/emulator';
 import { postGraphQL, type GraphQLResponse } from '../support/federationGateway';
-import { createRedisClient, waitUntilReady } from '../../src/upstream/stores/redis/client';
+import { createRedisClient } from '../../src/upstream/stores/redis/client';
+import { awaitReady } from '../support/redisReady';
 import { Secret } from '../../src/redaction/secret';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
-import { startReplica, type Replica } from '../support/subgraphReplica';
+import { startReplicas, type Replica } from '../support/subgraphReplica';
 
 /** The vendor's real budget, and the governor's: one dashboard query a minute for the whole account. */
 const REPORTING_PER_MINUTE = 1;
 /** How long an ask waits for a unit: the 7 s of the report. */
 const ASK_DEADLINE_MS = 7_000;
-/** The report's timing: Redis froze 6 s after a unit was spent, more than one heartbeat (5 s) of every replica. */
-const PAUSE_AFTER_SPEND_MS = 6_000;
 const PREFIX = 'paused-budget:';
 const BUDGET_KEY = `${PREFIX}budget:reporting:${DEMO_API_USER.email}`;
 
@@ -41,6 +40,10 @@ describeWithRedis('the budget of three replicas while Redis is frozen (SIGSTOP)'
   let redis: RedisServer;
   let replicas: Replica[] = [];
   let admin: import('ioredis').Redis;
+  let monitor: import('ioredis').Redis | undefined;
+  /** Every command Redis ran since the replicas started, and who sent it (MONITOR). */
+  const commands: { args: string[]; source: string }[] = [];
+  const commandListeners = new Set<() => void>();
 
   beforeAll(async () => {
     [emulator, redis] = await Promise.all([startTestEmulator({ rates: { reportingPerMinute: REPORTING_PER_MINUTE } }), startRedisServer()]);
@@ -58,13 +61,19 @@ describeWithRedis('the budget of three replicas while Redis is frozen (SIGSTOP)'
       REDIS_KEY_PREFIX: PREFIX,
       REDIS_TIMEOUT_MS: '500',
     };
-    replicas = await Promise.all([startReplica(env), startReplica(env), startReplica(env)]);
+    replicas = await startReplicas(3, env);
     admin = createRedisClient({ url: new Secret(redis.url), keyPrefix: '', timeoutMs: 1_000 });
-    await waitUntilReady(admin, 5_000);
+    await awaitReady(admin);
+    monitor = await admin.monitor();
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      commands.push({ args, source });
+      for (const listener of [...commandListeners]) listener();
+    });
   }, 90_000);
 
   afterAll(async () => {
     redis?.resume();
+    monitor?.disconnect();
     admin?.disconnect();
     await Promise.all(replicas.map((replica) => replica.stop()));
     await Promise.all([emulator?.close(), recorder?.close(), redis?.close()]);
@@ -75,8 +84,30 @@ describeWithRedis('the budget of three replicas while Redis is frozen (SIGSTOP)'
   const health = async (replica: Replica) => (await fetch(new URL('/health/ready', replica.url))).json() as Promise<{ redis?: string }>;
   const codes = (results: Result[]) => results.map((result) => result.errors?.[0]?.extensions?.code ?? 'answered');
   const tooMany = () => recorder.dashboardStatuses.filter((status) => status === 429).length;
-  /** Every replica has seen the three in the roster, and the shared bucket as it is now (one heartbeat and look after the last change). */
-  const oneHeartbeat = () => new Promise((resolve) => setTimeout(resolve, PAUSE_AFTER_SPEND_MS));
+  /**
+   * Every replica has seen the three in the roster (a heartbeat since all three started) and the shared bucket
+   * as it is now (a look since the last change): awaited as the commands themselves, through MONITOR, not as
+   * one heartbeat's time (a loaded machine delays the replicas' 5 s timers past any fixed wait).
+   */
+  const seenByEveryReplica = async () => {
+    const since = commands.length;
+    await Promise.all([
+      fromEveryReplica(since, (args) => args.includes(`${PREFIX}replicas`)),
+      fromEveryReplica(since, (args) => args[0]?.toLowerCase() === 'get' && args[1] === BUDGET_KEY),
+    ]);
+  };
+  /** Resolves once a command matching `matches`, from `since` on, came from each replica's connection (three distinct ones). */
+  const fromEveryReplica = (since: number, matches: (args: string[]) => boolean) =>
+    new Promise<void>((resolve) => {
+      const check = () => {
+        const sources = new Set(commands.slice(since).flatMap((command) => (matches(command.args) ? [command.source] : [])));
+        if (sources.size < replicas.length) return;
+        commandListeners.delete(check);
+        resolve();
+      };
+      commandListeners.add(check);
+      check();
+    });
   const allShared = async () => {
     for (;;) {
       const modes = await Promise.all(replicas.map(health));
@@ -100,12 +131,12 @@ describeWithRedis('the budget of three replicas while Redis is frozen (SIGSTOP)'
     await admin.del(BUDGET_KEY);
   };
 
-  test('Redis frozen 6 s after a unit was spent: one cold ask on each replica sends no query within the asks’ 7 s, and no 429', async () => {
-    await oneHeartbeat(); // the roster: every replica has seen the three
+  test('Redis frozen once every replica saw a unit spent (the report: 6 s after, one heartbeat): one cold ask on each replica sends no query within the asks’ 7 s, and no 429', async () => {
+    await seenByEveryReplica(); // the roster: every replica has seen the three
     const first = await ask(replicas[0], TOP, { from: 0 });
     expect(codes([first])).toEqual(['answered']);
     expect(recorder.dashboardStatuses).toEqual([200]);
-    await oneHeartbeat();
+    await seenByEveryReplica();
 
     const during = await whileFrozen(() => Promise.all(replicas.map((replica, index) => ask(replica, TOP, { from: 100 + index }))));
 
@@ -117,7 +148,7 @@ describeWithRedis('the budget of three replicas while Redis is frozen (SIGSTOP)'
 
   test('Redis frozen with a full bucket: one cold ask on each replica sends at most one query (one probe for the cluster), and no 429', async () => {
     await freeUnit();
-    await oneHeartbeat();
+    await seenByEveryReplica();
     const before = recorder.dashboardStatuses.length;
 
     const during = await whileFrozen(() => Promise.all(replicas.map((replica, index) => ask(replica, TOP, { from: 200 + index }))));
@@ -130,7 +161,7 @@ describeWithRedis('the budget of three replicas while Redis is frozen (SIGSTOP)'
 
   test('Redis back and a unit free: an ask is sent at once, not refused for the next-unit time learned from the local share', async () => {
     await freeUnit();
-    await oneHeartbeat();
+    await seenByEveryReplica();
     // Analytics asks wait in the budget queue, which learns the next slot from the (local) refusal.
     const during = await whileFrozen(() =>
       Promise.all(replicas.map((replica, index) => ask(replica, RANKING, { domain: `d${index}.example` }))),

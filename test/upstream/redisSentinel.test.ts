@@ -11,7 +11,7 @@ import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import { call, startTestEmulator } from '../support/emulator';
 import { postGraphQL, type GraphQLResponse } from '../support/federationGateway';
 import { describeWithSentinel, SENTINEL_GROUP, startSentinelSetup, waitFor, type SentinelSetup } from '../support/redisSentinel';
-import { startReplica, type Replica } from '../support/subgraphReplica';
+import { startReplicas, type Replica } from '../support/subgraphReplica';
 
 const PASSWORD = 'sentinel-test-pass';
 const PREFIX = 'sentinel-test:';
@@ -53,7 +53,7 @@ describeWithSentinel('Redis through Sentinel: the primary killed under traffic',
       REDIS_KEY_PREFIX: PREFIX,
       REDIS_TIMEOUT_MS: '1000',
     };
-    replicas = await Promise.all([startReplica(env), startReplica(env)]);
+    replicas = await startReplicas(2, env);
   }, 90_000);
 
   afterAll(async () => {

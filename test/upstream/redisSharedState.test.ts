@@ -7,7 +7,8 @@ import type { Redis } from 'ioredis';
 import { SharedTokenProvider, TOKEN_KEY } from '../../src/upstream/stores/sharedTokenProvider';
 import type { Fetched } from '../../src/upstream/datasources/fetched';
 import { createApolloCache } from '../../src/upstream/stores/redis/apolloCache';
-import { createRedisClient, waitUntilReady } from '../../src/upstream/stores/redis/client';
+import { createRedisClient } from '../../src/upstream/stores/redis/client';
+import { awaitReady } from '../support/redisReady';
 import { RedisAnswerStore } from '../../src/upstream/stores/redisAnswerStore';
 import { RedisRateStore } from '../../src/upstream/stores/redisRateStore';
 import { RATE_WINDOW_MS } from '../../src/upstream/stores/rateStore';
@@ -73,7 +74,7 @@ describeWithRedis('shared state in a real Redis', () => {
       retryAfterMs: 0,
       timeoutMs: options.timeoutMs ?? 1_000,
     });
-    await waitUntilReady(client, 5_000);
+    await awaitReady(client);
     return { client, logger, redis };
   }
 
@@ -140,7 +141,7 @@ describeWithRedis('shared state in a real Redis', () => {
       } finally {
         await server.start();
       }
-      await waitUntilReady(client, 5_000);
+      await awaitReady(client);
       const other = provider((await replica()).redis, signIn);
       await expect(tokens.renew('token-1')).resolves.toBe('token-2');
       await expect(other.getToken()).resolves.toBe('token-2');

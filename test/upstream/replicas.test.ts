@@ -4,14 +4,16 @@
  * Redis outage costs no operation.
  */
 import { createHash } from 'node:crypto';
+import { RATE_WINDOW_MS } from '../../src/upstream/stores/rateStore';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
-import { createRedisClient, waitUntilReady } from '../../src/upstream/stores/redis/client';
+import { createRedisClient } from '../../src/upstream/stores/redis/client';
+import { awaitReady } from '../support/redisReady';
 import { Secret } from '../../src/redaction/secret';
 import { call, startTestEmulator } from '../support/emulator';
 import { postGraphQL, type GraphQLResponse } from '../support/federationGateway';
 import { eventually } from '../support/redisHarness';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
-import { startReplica, type Replica } from '../support/subgraphReplica';
+import { startReplicas, type Replica } from '../support/subgraphReplica';
 
 /** The emulator's and the governor's reporting budget: one account, spent together by the three replicas. */
 const REPORTING_PER_MINUTE = 150;
@@ -60,7 +62,7 @@ describeWithRedis('three replicas sharing one Redis', () => {
       // Generous: on a loaded 2-core CI machine a busy event loop must not look like a slow Redis.
       REDIS_TIMEOUT_MS: '1000',
     };
-    replicas = await Promise.all([startReplica(env), startReplica(env), startReplica(env)]);
+    replicas = await startReplicas(3, env);
   }, 90_000);
 
   afterAll(async () => {
@@ -81,8 +83,23 @@ describeWithRedis('three replicas sharing one Redis', () => {
   const refillSharedBudget = async () => {
     const admin = createRedisClient({ url: new Secret(redis.url), keyPrefix: '', timeoutMs: 1_000 });
     try {
-      await waitUntilReady(admin, 5_000);
+      await awaitReady(admin);
       await admin.del(`replicas-test:budget:reporting:${DEMO_API_USER.email}`);
+    } finally {
+      admin.disconnect();
+    }
+  };
+  /**
+   * The shared reporting budget with only `units` requests left (its GCRA "full at" instant written as the replicas'
+   * script would): a burst is then refused by the shared bucket itself, and the emulator, in this process, never
+   * gets the budget's whole minute of queries at once (on a loaded machine 150 at once outlasted the 10 s upstream timeout).
+   */
+  const leaveSharedUnits = async (units: number) => {
+    const admin = createRedisClient({ url: new Secret(redis.url), keyPrefix: '', timeoutMs: 1_000 });
+    try {
+      await awaitReady(admin);
+      const fullAt = Date.now() + RATE_WINDOW_MS - (units * RATE_WINDOW_MS) / REPORTING_PER_MINUTE;
+      await admin.set(`replicas-test:budget:reporting:${DEMO_API_USER.email}`, fullAt.toFixed(3), 'PX', RATE_WINDOW_MS + 1_000);
     } finally {
       admin.disconnect();
     }
@@ -176,6 +193,7 @@ describeWithRedis('three replicas sharing one Redis', () => {
 
   test('a burst beyond the shared budget never reaches the upstream: no 429, the account budget is respected', async () => {
     await refillUpstreamBudget(); // the replicas' shared bucket is what limits now
+    await leaveSharedUnits(5);
     await resetStats();
     const results = await spread(BURST, 10_000);
     const codes = results.flatMap((result) => (result.errors ?? []).map((error) => error.extensions));

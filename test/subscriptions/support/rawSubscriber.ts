@@ -29,6 +29,7 @@ export async function openRawSubscriber(
   });
   socket.send(JSON.stringify({ type: 'connection_init' }));
   await allFirst;
-  const raw = (socket as unknown as { _socket: { pause(): void; resume(): void } })._socket;
-  return { pause: () => raw.pause(), resume: () => raw.resume(), closed };
+  // ws's own pause, not its net.Socket's: ws resumes the net.Socket whenever its frame parser drains (after any
+  // chunk of 16 KiB or more) unless the WebSocket itself is paused, so a bare pause could go on reading.
+  return { pause: () => socket.pause(), resume: () => socket.resume(), closed };
 }
