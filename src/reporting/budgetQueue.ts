@@ -7,6 +7,7 @@ import type { Clock } from './tables/clock';
 import { CallerSlots, type SharedCallerSlots } from './callerSlots';
 import { refused, shareSpent, waitsForSlot } from './tables/errors';
 import { MetricPlan } from './tables/metricPlan';
+import { nextRefresh } from './refreshTurns';
 
 /**
  * The kinds of asks (the order they get the next budget slot in: see `order`):
@@ -53,6 +54,8 @@ export interface Candidate {
   weight: number;
   /** Within a class and weight, the earliest deadline first. */
   earliestDeadline: number;
+  /** A refresh: when the numbers it replaces were fetched (their age bounds its turn: src/reporting/refreshTurns.ts). */
+  fetchedAt?: number;
   /** The kind's merge rule: the turn for this group now (undefined: nothing to send after all, e.g. another replica did it). */
   take(): Promise<Turn | undefined>;
 }
@@ -107,6 +110,11 @@ export interface BudgetQueueOptions {
    * replica's. Absent, or when it cannot tell (Redis away), the queue counts this replica's own.
    */
   sharedCallerSlots?: SharedCallerSlots;
+  /**
+   * REPORTING_RATE_PER_MINUTE: the slots a minute the governor grants, which bound how long a table in demand
+   * waits for its refresh (src/reporting/refreshTurns.ts). Default 1, the real hosts' budget.
+   */
+  slotsPerMinute?: number;
 }
 
 /** The slots one caller's ad-hoc asks may spend over a window (see `callerShareOf`). */
@@ -436,7 +444,9 @@ export class BudgetQueue {
    *    (or when no refresh waits);
    * 3. callers' ad-hoc dashboard asks, while all callers' dashboards spent
    *    less than one caller's share over the window (`dashboardsBeforeRefreshes`);
-   * 4. refreshes, the most demanded first;
+   * 4. refreshes: the most demanded first, unless that would leave another
+   *    table in demand unrefreshed past its bound, ⌈N / B⌉ + 1 minutes for N
+   *    tables at B slots a minute (then the oldest: `nextRefresh`);
    * 5. asks outside the tables over their share;
    * 6. callers' ad-hoc dashboard asks.
    * Only asks of callers within their own fair share are ever here (the
@@ -460,7 +470,13 @@ export class BudgetQueue {
       best('unserved') ??
       (outsideTurn ? best('outside') : undefined) ??
       (dashboardsFirst ? best('dashboard') : undefined) ??
-      best('refresh') ??
+      nextRefresh(
+        candidates
+          .filter((candidate) => candidate.class === 'refresh')
+          .map((candidate) => ({ ...candidate, fetchedAt: candidate.fetchedAt ?? 0 })),
+        this.clock.now(),
+        this.options.slotsPerMinute ?? 1,
+      ) ??
       best('outside') ??
       best('dashboard')
     );

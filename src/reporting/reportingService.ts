@@ -83,6 +83,7 @@ export function createReportingService(options: ReportingServiceOptions): Report
     reporting: options.dashboard,
     clock: options.clock,
     outsideShare: options.config.analytics.coldShare,
+    slotsPerMinute: options.config.governor.reportingPerMinute,
     callerShare: callerShareOf(
       options.config.analytics.dashboardSharePerCaller,
       options.config.analytics.dashboardShareWindowSeconds,

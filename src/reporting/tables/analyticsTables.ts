@@ -53,6 +53,8 @@ export interface AnalyticsTablesOptions {
   /** ANALYTICS_CHUNK_SIZE: most urls of one narrowed query. */
   maxNarrowedUrls: number;
   outsideShare: number;
+  /** Without a queue: REPORTING_RATE_PER_MINUTE, the slots a minute of the queue the tables build. */
+  slotsPerMinute?: number;
   /** The store is shared by replicas (Redis): waiting asks also look for tables other replicas fetched. */
   shared?: boolean;
   /** Replicas share their waiting asks, demand and learned plan (Redis); default: this process's own. */
@@ -97,6 +99,7 @@ export class AnalyticsTables {
       maxRows: options.maxRows,
       maxNarrowedUrls: this.maxNarrowedUrls,
       outsideShare: options.outsideShare,
+      ...(options.slotsPerMinute === undefined ? {} : { slotsPerMinute: options.slotsPerMinute }),
       onTable: (table) => this.storeTable(table),
       ...(options.observer === undefined ? {} : { observer: options.observer }),
       ...(options.shared === true ? { lookup: (need: Need) => this.sharedAnswer(need) } : {}),

@@ -46,6 +46,8 @@ export interface TableAsksOptions {
   maxNarrowedUrls: number;
   /** ANALYTICS_COLD_SHARE (without a queue: the queue's share for asks outside the tables). */
   outsideShare: number;
+  /** Without a queue: REPORTING_RATE_PER_MINUTE, the queue's slots a minute (they bound a refresh's turn). */
+  slotsPerMinute?: number;
   /** Every fetched table goes here (the store) before the asks that waited for it are answered. */
   onTable(table: Table): Promise<void>;
   /** Without a queue: the observer of the queue it builds. */
@@ -122,6 +124,7 @@ export class TableAsks implements AskKind {
         reporting: options.reporting,
         clock: options.clock,
         outsideShare: options.outsideShare,
+        ...(options.slotsPerMinute === undefined ? {} : { slotsPerMinute: options.slotsPerMinute }),
         ...(options.plan === undefined ? {} : { plan: options.plan }),
         ...(options.observer === undefined ? {} : { observer: options.observer }),
       });
@@ -171,7 +174,13 @@ export class TableAsks implements AskKind {
       take: async () => this.askWork(key, list, this.others.get(key) ?? []),
     }));
     for (const refresh of this.refreshes.values()) {
-      candidates.push({ class: 'refresh', weight: refresh.demand, earliestDeadline: Infinity, take: () => this.refreshWork(refresh) });
+      candidates.push({
+        class: 'refresh',
+        weight: refresh.demand,
+        earliestDeadline: Infinity,
+        fetchedAt: refresh.seenFetchedAt,
+        take: () => this.refreshWork(refresh),
+      });
     }
     return candidates;
   }
