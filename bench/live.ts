@@ -273,7 +273,9 @@ async function main(): Promise<void> {
             '',
           ]
         : []),
-      `### Live numbers (issue 30): ${screens.length} subscribers (${RANKING_SUBSCRIBERS} on ${RANKINGS.length} rankings, ${urls.length} on one article each), ${wallSeconds.toFixed(0)} s measured`,
+      mixed
+        ? '#### Every subscriber, the vendor and the replica (the measures of the live bench)'
+        : `### Live numbers (issue 30): ${screens.length} subscribers (${RANKING_SUBSCRIBERS} on ${RANKINGS.length} rankings, ${urls.length} on one article each), ${wallSeconds.toFixed(0)} s measured`,
       '',
       '| measure | value |',
       '|---|---|',
