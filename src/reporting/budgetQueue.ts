@@ -117,6 +117,13 @@ export interface BudgetQueueOptions {
   slotsPerMinute?: number;
 }
 
+/** The refusal of an ask whose asker left (its signal aborted): nobody reads it, but its promise settles. */
+function withdrawn(): Error {
+  const error = new Error('the ask was withdrawn: its asker left');
+  error.name = 'AbortError';
+  return error;
+}
+
 /** The slots one caller's ad-hoc asks may spend over a window (see `callerShareOf`). */
 export interface CallerShare {
   slotsPerCaller: number;
@@ -310,11 +317,19 @@ export class BudgetQueue {
     }
   }
 
-  /** Waits for a slot: resolves with what the kind settles it with, or rejects with the refusal once its deadline cannot be met. */
-  wait<Outcome>(kind: AskKind, group: string, deadline: number, extra: object = {}): Promise<Outcome> {
+  /**
+   * Waits for a slot: resolves with what the kind settles it with, or rejects with the refusal once its deadline cannot be met.
+   * `signal`: the asker left (a live feed's last subscriber): the ask is withdrawn at once, before it takes a slot (a turn
+   * already in flight carries it no more), and rejects with an AbortError; nothing of it stays (its deadline's timer is cleared).
+   */
+  wait<Outcome>(kind: AskKind, group: string, deadline: number, extra: object = {}, signal?: AbortSignal): Promise<Outcome> {
+    if (signal?.aborted === true) return Promise.reject(withdrawn());
     const now = this.clock.now();
     if (this.nextSlotAt > deadline || deadline <= now) return Promise.reject(this.refusal(kind));
     return new Promise<Outcome>((resolve, reject) => {
+      // Cleared when the ask settles, however: a settled ask holds no timer until its deadline.
+      const timer = new AbortController();
+      const withdraw = () => ask.settle(withdrawn());
       const ask: QueuedAsk<Outcome> = Object.assign(extra, {
         kind,
         group,
@@ -325,12 +340,15 @@ export class BudgetQueue {
           if (ask.settled) return;
           ask.settled = true;
           this.remove(ask);
+          timer.abort();
+          signal?.removeEventListener('abort', withdraw);
           if (outcome instanceof Error) reject(outcome);
           else resolve(outcome);
         },
       });
+      signal?.addEventListener('abort', withdraw, { once: true });
       this.enqueue(ask);
-      void this.clock.sleep(deadline - now).then(() => this.refuse(ask));
+      void this.clock.sleep(deadline - now, timer.signal).then(() => this.refuse(ask));
       this.start();
     });
   }
