@@ -1,6 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { DateWindowInput, SubscriptionTopArticlesArgs } from '../__generated__/resolvers-types';
-import type { AnalyticsTables, Cell } from '../../reporting/tables/analyticsTables';
+import type { Cell, TablesReader } from '../../reporting/tables/analyticsTables';
 import { tableSpec } from '../../reporting/tables/tableSpec';
 import { topArticlesSpec, toTopArticlesRequest, validateTopArticles, type TopArticlesRequest } from '../../reporting/analytics/topArticles';
 import { assertArticleOnSites, rankingScope, type CallerSites } from '../../reporting/sites/callerSites';
@@ -28,7 +28,7 @@ const PROBE_METRIC = Metric.PAGE_VIEWS_TOTAL;
  */
 export function topArticlesSource(
   args: Partial<SubscriptionTopArticlesArgs>,
-  tables: AnalyticsTables,
+  tables: TablesReader,
   sites: CallerSites,
 ): FeedSource<ArticleRankingParent[]> {
   const asked = toTopArticlesRequest(args);
@@ -40,8 +40,8 @@ export function topArticlesSource(
   return {
     key: JSON.stringify(['topArticles', spec.key, request.limit, keptSites]),
     table: spec.key,
-    read: async (deadline) => {
-      const ranking = await tables.ranking(spec, keep === undefined ? request.limit : Infinity, deadline);
+    read: async (deadline, signal) => {
+      const ranking = await tables.ranking(spec, keep === undefined ? request.limit : Infinity, deadline, { signal });
       const { from, to, fetchedAt } = ranking;
       const rows = keep === undefined ? ranking.rows : ranking.rows.filter((row) => keep(row.url)).slice(0, request.limit);
       return rows.map((row, index) => ({ ...row, rank: index + 1, from, to, fetchedAt }));
@@ -61,7 +61,7 @@ type ArticleItem = ArticleAnalyticsParent | Error;
  */
 export function articleAnalyticsSource(
   args: { urls: readonly string[]; window?: DateWindowInput | null },
-  tables: AnalyticsTables,
+  tables: TablesReader,
   maxRows: number,
   info: GraphQLResolveInfo,
   sites: CallerSites,
@@ -76,8 +76,8 @@ export function articleAnalyticsSource(
   return {
     key: JSON.stringify(['articleAnalytics', spec.key, metrics, urls]),
     table: spec.key,
-    read: async (deadline) => {
-      const cells = await tables.articles(spec, [...new Set(urls)], metrics, deadline);
+    read: async (deadline, signal) => {
+      const cells = await tables.articles(spec, [...new Set(urls)], metrics, deadline, { signal });
       return urls.map((url) => articleItem(url, spec, cells.get(url) ?? new Map()));
     },
     same: (a, b) => a.length === b.length && a.every((item, index) => sameItem(item, b[index], metrics)),
