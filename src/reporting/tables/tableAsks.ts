@@ -348,6 +348,9 @@ export class TableAsks implements AskKind {
     });
     this.plan.learnAvailable(table.metrics);
     await this.options.onTable(table);
+    // A refresh asked for while this one was in flight saw the table it replaces: the new table answers it.
+    const pending = this.refreshes.get(work.spec.key);
+    if (work.urls === undefined && pending !== undefined && pending.seenFetchedAt < table.fetchedAt) this.refreshes.delete(work.spec.key);
     const live = work.waiters.filter((waiter) => !waiter.settled);
     // A whole table fetched for another ask lacks the articles an ask outside the table waits for: that ask waits for a slot of its own.
     const answered = live.filter((waiter) => waiter.need.urls === undefined || covers(table, waiter.need, this.plan));
