@@ -19,7 +19,7 @@ const ANSWER_MARGIN_MS = 10_000;
  * count / slotsPerMinute minutes; the rest of the bound is what demand may
  * spend on the tables asked for most.
  */
-export function refreshBoundMs(count: number, slotsPerMinute: number): number {
+function refreshBoundMs(count: number, slotsPerMinute: number): number {
   return (Math.ceil(count / slotsPerMinute) + 1) * 60_000;
 }
 
