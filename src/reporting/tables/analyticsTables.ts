@@ -202,7 +202,8 @@ export class AnalyticsTables {
 
   /** An ask's error, to the observer (the queue tells it of its own refusals: no slot within the deadline). */
   private refusal(error: unknown): void {
-    if (waitsForSlot(error)) return;
+    // A withdrawn ask (its asker left) is no refusal: nobody reads its answer.
+    if (waitsForSlot(error) || (error instanceof Error && error.name === 'AbortError')) return;
     // The caller's cap of new tables: a refusal of its own share, as the fair share's.
     if (error instanceof UpstreamError && error.kind === 'caller_tables_spent') return this.queue.observer.askRefused('table', 'share');
     this.queue.observer.askRefused('table', splitsOnEmptyBody(error) ? 'metric_unavailable' : 'upstream_error');
