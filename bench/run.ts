@@ -23,14 +23,15 @@ import { DEMO_EMAIL, DEMO_PASSWORD } from './upstreamClient';
  * `npm run bench -- overhead` runs only the side-by-side overhead scenario,
  * `npm run bench -- profile` only the CPU profile split, `npm run bench -- newsroom`
  * only the newsroom on one query a minute (bench/newsroom.ts), `npm run bench -- live`
- * only the live numbers' subscribers (bench/live.ts), `npm run bench -- fair-share`
+ * only the live numbers' subscribers (bench/live.ts), `npm run bench -- live-mixed` its mixed
+ * scenario (rankings and panels on five tables), `npm run bench -- fair-share`
  * the newsroom plus one greedy dashboard caller (bench/fairShare.ts). The whole run ends
  * with the replicas and response-cache scenarios, each its own script
  * (`npm run bench:replicas`, `npm run bench:response-cache`).
  */
 
 const SEED = 42;
-const SCENARIOS = ['all', 'overhead', 'profile', 'newsroom', 'live', 'fair-share'] as const;
+const SCENARIOS = ['all', 'overhead', 'profile', 'newsroom', 'live', 'live-mixed', 'fair-share'] as const;
 
 async function main(): Promise<void> {
   const scenario = process.argv[2] ?? 'all';
@@ -39,6 +40,8 @@ async function main(): Promise<void> {
   if (scenario === 'newsroom') return runScript('newsroom.ts');
   // The live numbers scenario (issue 30) runs alone too: 500 subscribers for LIVE_BENCH_SECONDS (default 5 minutes).
   if (scenario === 'live') return runScript('live.ts');
+  // The mixed live numbers (issue 35): rankings and article panels on five tables, each table's worst age.
+  if (scenario === 'live-mixed') return runScript('live.ts', ['mixed']);
   // The fair share (issue 28): the newsroom plus one greedy dashboard caller, about 5 minutes.
   if (scenario === 'fair-share') return runScript('fairShare.ts');
   if (scenario === 'all') await benchEmulatorAndSubgraph();
@@ -48,8 +51,8 @@ async function main(): Promise<void> {
 }
 
 /** A scenario with a script of its own, in a process of its own, its report on this one's output. */
-async function runScript(script: string): Promise<void> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, script)], { stdio: ['ignore', 'inherit', 'inherit'] });
+async function runScript(script: string, args: string[] = []): Promise<void> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, script), ...args], { stdio: ['ignore', 'inherit', 'inherit'] });
   const [code] = (await once(child, 'exit')) as [number | null];
   if (code !== 0) throw new Error(`bench/${script} exited with ${code}`);
 }

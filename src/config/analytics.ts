@@ -28,6 +28,11 @@ export interface AnalyticsConfig {
   dashboardSharePerCaller: number;
   /** The window the fair share is counted over (DASHBOARD_SHARE_WINDOW_SECONDS). */
   dashboardShareWindowSeconds: number;
+  /**
+   * The most tables no store held that one caller's asks may make the subgraph fetch over
+   * DASHBOARD_SHARE_WINDOW_SECONDS (ANALYTICS_NEW_TABLES_PER_CALLER); past it, refused at once.
+   */
+  newTablesPerCaller: number;
 }
 
 /** What the server uses when a caller (a test) gives no analytics configuration. */
@@ -41,6 +46,9 @@ export const DEFAULT_ANALYTICS_CONFIG: AnalyticsConfig = Object.freeze({
   // leaves the newsroom 8 of every 10 units, and a person exploring dashboards gets an answer every few minutes.
   dashboardSharePerCaller: 0.2,
   dashboardShareWindowSeconds: 600,
+  // A newsroom's screens and panels over a few windows and sections fit well within it; a caller naming a new
+  // section per subscription is refused after 30 new tables in 10 minutes (each would cost a slot of the budget).
+  newTablesPerCaller: 30,
 });
 
 /**
@@ -66,5 +74,7 @@ export function readAnalytics(reader: EnvReader, reportingMaxRows: number): Anal
       reader.decimal('DASHBOARD_SHARE_PER_CALLER', { above: 0, max: 1 }) ?? DEFAULT_ANALYTICS_CONFIG.dashboardSharePerCaller,
     dashboardShareWindowSeconds:
       reader.integer('DASHBOARD_SHARE_WINDOW_SECONDS', { min: 1, max: 86_400 }) ?? DEFAULT_ANALYTICS_CONFIG.dashboardShareWindowSeconds,
+    newTablesPerCaller:
+      reader.integer('ANALYTICS_NEW_TABLES_PER_CALLER', { min: 1, max: 100_000 }) ?? DEFAULT_ANALYTICS_CONFIG.newTablesPerCaller,
   };
 }

@@ -1,5 +1,5 @@
 import { AnalyticsMemo } from '../reporting/analytics/operationMemo';
-import type { AnalyticsTables, AskOutcome } from '../reporting/tables/analyticsTables';
+import type { AskOutcome, TablesReader } from '../reporting/tables/analyticsTables';
 import type { ReportingService } from '../reporting/reportingService';
 import type { LiveNumbers } from '../reporting/live/liveNumbers';
 import type { AnalyticsConfig, Config } from '../config';
@@ -29,8 +29,8 @@ export interface Context {
   recommendations: RecommendationsLoader;
   /** Per request: every `Article.analytics` of the operation joins its batches. */
   articleMetrics: ArticleMetricsLoader;
-  /** Process-wide: the analytics tables every operation's asks are answered from (read through `reads`). */
-  analyticsTables: AnalyticsTables;
+  /** The process-wide analytics tables every operation's asks are answered from, read as this operation's caller (through `reads`). */
+  analyticsTables: TablesReader;
   /** When this operation's asks stop waiting for a slot (epoch ms): its start plus ANALYTICS_ASK_DEADLINE_MS. */
   analyticsDeadline: number;
   /** How each analytics ask of this operation was answered, in order (for the operation log). */
@@ -86,7 +86,9 @@ export function createContext(shared: SharedDependencies, caller: Caller = OPEN_
   const maxRows = shared.reportingMaxRows;
   const allowance = new UpstreamAllowance(shared.maxUpstreamCallsPerOperation);
   const metrics = shared.metrics;
-  const { tables, dashboards } = shared.reportingService;
+  const { dashboards } = shared.reportingService;
+  // The caller's id goes with each table ask too: the tables no store holds it makes the subgraph fetch count against its cap.
+  const tables = shared.reportingService.tables.forCaller(caller.id);
   const analyticsDeadline = now() + shared.analytics.askDeadlineMs;
   const reads = new CallerReads({
     caller,

@@ -7,6 +7,7 @@ import type { Clock } from './tables/clock';
 import { CallerSlots, type SharedCallerSlots } from './callerSlots';
 import { refused, shareSpent, waitsForSlot } from './tables/errors';
 import { MetricPlan } from './tables/metricPlan';
+import { nextRefresh } from './refreshTurns';
 
 /**
  * The kinds of asks (the order they get the next budget slot in: see `order`):
@@ -53,6 +54,8 @@ export interface Candidate {
   weight: number;
   /** Within a class and weight, the earliest deadline first. */
   earliestDeadline: number;
+  /** A refresh: when the numbers it replaces were fetched (their age bounds its turn: src/reporting/refreshTurns.ts). */
+  fetchedAt?: number;
   /** The kind's merge rule: the turn for this group now (undefined: nothing to send after all, e.g. another replica did it). */
   take(): Promise<Turn | undefined>;
 }
@@ -107,6 +110,18 @@ export interface BudgetQueueOptions {
    * replica's. Absent, or when it cannot tell (Redis away), the queue counts this replica's own.
    */
   sharedCallerSlots?: SharedCallerSlots;
+  /**
+   * REPORTING_RATE_PER_MINUTE: the slots a minute the governor grants, which bound how long a table in demand
+   * waits for its refresh (src/reporting/refreshTurns.ts). Default 1, the real hosts' budget.
+   */
+  slotsPerMinute?: number;
+}
+
+/** The refusal of an ask whose asker left (its signal aborted): nobody reads it, but its promise settles. */
+function withdrawn(): Error {
+  const error = new Error('the ask was withdrawn: its asker left');
+  error.name = 'AbortError';
+  return error;
 }
 
 /** The slots one caller's ad-hoc asks may spend over a window (see `callerShareOf`). */
@@ -302,11 +317,19 @@ export class BudgetQueue {
     }
   }
 
-  /** Waits for a slot: resolves with what the kind settles it with, or rejects with the refusal once its deadline cannot be met. */
-  wait<Outcome>(kind: AskKind, group: string, deadline: number, extra: object = {}): Promise<Outcome> {
+  /**
+   * Waits for a slot: resolves with what the kind settles it with, or rejects with the refusal once its deadline cannot be met.
+   * `signal`: the asker left (a live feed's last subscriber): the ask is withdrawn at once, before it takes a slot (a turn
+   * already in flight carries it no more), and rejects with an AbortError; nothing of it stays (its deadline's timer is cleared).
+   */
+  wait<Outcome>(kind: AskKind, group: string, deadline: number, extra: object = {}, signal?: AbortSignal): Promise<Outcome> {
+    if (signal?.aborted === true) return Promise.reject(withdrawn());
     const now = this.clock.now();
     if (this.nextSlotAt > deadline || deadline <= now) return Promise.reject(this.refusal(kind));
     return new Promise<Outcome>((resolve, reject) => {
+      // Cleared when the ask settles, however: a settled ask holds no timer until its deadline.
+      const timer = new AbortController();
+      const withdraw = () => ask.settle(withdrawn());
       const ask: QueuedAsk<Outcome> = Object.assign(extra, {
         kind,
         group,
@@ -317,12 +340,15 @@ export class BudgetQueue {
           if (ask.settled) return;
           ask.settled = true;
           this.remove(ask);
+          timer.abort();
+          signal?.removeEventListener('abort', withdraw);
           if (outcome instanceof Error) reject(outcome);
           else resolve(outcome);
         },
       });
+      signal?.addEventListener('abort', withdraw, { once: true });
       this.enqueue(ask);
-      void this.clock.sleep(deadline - now).then(() => this.refuse(ask));
+      void this.clock.sleep(deadline - now, timer.signal).then(() => this.refuse(ask));
       this.start();
     });
   }
@@ -436,7 +462,9 @@ export class BudgetQueue {
    *    (or when no refresh waits);
    * 3. callers' ad-hoc dashboard asks, while all callers' dashboards spent
    *    less than one caller's share over the window (`dashboardsBeforeRefreshes`);
-   * 4. refreshes, the most demanded first;
+   * 4. refreshes: the most demanded first, unless that would leave another
+   *    table in demand unrefreshed past its bound, ⌈N / B⌉ + 1 minutes for N
+   *    tables at B slots a minute (then the oldest: `nextRefresh`);
    * 5. asks outside the tables over their share;
    * 6. callers' ad-hoc dashboard asks.
    * Only asks of callers within their own fair share are ever here (the
@@ -460,7 +488,13 @@ export class BudgetQueue {
       best('unserved') ??
       (outsideTurn ? best('outside') : undefined) ??
       (dashboardsFirst ? best('dashboard') : undefined) ??
-      best('refresh') ??
+      nextRefresh(
+        candidates
+          .filter((candidate) => candidate.class === 'refresh')
+          .map((candidate) => ({ ...candidate, fetchedAt: candidate.fetchedAt ?? 0 })),
+        this.clock.now(),
+        this.options.slotsPerMinute ?? 1,
+      ) ??
       best('outside') ??
       best('dashboard')
     );

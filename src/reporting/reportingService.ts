@@ -62,7 +62,7 @@ export interface ReportingServiceOptions {
 /** What the analytics tables read off the configuration (tests that build tables themselves take the same). */
 export type AnalyticsTablesSettings = Pick<
   AnalyticsTablesOptions,
-  'ttlSeconds' | 'maxStalenessSeconds' | 'windowAlignSeconds' | 'maxRows' | 'maxNarrowedUrls' | 'outsideShare'
+  'ttlSeconds' | 'maxStalenessSeconds' | 'windowAlignSeconds' | 'maxRows' | 'maxNarrowedUrls' | 'outsideShare' | 'newTablesPerCaller'
 >;
 
 export function analyticsTablesSettings(config: ReportingServiceConfig): AnalyticsTablesSettings {
@@ -74,6 +74,7 @@ export function analyticsTablesSettings(config: ReportingServiceConfig): Analyti
     maxRows: config.reportingMaxRows,
     maxNarrowedUrls: analytics.chunkSize,
     outsideShare: analytics.coldShare,
+    newTablesPerCaller: { tables: analytics.newTablesPerCaller, windowMs: analytics.dashboardShareWindowSeconds * 1000 },
   };
 }
 
@@ -83,6 +84,7 @@ export function createReportingService(options: ReportingServiceOptions): Report
     reporting: options.dashboard,
     clock: options.clock,
     outsideShare: options.config.analytics.coldShare,
+    slotsPerMinute: options.config.governor.reportingPerMinute,
     callerShare: callerShareOf(
       options.config.analytics.dashboardSharePerCaller,
       options.config.analytics.dashboardShareWindowSeconds,

@@ -65,6 +65,7 @@ describe('loadConfig', () => {
         coldShare: 0.5,
         dashboardSharePerCaller: 0.2,
         dashboardShareWindowSeconds: 600,
+        newTablesPerCaller: 30,
       },
       governor: { reportingPerMinute: 600, signinPerMinute: 20, renderPerMinute: 6_000, queueTimeoutMs: 2_000 },
       breaker: { cooldownSeconds: 10 },
@@ -133,6 +134,7 @@ describe('loadConfig', () => {
         ANALYTICS_COLD_SHARE: '0.25',
         DASHBOARD_SHARE_PER_CALLER: '0.1',
         DASHBOARD_SHARE_WINDOW_SECONDS: '900',
+        ANALYTICS_NEW_TABLES_PER_CALLER: '12',
       }).analytics,
     ).toEqual({
       chunkSize: 200,
@@ -142,10 +144,14 @@ describe('loadConfig', () => {
       coldShare: 0.25,
       dashboardSharePerCaller: 0.1,
       dashboardShareWindowSeconds: 900,
+      newTablesPerCaller: 12,
     });
     expect(configError({ DASHBOARD_SHARE_PER_CALLER: '1.5', DASHBOARD_SHARE_WINDOW_SECONDS: '0' }).problems).toEqual([
       'DASHBOARD_SHARE_PER_CALLER must be a number > 0 and <= 1 (got "1.5")',
       'DASHBOARD_SHARE_WINDOW_SECONDS must be an integer from 1 to 86400 (got "0")',
+    ]);
+    expect(configError({ ANALYTICS_NEW_TABLES_PER_CALLER: '0' }).problems).toEqual([
+      'ANALYTICS_NEW_TABLES_PER_CALLER must be an integer from 1 to 100000 (got "0")',
     ]);
     expect(configError({ ANALYTICS_COLD_SHARE: '0', ANALYTICS_ASK_DEADLINE_MS: '-1' }).problems).toEqual([
       'ANALYTICS_ASK_DEADLINE_MS must be an integer from 0 to 120000 (got "-1")',

@@ -4,6 +4,7 @@
  * the context factory built the tables and the dashboards' asks through WeakMaps
  * keyed by its dependencies, and nothing ever closed the tables.
  */
+import { OPEN_CALLER } from '../../src/auth/callers/caller';
 import { createContext, type SharedDependencies } from '../../src/operation/context';
 import { createReportingService, type ReportingService } from '../../src/reporting/reportingService';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
@@ -51,14 +52,19 @@ function shared(service: ReportingService, clock: FakeClock): SharedDependencies
 }
 
 describe('the reporting service, built once per process', () => {
-  it('every operation context asks the one service: its tables, not a set of its own', () => {
+  it('every operation context asks the one service: its tables (read as the operation’s caller), not a set of its own', async () => {
     const { clock, service } = setUp();
     const dependencies = shared(service, clock);
+    const ranking = jest.spyOn(service.tables, 'ranking');
 
-    const contexts = [createContext(dependencies), createContext(dependencies)];
+    const contexts = [
+      createContext(dependencies, { ...OPEN_CALLER, id: 'one' }),
+      createContext(dependencies, { ...OPEN_CALLER, id: 'two' }),
+    ];
+    for (const context of contexts) await context.analyticsTables.ranking(WEEK, 2, clock.now() + 120_000);
 
-    expect(contexts.map((context) => context.analyticsTables)).toEqual([service.tables, service.tables]);
-    expect(contexts[0].analyticsTables).toBe(contexts[1].analyticsTables);
+    // Both through the service's tables, each with its caller (the tables no store holds count against its cap).
+    expect(ranking.mock.calls.map((call) => call[3]?.caller)).toEqual(['one', 'two']);
     service.close();
   });
 
@@ -91,7 +97,9 @@ describe('the reporting service, built once per process', () => {
     });
     await server.start();
 
-    expect(server.createContext().analyticsTables).toBe(service.tables);
+    const ranking = jest.spyOn(service.tables, 'ranking');
+    await server.createContext().analyticsTables.ranking(WEEK, 2, Date.now() + 1_000);
+    expect(ranking).toHaveBeenCalledTimes(1);
     await server.stop();
     expect(closes).toBe(0);
     service.close();

@@ -28,6 +28,8 @@ interface SetUpOptions {
   unplanned?: MetricName[];
   ttlSeconds?: number;
   coldShare?: number;
+  /** The fake dashboard's slots a minute (default: one every 63 s, the vendor's one a minute). */
+  slotsPerMinute?: number;
 }
 
 /**
@@ -39,7 +41,7 @@ function setUpReplicas(options: SetUpOptions) {
   const clock = new FakeClock(START);
   const dashboard = fakeDashboard({
     clock,
-    unitMs: UNIT_MS,
+    unitMs: options.slotsPerMinute === undefined ? UNIT_MS : 60_000 / options.slotsPerMinute,
     urls: options.urls,
     ...(options.unplanned ? { unplanned: options.unplanned } : {}),
   });
@@ -60,6 +62,7 @@ function setUpReplicas(options: SetUpOptions) {
         }),
       ),
       observer: { ...NO_OBSERVER, slotSpent: (_kind, asks) => answered.push(asks) },
+      ...(options.slotsPerMinute === undefined ? {} : { slotsPerMinute: options.slotsPerMinute }),
     });
   const replica = () => tables({ shared: true, board: board.replica() });
   return { clock, dashboard, board, answered, replica, single: () => tables({}) };
@@ -434,19 +437,21 @@ describe('replicas sharing one store', () => {
   });
 
   it("orders refreshes by the cluster's demand: asks on other replicas count", async () => {
+    // Two slots a minute and a TTL of 30 s: both tables are due while the week's table can still wait a slot
+    // within its bound (⌈2 / 2⌉ + 1 minutes), so demand decides which goes first.
     const urls = site(5);
-    const { clock, dashboard, board, replica } = setUpReplicas({ urls });
+    const { clock, dashboard, board, replica } = setUpReplicas({ urls, slotsPerMinute: 2, ttlSeconds: 30 });
     const a = replica();
     await a.ranking(WEEK, 3, deadline(clock));
-    await clock.advance(UNIT_MS);
+    await clock.advance(30_000);
     await a.ranking(DAY, 3, deadline(clock));
-    await clock.advance(40_000); // both tables past half their TTL
+    await clock.advance(20_000); // both tables past half their TTL; the next slot is 10 s away
     // This replica asks for the week's table twice and the day's once; the rest of the cluster asked for the day's four times.
     for (let ask = 0; ask < 4; ask += 1) board.demand.record(DAY.key, clock.now());
     await a.ranking(WEEK, 3, deadline(clock));
     await a.ranking(WEEK, 3, deadline(clock));
     await a.ranking(DAY, 3, deadline(clock));
-    await clock.advance(2 * UNIT_MS);
+    await clock.advance(60_000);
 
     const days = dashboard.sent
       .slice(2)

@@ -145,6 +145,7 @@ describe('the failure policy, row by row', () => {
       'circuit_open',
       'metric_unavailable',
       'caller_share_spent',
+      'caller_tables_spent',
     ];
     const catchAll = FAILURE_POLICY.filter((row) => row.statuses === undefined && row.reasons === undefined && row.service === undefined);
     expect(catchAll.map((row) => row.kind).sort()).toEqual([...kinds].sort());

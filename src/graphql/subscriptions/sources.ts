@@ -35,7 +35,7 @@ export function topArticlesSource(args: Partial<SubscriptionTopArticlesArgs>, re
   return {
     key: JSON.stringify(['topArticles', ranking.key]),
     table: ranking.table,
-    read: async (deadline) => rankingParents(await ranking.read(deadline)),
+    read: async (deadline, signal) => rankingParents(await ranking.read(deadline, signal)),
     same: (a, b) => a.length === b.length && a.every((row, index) => row.url === b[index].url && row.value === b[index].value),
   };
 }
@@ -66,8 +66,8 @@ export function articleAnalyticsSource(
   return {
     key: JSON.stringify(['articleAnalytics', spec.key, metrics, urls]),
     table: spec.key,
-    read: async (deadline) => {
-      const cells = await reads.articles(spec, [...new Set(urls)], metrics, deadline);
+    read: async (deadline, signal) => {
+      const cells = await reads.articles(spec, [...new Set(urls)], metrics, deadline, signal);
       return urls.map((url) => articleItem(url, spec, cells.get(url) ?? new Map()));
     },
     same: (a, b) => a.length === b.length && a.every((item, index) => sameItem(item, b[index], metrics)),

@@ -10,8 +10,11 @@ export interface FeedSource<T> {
   key: string;
   /** The table whose writes it follows (its spec's key). */
   table: string;
-  /** Reads through the analytics tables' public API: a table's rows, or a wait for the next slot like any ask. */
-  read(deadline: number): Promise<T>;
+  /**
+   * Reads through the analytics tables' public API: a table's rows, or a wait for the next slot like any ask.
+   * `signal` aborts when the feed's last subscriber left: its waiting asks are withdrawn before they take a slot.
+   */
+  read(deadline: number, signal: AbortSignal): Promise<T>;
   /** Whether two answers show the same numbers (then a refresh changed nothing and nothing is sent). */
   same(a: T, b: T): boolean;
 }
@@ -61,6 +64,8 @@ export class LiveFeed<T> {
   private readRepeat = false;
   private closed = false;
   private readonly stopListening: () => void;
+  /** Aborted at close: the feed's waiting asks and refreshes are withdrawn, its pulse's timer cleared (demand leaves with it). */
+  private readonly left = new AbortController();
 
   constructor(
     private readonly source: FeedSource<T>,
@@ -86,6 +91,7 @@ export class LiveFeed<T> {
   close(): void {
     if (this.closed) return;
     this.closed = true;
+    this.left.abort();
     this.stopListening();
     for (const subscriber of [...this.subscribers]) subscriber.end();
     this.onEmpty();
@@ -118,7 +124,7 @@ export class LiveFeed<T> {
     this.options.onRead?.(trigger);
     let emission: Emission<T>;
     try {
-      emission = { value: await this.source.read(this.options.clock.now() + this.options.askDeadlineMs) };
+      emission = { value: await this.source.read(this.options.clock.now() + this.options.askDeadlineMs, this.left.signal) };
     } catch (error) {
       emission = { error: error instanceof Error ? error : new Error(String(error)) };
     }
@@ -148,7 +154,7 @@ export class LiveFeed<T> {
 
   private async pulse(): Promise<void> {
     while (!this.closed) {
-      await this.options.clock.sleep(this.options.pulseMs);
+      await this.options.clock.sleep(this.options.pulseMs, this.left.signal);
       if (this.closed) return;
       this.readRepeat = false;
       await this.update('pulse');

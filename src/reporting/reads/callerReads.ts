@@ -3,7 +3,7 @@ import type { DashboardQueryBody, MetricName } from '../../upstream/datasources/
 import type { DashboardEndpoint } from '../../upstream/endpoints/dashboard';
 import type { DashboardAsker, DashboardAsks } from '../dashboard/dashboardAsks';
 import type { DashboardAnswer } from '../dashboard/metricKinds';
-import type { AnalyticsTables, AskOutcome, Cell } from '../tables/analyticsTables';
+import type { AskOutcome, Cell, TablesReader } from '../tables/analyticsTables';
 import type { TableSpec } from '../tables/tableSpec';
 import { topArticlesSpec, type TopArticlesRequest } from '../analytics/topArticles';
 import { assertArticleOnSites, rankingScope, restrictDashboardToSites } from './callerSites';
@@ -40,13 +40,15 @@ export interface RankingRead {
   key: string;
   /** The table it reads (its spec's key). */
   table: string;
-  read(deadline: number): Promise<CallerRanking>;
+  /** `signal` aborts when the reader left (a feed's last subscriber): its waiting asks are withdrawn. */
+  read(deadline: number, signal?: AbortSignal): Promise<CallerRanking>;
 }
 
 export interface CallerReadsOptions {
   /** The admitted caller (src/web/callerGate.ts): its id, scopes and sites. */
   caller: Caller;
-  tables: AnalyticsTables;
+  /** The tables as this caller reads them (the new tables it makes the subgraph fetch count against its cap). */
+  tables: TablesReader;
   /** The process-wide dashboards: asked in the caller's name, so the budget queue counts its fair share. */
   dashboards: Pick<DashboardAsks, 'asker'>;
   /** The operation's own wrapping of the caller's asker: its upstream allowance and batching (src/operation/dashboardAllowance.ts). */
@@ -103,8 +105,8 @@ export class CallerReads {
     return {
       key: JSON.stringify([spec.key, request.limit, keptSites]),
       table: spec.key,
-      read: async (deadline) => {
-        const ranking = await this.options.tables.ranking(spec, keep === undefined ? request.limit : Infinity, deadline);
+      read: async (deadline, signal) => {
+        const ranking = await this.options.tables.ranking(spec, keep === undefined ? request.limit : Infinity, deadline, { signal });
         const rows = keep === undefined ? ranking.rows : ranking.rows.filter((row) => keep(row.url)).slice(0, request.limit);
         const { from, to, fetchedAt, outcome } = ranking;
         return { rows: rows.map((row, index) => ({ ...row, rank: index + 1 })), from, to, fetchedAt, outcome };
@@ -129,9 +131,10 @@ export class CallerReads {
     urls: readonly string[],
     metrics: readonly MetricName[],
     deadline: number,
+    signal?: AbortSignal,
   ): Promise<Map<string, Map<MetricName, Cell | Error>>> {
     this.articleMetrics(urls, metrics, 'refuse');
-    return this.options.tables.articles(spec, urls, metrics, deadline);
+    return this.options.tables.articles(spec, urls, metrics, deadline, { signal });
   }
 
   private readableMetrics(metrics: readonly MetricName[], unreadable: UnreadableMetrics): MetricName[] {

@@ -5,7 +5,9 @@ import { FIELD_METRICS } from '../analytics/articleMetrics';
 import type { AnalyticsBoard } from './analyticsBoard';
 import type { Clock } from './clock';
 import { Demand } from './demand';
-import { metricUnavailable, splitsOnEmptyBody, waitsForSlot } from './errors';
+import { UpstreamError } from '../../upstream/failures/upstreamError';
+import { metricUnavailable, newTablesSpent, splitsOnEmptyBody, waitsForSlot } from './errors';
+import { NewTablesPerCaller } from './newTablesPerCaller';
 import type { MetricPlan } from './metricPlan';
 import { readCell, topRows, type Table } from './table';
 import type { TableStore } from './tableStore';
@@ -53,13 +55,31 @@ export interface AnalyticsTablesOptions {
   /** ANALYTICS_CHUNK_SIZE: most urls of one narrowed query. */
   maxNarrowedUrls: number;
   outsideShare: number;
+  /** Without a queue: REPORTING_RATE_PER_MINUTE, the slots a minute of the queue the tables build. */
+  slotsPerMinute?: number;
   /** The store is shared by replicas (Redis): waiting asks also look for tables other replicas fetched. */
   shared?: boolean;
   /** Replicas share their waiting asks, demand and learned plan (Redis); default: this process's own. */
   board?: AnalyticsBoard;
   /** Without a queue: the observer of the queue the tables build (asks waiting, refused, answered per slot; tables fetched). */
   observer?: UpstreamObserver;
+  /**
+   * ANALYTICS_NEW_TABLES_PER_CALLER over DASHBOARD_SHARE_WINDOW_SECONDS: the tables no store holds one caller's asks
+   * may make the subgraph fetch (`ReadOptions.caller`). Absent: no cap (tests of one caller).
+   */
+  newTablesPerCaller?: { tables: number; windowMs: number };
 }
+
+/** Who reads, besides what: the caller the new tables count for, and the signal that says the asker left. */
+export interface ReadOptions {
+  /** `context.caller.id`: the tables no store holds its asks make the subgraph fetch count against its cap. */
+  caller?: string;
+  /** Aborted when the asker left (a live feed whose last subscriber left): its waiting asks are withdrawn. */
+  signal?: AbortSignal;
+}
+
+/** The tables' reads as one caller makes them (src/operation/context.ts binds each operation's caller). */
+export type TablesReader = Pick<AnalyticsTables, 'ranking' | 'articles'>;
 
 /** Most specs remembered for naming tables in metrics. */
 const MAX_SPECS = 1_000;
@@ -84,9 +104,12 @@ export class AnalyticsTables {
   private readonly tableAsks: TableAsks;
   /** Most urls of one narrowed query: ANALYTICS_CHUNK_SIZE, never more than one answer carries (REPORTING_MAX_ROWS). */
   private readonly maxNarrowedUrls: number;
+  private readonly newTables: NewTablesPerCaller | undefined;
 
   constructor(private readonly options: AnalyticsTablesOptions) {
     this.maxNarrowedUrls = Math.max(1, Math.min(options.maxNarrowedUrls, options.maxRows));
+    const cap = options.newTablesPerCaller;
+    this.newTables = cap === undefined ? undefined : new NewTablesPerCaller(cap.tables, cap.windowMs);
     const board = options.board;
     this.tableAsks = new TableAsks({
       ...(options.queue === undefined ? {} : { queue: options.queue }),
@@ -97,6 +120,7 @@ export class AnalyticsTables {
       maxRows: options.maxRows,
       maxNarrowedUrls: this.maxNarrowedUrls,
       outsideShare: options.outsideShare,
+      ...(options.slotsPerMinute === undefined ? {} : { slotsPerMinute: options.slotsPerMinute }),
       onTable: (table) => this.storeTable(table),
       ...(options.observer === undefined ? {} : { observer: options.observer }),
       ...(options.shared === true ? { lookup: (need: Need) => this.sharedAnswer(need) } : {}),
@@ -113,9 +137,10 @@ export class AnalyticsTables {
     urls: readonly string[],
     metrics: readonly MetricName[],
     deadline: number,
+    read: ReadOptions = {},
   ): Promise<Map<string, Map<MetricName, Cell | Error>>> {
     const cells = new Map(urls.map((url) => [url, new Map<MetricName, Cell | Error>()]));
-    const [table] = await Promise.all([this.usableTable(spec), this.adoptSharedPlan()]);
+    const [table] = await Promise.all([this.usableTable(spec, read.signal), this.adoptSharedPlan()]);
     for (const metric of metrics) {
       if (this.plan.isUnavailable(metric)) for (const byMetric of cells.values()) byMetric.set(metric, metricUnavailable(metric));
     }
@@ -127,18 +152,19 @@ export class AnalyticsTables {
           this.fill(new Map([[url, cells.get(url) ?? new Map()]]), metrics, point, this.servedOutcome(spec, point));
       }
     }
-    await this.fetchMissing(spec, cells, metrics, deadline, table);
+    await this.fetchMissing(spec, cells, metrics, deadline, table, read);
     return cells;
   }
 
   /** The first `limit` rows of the spec's table, ranked by its metric. */
-  async ranking(spec: TableSpec, limit: number, deadline: number): Promise<Ranking> {
-    const [table] = await Promise.all([this.usableTable(spec), this.adoptSharedPlan()]);
+  async ranking(spec: TableSpec, limit: number, deadline: number, read: ReadOptions = {}): Promise<Ranking> {
+    const [table] = await Promise.all([this.usableTable(spec, read.signal), this.adoptSharedPlan()]);
     if (this.plan.isUnavailable(spec.rank)) throw metricUnavailable(spec.rank);
     if (table !== undefined && table.metrics.includes(spec.rank)) return rankingOf(table, spec, limit, this.servedOutcome(spec, table));
     let delivery: Delivery;
     try {
-      delivery = await this.tableAsks.wait({ spec, metrics: [spec.rank] }, deadline);
+      if (table === undefined) this.admitNewTable(spec, read.caller);
+      delivery = await this.tableAsks.wait({ spec, metrics: [spec.rank] }, deadline, read.signal);
     } catch (error) {
       this.refusal(error);
       throw error;
@@ -147,9 +173,24 @@ export class AnalyticsTables {
     return rankingOf(delivery.table, spec, limit, fetchedOutcome(delivery));
   }
 
+  /** The reads of one caller: the tables no store holds that its asks make the subgraph fetch count against its cap. */
+  forCaller(caller: string): TablesReader {
+    return {
+      ranking: (spec, limit, deadline, read = {}) => this.ranking(spec, limit, deadline, { ...read, caller }),
+      articles: (spec, urls, metrics, deadline, read = {}) => this.articles(spec, urls, metrics, deadline, { ...read, caller }),
+    };
+  }
+
   /** Stops the budget queue (shutdown): nothing more is sent. */
   close(): void {
     this.tableAsks.close();
+  }
+
+  /** An ask of a table no store holds, which a slot would fetch: counted in its caller's cap, or refused (then it never waits). */
+  private admitNewTable(spec: TableSpec, caller: string | undefined): void {
+    if (caller === undefined || this.newTables === undefined) return;
+    const retryAfterMs = this.newTables.admit(caller, spec.key, this.options.clock.now());
+    if (retryAfterMs !== undefined) throw newTablesSpent(retryAfterMs);
   }
 
   private async storeTable(table: Table): Promise<void> {
@@ -161,7 +202,10 @@ export class AnalyticsTables {
 
   /** An ask's error, to the observer (the queue tells it of its own refusals: no slot within the deadline). */
   private refusal(error: unknown): void {
-    if (waitsForSlot(error)) return;
+    // A withdrawn ask (its asker left) is no refusal: nobody reads its answer.
+    if (waitsForSlot(error) || (error instanceof Error && error.name === 'AbortError')) return;
+    // The caller's cap of new tables: a refusal of its own share, as the fair share's.
+    if (error instanceof UpstreamError && error.kind === 'caller_tables_spent') return this.queue.observer.askRefused('table', 'share');
     this.queue.observer.askRefused('table', splitsOnEmptyBody(error) ? 'metric_unavailable' : 'upstream_error');
   }
 
@@ -187,8 +231,11 @@ export class AnalyticsTables {
     if (this.options.board !== undefined) this.plan.adoptShared(await this.options.board.unavailableMetrics());
   }
 
-  /** Counts the ask and, when its table is half way to its TTL or past it, asks for a refresh. */
-  private async usableTable(spec: TableSpec): Promise<Table | undefined> {
+  /**
+   * Counts the ask and, when its table is half way to its TTL or past it, asks for a refresh (on behalf of `asker`,
+   * a live feed: withdrawn once every feed that asked left).
+   */
+  private async usableTable(spec: TableSpec, asker: AbortSignal | undefined): Promise<Table | undefined> {
     const now = this.options.clock.now();
     this.demand.record(spec.key, now);
     this.specs.delete(spec.key);
@@ -197,7 +244,7 @@ export class AnalyticsTables {
     const [table, clusterDemand] = await Promise.all([this.options.store.table(spec.key), this.options.board?.recordDemand(spec.key, now)]);
     if (table === undefined || !this.isUsable(spec, table)) return undefined;
     if (now - table.fetchedAt >= this.ttlMs(spec) / 2) {
-      this.tableAsks.refresh(spec, clusterDemand ?? this.demand.score(spec.key, now), table.fetchedAt);
+      this.tableAsks.refresh(spec, clusterDemand ?? this.demand.score(spec.key, now), table.fetchedAt, asker);
     }
     return table;
   }
@@ -249,6 +296,7 @@ export class AnalyticsTables {
     metrics: readonly MetricName[],
     deadline: number,
     table: Table | undefined,
+    read: ReadOptions,
   ): Promise<void> {
     let known = table;
     for (let attempt = 0; attempt < 2; attempt += 1) {
@@ -261,7 +309,16 @@ export class AnalyticsTables {
         known === undefined ||
         (wanted.some((metric) => !known?.metrics.includes(metric)) && urls.some((url) => known?.rows.has(url) === true));
       if (whole) {
-        const delivered = await this.waitFor({ spec, metrics: wanted, articles: urls }, cells, metrics, deadline);
+        if (known === undefined) {
+          try {
+            this.admitNewTable(spec, read.caller);
+          } catch (error) {
+            this.refusal(error);
+            fillError(cells, metrics, error instanceof Error ? error : new Error(String(error)));
+            return;
+          }
+        }
+        const delivered = await this.waitFor({ spec, metrics: wanted, articles: urls }, cells, metrics, deadline, read.signal);
         if (delivered === undefined) return;
         if (delivered.urls === 'all') known = delivered;
         continue;
@@ -270,7 +327,7 @@ export class AnalyticsTables {
         chunked(urls, this.maxNarrowedUrls).map((chunk) => {
           const chunkCells = new Map(chunk.map((url) => [url, cells.get(url) ?? new Map<MetricName, Cell | Error>()]));
           const need: Need = { spec, urls: chunk, metrics: missingMetrics(chunkCells, metrics), articles: chunk };
-          return this.waitFor(need, chunkCells, metrics, deadline);
+          return this.waitFor(need, chunkCells, metrics, deadline, read.signal);
         }),
       );
     }
@@ -283,10 +340,11 @@ export class AnalyticsTables {
     cells: Map<string, Map<MetricName, Cell | Error>>,
     metrics: readonly MetricName[],
     deadline: number,
+    signal: AbortSignal | undefined,
   ): Promise<Table | undefined> {
     let delivery: Delivery;
     try {
-      delivery = await this.tableAsks.wait(need, deadline);
+      delivery = await this.tableAsks.wait(need, deadline, signal);
     } catch (error) {
       this.refusal(error);
       fillError(cells, metrics, error instanceof Error ? error : new Error(String(error)));

@@ -52,6 +52,20 @@ export function builtQueryFailure(error: unknown): Error {
 }
 
 /**
+ * The caller asked for as many tables no store held as it may
+ * (ANALYTICS_NEW_TABLES_PER_CALLER over DASHBOARD_SHARE_WINDOW_SECONDS):
+ * refused before any wait, with the seconds until it has room again.
+ */
+export function newTablesSpent(retryAfterMs: number): UpstreamError {
+  return new UpstreamError({
+    service: 'reporting',
+    endpoint: DASHBOARD_QUERY_PATH,
+    kind: 'caller_tables_spent',
+    retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)),
+  });
+}
+
+/**
  * The caller's dashboards spent their fair share of the reporting budget
  * (DASHBOARD_SHARE_PER_CALLER over DASHBOARD_SHARE_WINDOW_SECONDS): refused
  * before any try, with the seconds until the caller has room again.

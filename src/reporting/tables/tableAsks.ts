@@ -46,6 +46,8 @@ export interface TableAsksOptions {
   maxNarrowedUrls: number;
   /** ANALYTICS_COLD_SHARE (without a queue: the queue's share for asks outside the tables). */
   outsideShare: number;
+  /** Without a queue: REPORTING_RATE_PER_MINUTE, the queue's slots a minute (they bound a refresh's turn). */
+  slotsPerMinute?: number;
   /** Every fetched table goes here (the store) before the asks that waited for it are answered. */
   onTable(table: Table): Promise<void>;
   /** Without a queue: the observer of the queue it builds. */
@@ -75,6 +77,8 @@ type Waiter = QueuedAsk<Delivery> & { need: Need };
 interface Refresh {
   spec: TableSpec;
   demand: number;
+  /** Only feeds asked for it: their signals (it is withdrawn once all aborted). Absent: someone who cannot leave asked (a query). */
+  askers?: Set<AbortSignal>;
   /** The fetchedAt of the table that asked for it: a newer one in the shared store means another replica refreshed it. */
   seenFetchedAt: number;
 }
@@ -94,6 +98,8 @@ interface Work {
   /** For a refresh: the fetchedAt of the table it replaces, and its demand. */
   seenFetchedAt?: number;
   demand?: number;
+  /** For a refresh only feeds asked for: their signals, kept if the slot is refused. */
+  askers?: Set<AbortSignal>;
 }
 
 /**
@@ -122,6 +128,7 @@ export class TableAsks implements AskKind {
         reporting: options.reporting,
         clock: options.clock,
         outsideShare: options.outsideShare,
+        ...(options.slotsPerMinute === undefined ? {} : { slotsPerMinute: options.slotsPerMinute }),
         ...(options.plan === undefined ? {} : { plan: options.plan }),
         ...(options.observer === undefined ? {} : { observer: options.observer }),
       });
@@ -134,14 +141,24 @@ export class TableAsks implements AskKind {
     return this.queue.plan;
   }
 
-  /** Resolves with the table fetched for this need, or rejects with the refusal once its deadline cannot be met. */
-  wait(need: Need, deadline: number): Promise<Delivery> {
-    return this.queue.wait<Delivery>(this, need.spec.key, deadline, { need });
+  /**
+   * Resolves with the table fetched for this need, or rejects with the refusal once its deadline cannot be met;
+   * withdrawn (an AbortError) as soon as `signal` aborts: its asker left.
+   */
+  wait(need: Need, deadline: number, signal?: AbortSignal): Promise<Delivery> {
+    return this.queue.wait<Delivery>(this, need.spec.key, deadline, { need }, signal);
   }
 
-  /** A table in demand is refetched at a slot of its own (never more than one pending per table). */
-  refresh(spec: TableSpec, demand: number, seenFetchedAt: number): void {
-    this.refreshes.set(spec.key, { spec, demand, seenFetchedAt });
+  /**
+   * A table in demand is refetched at a slot of its own (never more than one pending per table).
+   * `asker`: the signal of who asked (a live feed), withdrawn once every such asker left; without one (a query's
+   * reader, who cannot say it left), the refresh stays until its turn.
+   */
+  refresh(spec: TableSpec, demand: number, seenFetchedAt: number, asker?: AbortSignal): void {
+    const pending = this.refreshes.get(spec.key);
+    const askers =
+      asker === undefined || (pending !== undefined && pending.askers === undefined) ? undefined : stillAsking(pending?.askers, asker);
+    this.refreshes.set(spec.key, { spec, demand, seenFetchedAt, ...(askers === undefined ? {} : { askers }) });
     this.queue.start(this);
   }
 
@@ -151,7 +168,15 @@ export class TableAsks implements AskKind {
   }
 
   hasWork(): boolean {
+    this.withdrawLeftRefreshes();
     return this.refreshes.size > 0;
+  }
+
+  /** Refreshes whose every asker left are withdrawn before they take a slot: demand leaves with its subscribers. */
+  private withdrawLeftRefreshes(): void {
+    for (const [key, refresh] of this.refreshes) {
+      if (refresh.askers !== undefined && [...refresh.askers].every((asker) => asker.aborted)) this.refreshes.delete(key);
+    }
   }
 
   /** To the other replicas: what this replica waits for on the table now. */
@@ -170,8 +195,15 @@ export class TableAsks implements AskKind {
       earliestDeadline: Math.min(...list.map((waiter) => waiter.deadline)),
       take: async () => this.askWork(key, list, this.others.get(key) ?? []),
     }));
+    this.withdrawLeftRefreshes();
     for (const refresh of this.refreshes.values()) {
-      candidates.push({ class: 'refresh', weight: refresh.demand, earliestDeadline: Infinity, take: () => this.refreshWork(refresh) });
+      candidates.push({
+        class: 'refresh',
+        weight: refresh.demand,
+        earliestDeadline: Infinity,
+        fetchedAt: refresh.seenFetchedAt,
+        take: () => this.refreshWork(refresh),
+      });
     }
     return candidates;
   }
@@ -233,6 +265,7 @@ export class TableAsks implements AskKind {
       othersAsks: 0,
       seenFetchedAt: refresh.seenFetchedAt,
       demand: refresh.demand,
+      ...(refresh.askers === undefined ? {} : { askers: refresh.askers }),
     });
   }
 
@@ -296,7 +329,12 @@ export class TableAsks implements AskKind {
       slotRefused: () => {
         // A refused refresh keeps its place in the order, unless an ask renewed it meanwhile.
         if (!work.forAsks && !this.refreshes.has(work.spec.key)) {
-          this.refreshes.set(work.spec.key, { spec: work.spec, demand: work.demand ?? 0, seenFetchedAt: work.seenFetchedAt ?? 0 });
+          this.refreshes.set(work.spec.key, {
+            spec: work.spec,
+            demand: work.demand ?? 0,
+            seenFetchedAt: work.seenFetchedAt ?? 0,
+            ...(work.askers === undefined ? {} : { askers: work.askers }),
+          });
         }
       },
       failed: (error) => this.failed(work, error),
@@ -316,6 +354,9 @@ export class TableAsks implements AskKind {
     });
     this.plan.learnAvailable(table.metrics);
     await this.options.onTable(table);
+    // A refresh asked for while this one was in flight saw the table it replaces: the new table answers it.
+    const pending = this.refreshes.get(work.spec.key);
+    if (work.urls === undefined && pending !== undefined && pending.seenFetchedAt < table.fetchedAt) this.refreshes.delete(work.spec.key);
     const live = work.waiters.filter((waiter) => !waiter.settled);
     // A whole table fetched for another ask lacks the articles an ask outside the table waits for: that ask waits for a slot of its own.
     const answered = live.filter((waiter) => waiter.need.urls === undefined || covers(table, waiter.need, this.plan));
@@ -340,6 +381,13 @@ export class TableAsks implements AskKind {
     const failure = builtQueryFailure(error);
     for (const waiter of live) waiter.settle(failure);
   }
+}
+
+/** The askers of a refresh still there, with this one: the set stays as small as the feeds still asking. */
+function stillAsking(askers: Set<AbortSignal> | undefined, asker: AbortSignal): Set<AbortSignal> {
+  const live = new Set([...(askers ?? [])].filter((signal) => !signal.aborted));
+  live.add(asker);
+  return live;
 }
 
 function postedNeed(waiter: Waiter): PostedNeed {

@@ -15,12 +15,22 @@ export type UpstreamService = 'reporting' | 'recommender';
  * - `circuit_open`: refused locally because the upstream's circuit breaker is open
  * - `caller_share_spent`: refused locally because the caller's dashboards spent their fair share of the reporting
  *   budget (DASHBOARD_SHARE_PER_CALLER over DASHBOARD_SHARE_WINDOW_SECONDS); `retryAfterSeconds` says when it has room
+ * - `caller_tables_spent`: refused locally because the caller asked for as many tables no replica held as it may
+ *   (ANALYTICS_NEW_TABLES_PER_CALLER over DASHBOARD_SHARE_WINDOW_SECONDS); `retryAfterSeconds` says when it has room
  * - `metric_unavailable`: the dashboard answered 200 with an empty body, the live API's way of saying that
  *   a requested metric is not recognised for the account (contract §2). About the question, not an outage:
  *   never retried, never cached, never counted by the circuit breaker, never hidden behind a stale answer.
  */
 export type UpstreamErrorKind =
-  'http' | 'timeout' | 'network' | 'bad_response' | 'budget_exhausted' | 'circuit_open' | 'metric_unavailable' | 'caller_share_spent';
+  | 'http'
+  | 'timeout'
+  | 'network'
+  | 'bad_response'
+  | 'budget_exhausted'
+  | 'circuit_open'
+  | 'metric_unavailable'
+  | 'caller_share_spent'
+  | 'caller_tables_spent';
 
 export interface UpstreamFieldError {
   path?: string;

@@ -210,6 +210,13 @@ export const FAILURE_POLICY: readonly FailurePolicyRow[] = [
     why: "the budget queue refused it before any try: the caller's dashboards spent their fair share; it carries when there is room again, and never waits in the queue (nobody else waits longer for it)",
   },
   {
+    kind: 'caller_tables_spent',
+    ...REFUSED_HERE,
+    staleIfError: false,
+    code: ErrorCode.UPSTREAM_RATE_LIMITED,
+    why: 'the analytics tables refused it before any try: the caller asked for as many new tables as it may (each costs a slot of the newsroom budget); it carries when there is room again, and never waits in the queue',
+  },
+  {
     kind: 'circuit_open',
     ...REFUSED_HERE,
     code: ErrorCode.UPSTREAM_UNAVAILABLE,

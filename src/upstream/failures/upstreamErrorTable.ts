@@ -65,6 +65,13 @@ const UPSTREAM_ERRORS: { readonly [Kind in UpstreamErrorKind]: UpstreamErrorEntr
     account: (error, where) =>
       `${where} was not called: the caller's fair share of its budget is spent${error.retryAfterSeconds === undefined ? '' : ` for ${error.retryAfterSeconds} s`}`,
   },
+  caller_tables_spent: {
+    code: policyCode,
+    message: (error, who) =>
+      `${who} request budget for new tables this caller may take is spent (ANALYTICS_NEW_TABLES_PER_CALLER tables no replica held yet, over DASHBOARD_SHARE_WINDOW_SECONDS; the subgraph did not send the request); retry after ${error.retryAfterSeconds ?? 1} s`,
+    account: (error, where) =>
+      `${where} was not called: the caller asked for as many new tables as it may${error.retryAfterSeconds === undefined ? '' : ` for ${error.retryAfterSeconds} s`}`,
+  },
   circuit_open: {
     code: policyCode,
     message: (_error, who) => `${who} is failing repeatedly; calls are suspended for a short cool-down`,

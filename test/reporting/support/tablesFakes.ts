@@ -23,8 +23,27 @@ export class FakeClock implements Clock {
     return this.time;
   }
 
-  sleep(ms: number): Promise<void> {
-    return new Promise((wake) => this.timers.push({ at: this.time + Math.max(0, ms), wake }));
+  /** Resolves after `ms` of this clock, or at once when `signal` aborts (its timer then leaves the list, as SYSTEM_CLOCK clears its timeout). */
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    if (signal?.aborted === true) return Promise.resolve();
+    return new Promise((wake) => {
+      const timer = { at: this.time + Math.max(0, ms), wake };
+      this.timers.push(timer);
+      signal?.addEventListener(
+        'abort',
+        () => {
+          const index = this.timers.indexOf(timer);
+          if (index >= 0) this.timers.splice(index, 1);
+          wake();
+        },
+        { once: true },
+      );
+    });
+  }
+
+  /** Timers still waiting: what sleepers hold. */
+  get pendingTimers(): number {
+    return this.timers.length;
   }
 
   /** Moves time on, waking each timer that falls due in order, with the promises it starts settled in between. */
