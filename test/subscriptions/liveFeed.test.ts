@@ -80,6 +80,14 @@ it("serves a refresh's subscribers a slice per turn of the event loop, across fe
   const feeds = Array.from({ length: 10 }, () => startFeed(fanOut, refreshes));
   await settle();
   const order: string[] = [];
+  // A probe (a health check, another socket) asking for the loop's next turn once the refresh has begun to fan out:
+  // scheduled from the first push, so it cannot run before the fan-out started, whatever the timers' phase.
+  let probeScheduled = false;
+  const scheduleProbe = () => {
+    if (probeScheduled) return;
+    probeScheduled = true;
+    setTimeout(() => order.push('probe'), 0);
+  };
   const subscribers = feeds.flatMap((live, feed) =>
     Array.from({ length: 20 }, (_, index) => {
       const subscriber = new LatestQueue<Emission<number>>({ onDeliver: () => undefined, onEnd: () => undefined });
@@ -87,7 +95,10 @@ it("serves a refresh's subscribers a slice per turn of the event loop, across fe
         for await (const emission of subscriber) {
           // Each emission costs its subscriber some work (its execution and serialization): 200 of them, milliseconds.
           busy(0.2);
-          if ('value' in emission && emission.value === 1) order.push(`${feed}.${index}`);
+          if ('value' in emission && emission.value === 1) {
+            order.push(`${feed}.${index}`);
+            scheduleProbe();
+          }
         }
       })();
       live.feed.add(subscriber);
@@ -98,8 +109,6 @@ it("serves a refresh's subscribers a slice per turn of the event loop, across fe
 
   for (const live of feeds) live.set(1);
   refreshes.receive({ key: TABLE, fetchedAt: 6_000 });
-  // A probe (a health check, another socket) waiting for the loop's next turn while the refresh fans out.
-  setTimeout(() => order.push('probe'), 0);
   while (order.filter((entry) => entry !== 'probe').length < 200) await settle();
   const probeAt = order.indexOf('probe');
   expect(probeAt).toBeGreaterThan(0);
