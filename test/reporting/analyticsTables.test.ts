@@ -30,6 +30,8 @@ interface SetUpOptions {
   coldShare?: number;
   /** The fake dashboard's slots a minute (default: one every 63 s, the vendor's one a minute). */
   slotsPerMinute?: number;
+  /** ANALYTICS_NEW_TABLES_PER_CALLER (default: the config's). */
+  newTablesPerCaller?: number;
 }
 
 /**
@@ -58,7 +60,11 @@ function setUpReplicas(options: SetUpOptions) {
         testConfig({
           cache: { dashboardTtlSeconds: options.ttlSeconds ?? 60 },
           reportingMaxRows: options.maxRows ?? 500,
-          analytics: { chunkSize: 500, ...(options.coldShare === undefined ? {} : { coldShare: options.coldShare }) },
+          analytics: {
+            chunkSize: 500,
+            ...(options.coldShare === undefined ? {} : { coldShare: options.coldShare }),
+            ...(options.newTablesPerCaller === undefined ? {} : { newTablesPerCaller: options.newTablesPerCaller }),
+          },
         }),
       ),
       observer: { ...NO_OBSERVER, slotSpent: (_kind, asks) => answered.push(asks) },
@@ -242,6 +248,36 @@ describe('cold asks at the next unit', () => {
     if (ranking instanceof Map) throw new Error('expected a ranking');
     expect((ranking as Awaited<ReturnType<AnalyticsTables['ranking']>>).rows.map((row) => row.url)).toEqual(urls.slice(0, 3));
     expect(cell(extra as Map<string, Map<MetricName, Cell | Error>>, urls[1], 'totalDuration').outcome).toBe('merged');
+  });
+});
+
+describe('demand left by refused asks (issue 38)', () => {
+  const MONTH = tableSpec({ last: { number: 30, unit: 'day' } }, {}, 'pageViewsTotal');
+
+  it("a refused ask's table is fetched at the slot its retryAfter names, within the caller's cap of new tables: an ask past the cap leaves nothing", async () => {
+    const urls = site(20);
+    const { clock, dashboard, tables } = setUp({ urls, newTablesPerCaller: 1 });
+    const editor = tables.forCaller('editor');
+    await tables.forCaller('newsroom').articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
+    await clock.advance(1_000);
+    // A new table for the editor (its one), the next slot 62 s away: refused, its need left for that slot.
+    const refused = errorOf(await editor.articles(DAY, [urls[1]], ['pageViewsTotal'], deadline(clock)), urls[1], 'pageViewsTotal');
+    expect(refused).toMatchObject({ kind: 'budget_exhausted', retryAfterSeconds: 62 });
+    // A second new table is past its cap: refused before any wait, and it leaves no demand.
+    const capped = errorOf(await editor.articles(MONTH, [urls[1]], ['pageViewsTotal'], deadline(clock)), urls[1], 'pageViewsTotal');
+    expect(capped.kind).toBe('caller_tables_spent');
+
+    await clock.advance(62_000);
+    expect(bodiesOf(dashboard)).toHaveLength(2);
+    // The retry at retryAfter is answered from the table its slot fetched, nothing more sent.
+    const retried = await editor.articles(DAY, [urls[1]], ['pageViewsTotal'], deadline(clock));
+    expect(cell(retried, urls[1], 'pageViewsTotal')).toMatchObject({
+      value: fakeValue(urls, urls[1], 'pageViewsTotal'),
+      fetchedAt: START + UNIT_MS,
+    });
+    // The capped table never takes a slot, however long the queue runs.
+    await clock.advance(3 * UNIT_MS);
+    expect(dashboard.sent).toHaveLength(2);
   });
 });
 
