@@ -281,6 +281,39 @@ describe('demand left by refused asks (issue 38)', () => {
   });
 });
 
+describe('demand left by refused asks, on replicas (issue 38)', () => {
+  it('an ask refused on a replica that then stops is answered at the slot its retryAfter names by the replica that gets it; its retry on any replica finds the numbers', async () => {
+    const urls = site(20);
+    const { clock, dashboard, replica } = setUpReplicas({ urls, maxRows: 5 });
+    const a = replica();
+    const b = replica();
+    await a.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
+    await clock.advance(1_000);
+    // Outside the full 5-row table, the next slot 62 s away: b's ask waits its 20 s (another replica's table
+    // could answer it), then is refused; its need is left for that slot and posted.
+    const asked = b.articles(WEEK, [urls[10]], ['pageViewsTotal'], deadline(clock));
+    await clock.advance(20_000);
+    expect(errorOf(await asked, urls[10], 'pageViewsTotal')).toMatchObject({ kind: 'budget_exhausted', retryAfterSeconds: 42 });
+    b.close();
+    // On a, the table past half its TTL: a refresh waits for the same slot.
+    await clock.advance(20_000);
+    await a.articles(WEEK, [urls[1]], ['pageViewsTotal'], deadline(clock));
+
+    await clock.advance(22_000);
+    // a's slot carried b's refused ask (owed that slot, ahead of a's refresh).
+    expect(bodiesOf(dashboard).map((body) => body.urls)).toEqual([undefined, [urls[10]]]);
+    const retried = await a.articles(WEEK, [urls[10]], ['pageViewsTotal'], deadline(clock));
+    expect(cell(retried, urls[10], 'pageViewsTotal')).toMatchObject({
+      value: fakeValue(urls, urls[10], 'pageViewsTotal'),
+      fetchedAt: START + UNIT_MS,
+    });
+    // The refresh goes at the slot after, and b's demand is not carried again.
+    await clock.advance(UNIT_MS);
+    expect(bodiesOf(dashboard).map((body) => body.urls)).toEqual([undefined, [urls[10]], undefined]);
+    a.close();
+  });
+});
+
 describe('stale beats an error', () => {
   it('serves numbers past the TTL with their fetchedAt, and refreshes at the next unit', async () => {
     const urls = site(5);

@@ -17,6 +17,8 @@ export interface Left {
   asks: number;
   /** The slot the refusals named: from then on it is owed that slot. */
   promisedAt: number;
+  /** When the first of them was refused: numbers fetched since (by another replica's slot) answer it. */
+  since: number;
   /** Nobody retries for it any more (a retry comes at `retryAfter`): forgotten, unsent. */
   expiresAt: number;
 }
@@ -39,6 +41,7 @@ export class LeftDemand {
   /** Leaves an ask's need for the slot at `promisedAt`; false when it does not fit (nothing kept). */
   leave(
     need: { spec: TableSpec; urls?: readonly string[]; metrics: readonly MetricName[] },
+    now: number,
     promisedAt: number,
     expiresAt: number,
   ): boolean {
@@ -53,6 +56,7 @@ export class LeftDemand {
       metrics: new Set([...(left?.metrics ?? []), ...need.metrics]),
       asks: (left?.asks ?? 0) + 1,
       promisedAt: Math.min(left?.promisedAt ?? Infinity, promisedAt),
+      since: Math.min(left?.since ?? Infinity, now),
       expiresAt: Math.max(left?.expiresAt ?? 0, expiresAt),
     });
     return true;
@@ -91,6 +95,7 @@ export class LeftDemand {
       metrics: new Set([...now.metrics, ...left.metrics]),
       asks: now.asks + left.asks,
       promisedAt: Math.min(now.promisedAt, left.promisedAt),
+      since: Math.min(now.since, left.since),
       expiresAt: Math.max(now.expiresAt, left.expiresAt),
     });
   }

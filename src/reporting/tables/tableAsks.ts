@@ -131,6 +131,10 @@ export class TableAsks implements AskKind {
   private others = new Map<string, PostedNeed[]>();
   /** What asks refused with retryAfter left for the slot their refusal named. */
   private readonly left: LeftDemand;
+  /** Other replicas' demand left (by `promiseOf`) found answered in the shared store: not offered again. Bounded. */
+  private readonly answeredElsewhere = new Set<string>();
+  /** This kind's asks waiting in the queue, as it last told (for the posts to the other replicas). */
+  private waiting: readonly Waiter[] = [];
   /** The query in flight per table: an ask it carries (a retry arriving at its slot) waits for its answer. */
   private readonly inFlight = new Map<string, InFlight>();
 
@@ -186,7 +190,8 @@ export class TableAsks implements AskKind {
     if (signal !== undefined || !waitsForSlot(error) || error.kind !== 'budget_exhausted') return error;
     const now = this.queue.clock.now();
     const promisedAt = need.urls === undefined ? now + (error.retryAfterSeconds ?? 0) * 1000 : this.queue.slotForOutsideAsks();
-    if (!this.left.leave(need, promisedAt, promisedAt + this.queue.slotMs)) return error;
+    if (!this.left.leave(need, now, promisedAt, promisedAt + this.queue.slotMs)) return error;
+    this.postNeeds(need.spec.key);
     this.queue.start(this);
     return need.urls === undefined ? error : refused(promisedAt - now);
   }
@@ -223,8 +228,17 @@ export class TableAsks implements AskKind {
 
   /** To the other replicas: what this replica waits for on the table now. */
   waitingChanged(asks: readonly QueuedAsk[], key: string): void {
-    const waiters = asks as Waiter[];
-    this.options.board?.post(key, waiters.filter((waiter) => waiter.group === key).map(postedNeed));
+    this.waiting = asks as Waiter[];
+    this.postNeeds(key);
+  }
+
+  /** Posts this replica's needs of a table: its waiting asks and the demand refused asks left (owed a slot, whichever replica gets it). */
+  private postNeeds(key: string): void {
+    const board = this.options.board;
+    if (board === undefined) return;
+    const left = this.left.get(key, this.queue.clock.now());
+    const needs = this.waiting.filter((waiter) => waiter.group === key).map(postedNeed);
+    board.post(key, left === undefined ? needs : [...needs, leftNeed(left)]);
   }
 
   /**
@@ -246,6 +260,23 @@ export class TableAsks implements AskKind {
         take: async () => this.askWork(key, list, this.others.get(key) ?? []),
       };
     });
+    // Demand another replica's refused asks left, owed this slot: carried by whichever replica gets it.
+    for (const [key, needs] of this.others) {
+      const owed = (need: PostedNeed) =>
+        need.promisedAt !== undefined && need.promisedAt <= now + 1_000 && !this.answeredElsewhere.has(promiseOf(key, need));
+      if (byKey.has(key) || !needs.some(owed)) continue;
+      candidates.push({
+        class: needs.some((need) => need.urls === undefined) ? 'unserved' : 'promised',
+        weight: needs.length,
+        earliestDeadline: Math.min(...needs.map((need) => need.deadline)),
+        take: async () => {
+          const turn = await this.askWork(key, [], needs);
+          // Nothing of it for this replica to send (answered, or a metric it may not carry): not offered again.
+          if (turn === undefined) for (const need of needs.filter(owed)) this.rememberAnswered(key, need);
+          return turn;
+        },
+      });
+    }
     this.withdrawLeftRefreshes();
     for (const refresh of this.refreshes.values()) {
       candidates.push({
@@ -266,7 +297,8 @@ export class TableAsks implements AskKind {
     if (board !== undefined) {
       await this.options.adoptSharedPlan?.();
       const now = this.queue.clock.now();
-      const keys = new Set([...asks.map((ask) => ask.group), ...this.left.keys(now)]);
+      // The tables it asks, owes or refreshes: another replica's demand on them may be owed the next slot.
+      const keys = new Set([...asks.map((ask) => ask.group), ...this.left.keys(now), ...this.refreshes.keys()]);
       await Promise.all([...keys].map(async (key) => others.set(key, await board.othersWaiting(key, now))));
     }
     this.others = others;
@@ -326,12 +358,14 @@ export class TableAsks implements AskKind {
    * the other replicas' asks (so whichever replica gets the slot answers the
    * cluster's asks of the table).
    */
-  private askWork(key: string, list: Waiter[], others: PostedNeed[]): Turn | undefined {
+  private async askWork(key: string, list: Waiter[], others: PostedNeed[]): Promise<Turn | undefined> {
     const now = this.queue.clock.now();
     list = list.filter((waiter) => !waiter.settled);
-    const leftNow = this.left.get(key, now);
-    const spec = list[0]?.need.spec ?? leftNow?.spec;
+    const leftNow = await this.stillOwed(key, now);
+    const spec = list[0]?.need.spec ?? leftNow?.spec ?? this.refreshes.get(key)?.spec;
     if (spec === undefined) return undefined;
+    others = await this.stillOwedByOthers(spec, others);
+    if (list.length === 0 && leftNow === undefined && others.length === 0) return undefined;
     const window = this.options.windowOf(spec, now);
     const plan = this.plan;
     const ownMetrics = new Set([...list.flatMap((waiter) => waiter.need.metrics), ...(leftNow?.metrics ?? [])]);
@@ -352,7 +386,7 @@ export class TableAsks implements AskKind {
       // Of the other replicas' asks, only those for the whole table are surely answered by it.
       const othersAsks = remote.filter((need) => need.urls === undefined && carried(need)).length;
       // Demand left for the whole table goes with it; demand left for urls outside it waits for a narrowed query.
-      const left = leftNow?.whole === true ? this.left.take(key) : undefined;
+      const left = leftNow?.whole === true ? this.takeLeft(key) : undefined;
       return this.turn({
         spec,
         waiters: [...list],
@@ -374,7 +408,7 @@ export class TableAsks implements AskKind {
       for (const url of needUrls) urls.add(url);
       waiters.push(waiter);
     }
-    const left = leftNow !== undefined && (urls.size === 0 || fits([...leftNow.urls])) ? this.left.take(key) : undefined;
+    const left = leftNow !== undefined && (urls.size === 0 || fits([...leftNow.urls])) ? this.takeLeft(key) : undefined;
     for (const url of left?.urls ?? []) urls.add(url);
     let othersAsks = 0;
     for (const need of remote) {
@@ -382,6 +416,7 @@ export class TableAsks implements AskKind {
       for (const url of need.urls ?? []) urls.add(url);
       othersAsks += 1;
     }
+    if (urls.size === 0) return undefined;
     const body = narrowedQuery(spec, window, [...urls], metrics);
     return this.turn({
       spec,
@@ -394,6 +429,63 @@ export class TableAsks implements AskKind {
       othersAsks,
       ...(left === undefined ? {} : { left }),
     });
+  }
+
+  /**
+   * The demand left on a table, unless the shared store already holds numbers fetched for it since (another
+   * replica's slot carried it): then it is forgotten, not sent again.
+   */
+  private async stillOwed(key: string, now: number): Promise<Left | undefined> {
+    const left = this.left.get(key, now);
+    const lookup = this.options.lookup;
+    if (left === undefined || lookup === undefined) return left;
+    const urls = left.whole ? undefined : [...left.urls];
+    const need: Need = { spec: left.spec, metrics: [...left.metrics], ...(urls === undefined ? {} : { urls, articles: urls }) };
+    const table = await lookup(need);
+    if (table === undefined || table.fetchedAt < left.since || !covers(table, need, this.plan)) return left;
+    this.takeLeft(key);
+    return undefined;
+  }
+
+  /** Demand left, taken for a slot's query (off the board while in flight). */
+  private takeLeft(key: string): Left | undefined {
+    const left = this.left.take(key);
+    this.postNeeds(key);
+    return left;
+  }
+
+  /** Its query was not answered: owed the next slot again (and posted again). */
+  private restoreLeft(left: Left): void {
+    this.left.restore(left);
+    this.postNeeds(left.spec.key);
+  }
+
+  /**
+   * Another replica's demand left that the shared store already answers (a slot carried it): remembered here, so
+   * it is neither sent again nor offered again while that replica's post still names it.
+   */
+  private rememberAnswered(key: string, need: PostedNeed): void {
+    if (this.answeredElsewhere.size >= 1_000) this.answeredElsewhere.clear();
+    this.answeredElsewhere.add(promiseOf(key, need));
+  }
+
+  private async stillOwedByOthers(spec: TableSpec, others: PostedNeed[]): Promise<PostedNeed[]> {
+    const lookup = this.options.lookup;
+    if (lookup === undefined) return others;
+    const owed: PostedNeed[] = [];
+    for (const need of others) {
+      if (need.promisedAt !== undefined && !this.answeredElsewhere.has(promiseOf(spec.key, need))) {
+        const asked: Need = { spec, metrics: need.metrics, ...(need.urls === undefined ? {} : { urls: need.urls, articles: need.urls }) };
+        const table = await lookup(asked);
+        // Numbers fetched since its asks were refused (at most three slots before the slot it is owed) answer its retries.
+        if (table !== undefined && table.fetchedAt >= need.promisedAt - 3 * this.queue.slotMs && covers(table, asked, this.plan)) {
+          this.rememberAnswered(spec.key, need);
+          continue;
+        }
+      }
+      if (need.promisedAt === undefined || !this.answeredElsewhere.has(promiseOf(spec.key, need))) owed.push(need);
+    }
+    return owed;
   }
 
   private turn(work: Work): Turn {
@@ -419,7 +511,7 @@ export class TableAsks implements AskKind {
       },
       slotRefused: () => {
         landed(undefined);
-        if (work.left !== undefined) this.left.restore(work.left);
+        if (work.left !== undefined) this.restoreLeft(work.left);
         // A refused refresh keeps its place in the order, unless an ask renewed it meanwhile.
         if (!work.forAsks && !this.refreshes.has(work.spec.key)) {
           this.refreshes.set(work.spec.key, {
@@ -469,7 +561,7 @@ export class TableAsks implements AskKind {
     if (splitsOnEmptyBody(error) && work.unproven !== undefined) {
       // The one unproven metric was the cause; the asks wait for the next slot without it.
       this.plan.learnUnavailable(work.unproven);
-      if (work.left !== undefined) this.left.restore(work.left);
+      if (work.left !== undefined) this.restoreLeft(work.left);
       for (const waiter of live) {
         const rest = waiter.need.metrics.filter((metric) => !this.plan.isUnavailable(metric));
         if (rest.length === 0) waiter.settle(metricUnavailable(work.unproven));
@@ -487,6 +579,21 @@ function stillAsking(askers: Set<AbortSignal> | undefined, asker: AbortSignal): 
   const live = new Set([...(askers ?? [])].filter((signal) => !signal.aborted));
   live.add(asker);
   return live;
+}
+
+/** Names another replica's demand left on a table (its slot and urls), to remember it answered. */
+function promiseOf(key: string, need: PostedNeed): string {
+  return `${key}|${need.promisedAt ?? ''}|${(need.urls ?? []).join(' ')}`;
+}
+
+/** Demand left, as the other replicas see it: owed the slot at `promisedAt`, forgotten at its expiry. */
+function leftNeed(left: Left): PostedNeed {
+  return {
+    ...(left.whole ? {} : { urls: [...left.urls] }),
+    metrics: [...left.metrics],
+    deadline: left.expiresAt,
+    promisedAt: left.promisedAt,
+  };
 }
 
 function postedNeed(waiter: Waiter): PostedNeed {
