@@ -10,14 +10,11 @@
  * `retryAfter`; its caller retries at `retryAfter`; the retry must find its
  * numbers, fetched by the one query of the slot the refusal named.
  */
-import type { RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG, type AnalyticsConfig } from '../../src/config';
-import { articleRepresentations, directArticleMetrics, urlsByPageViews } from '../support/analytics';
-import type { BodyRecorder } from '../support/bodyRecorder';
-import { postGraphQL } from '../support/federationGateway';
+import { directArticleMetrics, urlsByPageViews } from '../support/analytics';
 import { DEFAULT_CACHE_TTLS } from '../support/subgraph';
 import { advanceClock, readStats, resetStats } from '../support/subgraphHttp';
-import { startTablesOverHttp, type TablesOverHttp } from './support/tablesOverHttp';
+import { panel, startTablesOverHttp, weekRanking, type TablesOverHttp } from './support/tablesOverHttp';
 
 jest.setTimeout(30_000);
 
@@ -29,47 +26,23 @@ const CACHE = { ...DEFAULT_CACHE_TTLS, dashboardTtlSeconds: 60 };
 const SLOT_MS = 63_000;
 
 let tables: TablesOverHttp;
-let emulator: RunningEmulator;
-let recorder: BodyRecorder;
-let graphqlUrl: string;
-let token: string;
 
 beforeAll(async () => {
   tables = await startTablesOverHttp({ maxRows: MAX_ROWS, cache: CACHE, analytics: ANALYTICS });
-  ({ emulator, recorder, graphqlUrl, token } = tables);
 });
 
 afterAll(async () => {
   await tables?.close();
 });
 
-interface Analytics {
-  from: string;
-  to: string;
-  pageViews: number;
-}
-
-type EntitiesResult = Awaited<ReturnType<typeof postGraphQL<{ _entities: ({ analytics: Analytics | null } | null)[] }>>>;
-
-/** An editor's panel for one article, as a router sends it. */
-function panel(url: string): Promise<EntitiesResult> {
-  return postGraphQL(
-    graphqlUrl,
-    `query ($reps: [_Any!]!) { _entities(representations: $reps) { ... on Article { analytics { from to pageViews } } } }`,
-    { reps: articleRepresentations([url]) },
-  );
-}
+/** An editor's panel for one article, reading its page views. */
+const pageViewsPanel = (url: string) => panel<{ from: string; to: string; pageViews: number }>(tables.graphqlUrl, url, 'pageViews');
 
 it("an ask refused with retryAfter stays demand for the slot it names: its retry at retryAfter is answered, by that slot's one query", async () => {
+  const { emulator, recorder, graphqlUrl, token } = tables;
   // The table of the panels' default window (a week), fetched by a ranking: one query, 5 rows, full.
-  const ranking = await postGraphQL<{ topArticles: { article: { url: string } }[] }>(
-    graphqlUrl,
-    `{ topArticles(window: { last: { number: 7, unit: DAY } }, limit: ${MAX_ROWS}) { article { url } } }`,
-  );
-  expect(ranking.errors).toBeUndefined();
-  const top = ranking.data?.topArticles.map((row) => row.article.url) ?? [];
-  expect(top).toHaveLength(MAX_ROWS);
-  const first = await panel(top[0]);
+  const top = await weekRanking(graphqlUrl, MAX_ROWS);
+  const first = await pageViewsPanel(top[0]);
   const window = first.data?._entities[0]?.analytics;
   if (window == null) throw new Error('no analytics for an article of the table');
   const tail = (await urlsByPageViews(emulator, token, window))[3 * MAX_ROWS];
@@ -81,7 +54,7 @@ it("an ask refused with retryAfter stays demand for the slot it names: its retry
   // 40 s on, the table is past half its TTL (its refresh waits for the next slot, 23 s away) and the
   // long-tail ask's 20 s deadline comes before that slot: refused at once, with retryAfter.
   await tables.advanceBoth(40_000);
-  const refused = await panel(tail);
+  const refused = await pageViewsPanel(tail);
   expect(refused.errors?.map((error) => error.extensions?.code)).toEqual(['UPSTREAM_RATE_LIMITED']);
   const retryAfter = Number(refused.errors?.[0].extensions?.retryAfter);
   expect(retryAfter).toBeGreaterThanOrEqual((SLOT_MS - 40_000) / 1000);
@@ -89,7 +62,7 @@ it("an ask refused with retryAfter stays demand for the slot it names: its retry
 
   // The caller retries at retryAfter: its numbers are there.
   await tables.advanceBoth(retryAfter * 1000);
-  const retried = await panel(tail);
+  const retried = await pageViewsPanel(tail);
   expect(retried.errors).toBeUndefined();
   const analytics = retried.data?._entities[0]?.analytics;
   if (analytics == null) throw new Error('no analytics on the retry');
