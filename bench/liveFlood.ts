@@ -1,7 +1,7 @@
 import { loadavg } from 'node:os';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
-import { memoryMiB, spawnEmulator, spawnSubgraph } from './processes';
+import { cpuSeconds, memoryMiB, spawnEmulator, spawnSubgraph } from './processes';
 import { fmtProbes, scrapeSum, startHealthProbes } from './subgraphProbes';
 import { DEMO_EMAIL, DEMO_PASSWORD, readStats, resetStats } from './upstreamClient';
 
@@ -23,9 +23,25 @@ const SOCKETS = 200;
 const PAIRS_PER_SOCKET = 50;
 const AFTER_FLOOD_MS = 30_000;
 
-function topOneOfSection(section: string): string {
-  return `subscription { topArticles(section: ${JSON.stringify(section)}, limit: 1) { rank value fetchedAt } }`;
-}
+/**
+ * LIVE_FLOOD_VARIANT: what each pair subscribes to. `sections` (default): a
+ * distinct section written in the document (a distinct table and a distinct
+ * document, so each is parsed and validated); `section-variables`: the same
+ * distinct sections as a variable of one document; `limits`: one table, only
+ * `limit` varying in the document (the issue's control: none of the harm).
+ */
+const VARIANTS = {
+  sections: (socket: number, pair: number) => ({
+    query: `subscription { topArticles(section: ${JSON.stringify(`flood-${socket}-${pair}`)}, limit: 1) { rank value fetchedAt } }`,
+  }),
+  'section-variables': (socket: number, pair: number) => ({
+    query: `subscription ($section: String) { topArticles(section: $section, limit: 1) { rank value fetchedAt } }`,
+    variables: { section: `flood-${socket}-${pair}` },
+  }),
+  limits: (socket: number, pair: number) => ({
+    query: `subscription { topArticles(limit: ${1 + ((socket * PAIRS_PER_SOCKET + pair) % 50)}) { rank value fetchedAt } }`,
+  }),
+};
 
 async function connect(url: string): Promise<Client> {
   return new Promise((resolve, reject) => {
@@ -42,6 +58,9 @@ async function connect(url: string): Promise<Client> {
 
 async function main(): Promise<void> {
   const observeSeconds = Number(process.env.LIVE_FLOOD_OBSERVE_SECONDS ?? 150);
+  const variant = (process.env.LIVE_FLOOD_VARIANT ?? 'sections') as keyof typeof VARIANTS;
+  const operation = VARIANTS[variant];
+  if (operation === undefined) throw new Error(`LIVE_FLOOD_VARIANT: one of ${Object.keys(VARIANTS).join(', ')}`);
   const emulator = await spawnEmulator({ EMULATOR_PROFILE: 'realistic', EMULATOR_SEED: String(SEED) });
   const subgraph = await spawnSubgraph({
     REPORTING_BASE_URL: emulator.url,
@@ -83,11 +102,12 @@ async function main(): Promise<void> {
     };
 
     const during = startHealthProbes(subgraph);
+    const cpuBefore = cpuSeconds(subgraph.pid);
     const floodStarted = performance.now();
     await Promise.all(
       clients.map(async (client, socket) => {
         for (let pair = 0; pair < PAIRS_PER_SOCKET; pair += 1) {
-          const complete = client.subscribe({ query: topOneOfSection(`flood-${socket}-${pair}`) }, sink);
+          const complete = client.subscribe(operation(socket, pair), sink);
           // The subscribe frame goes out first; the complete follows on the next turn of the loop.
           await new Promise((resolve) => setImmediate(resolve));
           complete();
@@ -97,6 +117,7 @@ async function main(): Promise<void> {
     const floodEnded = performance.now();
     await new Promise((resolve) => setTimeout(resolve, AFTER_FLOOD_MS));
     const duringProbes = await during.stop();
+    const floodCpu = cpuSeconds(subgraph.pid) - cpuBefore;
     const rssAfter30s = memoryMiB(subgraph.pid).rss;
     const after = startHealthProbes(subgraph);
     await new Promise((resolve) => setTimeout(resolve, observeSeconds * 1000 - AFTER_FLOOD_MS));
@@ -111,12 +132,13 @@ async function main(): Promise<void> {
     const loadAfter = loadavg()[0];
     const lines = [
       '',
-      `### ${SOCKETS * PAIRS_PER_SOCKET} subscribe/complete pairs on distinct tables (issue 35); load average (1 min) ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after`,
+      `### ${SOCKETS * PAIRS_PER_SOCKET} subscribe/complete pairs, LIVE_FLOOD_VARIANT=${variant} (issue 35); load average (1 min) ${loadBefore.toFixed(2)} before, ${loadAfter.toFixed(2)} after`,
       '',
       '| measure | value |',
       '|---|---|',
       `| pairs / sockets / flood took | ${SOCKETS * PAIRS_PER_SOCKET} / ${SOCKETS} / ${((floodEnded - floodStarted) / 1000).toFixed(1)} s |`,
       `| vendor queries: during the flood / after its last complete (goal 0) / total in ${((performance.now() - floodStarted) / 1000).toFixed(0)} s | ${queriesAt.length - afterLast} / ${afterLast} / ${stats.dashboard.count} |`,
+      `| subgraph CPU over the flood and 30 s after | ${floodCpu.toFixed(1)} s (${((1000 * floodCpu) / (SOCKETS * PAIRS_PER_SOCKET)).toFixed(2)} ms a pair) |`,
       `| /health/live p50 / p99 / max, flood and 30 s after (goal p99 < 100 ms) | ${fmtProbes(duringProbes)} |`,
       `| /health/live p50 / p99 / max, the ${observeSeconds - AFTER_FLOOD_MS / 1000} s after | ${fmtProbes(afterProbes)} |`,
       `| subgraph RSS: start / peak sample / 30 s after the flood / end (goal: within 50 MB of the start 30 s after) | ${rssStart.toFixed(0)} / ${peak.toFixed(0)} / ${rssAfter30s.toFixed(0)} / ${rssEnd.toFixed(0)} MiB |`,
