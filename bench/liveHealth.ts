@@ -85,8 +85,7 @@ async function runTtl(ttl: number, seconds: number): Promise<TtlRun> {
       cpuPercent: (100 * (cpuSeconds(subgraph.pid) - cpuBefore)) / wallSeconds,
       emissions,
       feedReads: (await scrapeSum(subgraph, 'subgraph_subscription_feed_reads_total')) - readsBefore,
-      cacheHits:
-        (await scrapeSum(subgraph, ...DASHBOARD_HITS)) - hitsBefore,
+      cacheHits: (await scrapeSum(subgraph, ...DASHBOARD_HITS)) - hitsBefore,
       vendorQueries: (await readStats(emulator.url)).dashboard.count,
       seconds: wallSeconds,
     };

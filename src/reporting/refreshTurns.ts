@@ -42,7 +42,12 @@ function inTime(oldestFirst: readonly RefreshTurn[], firstSlot: number, now: num
  * arriving one after another took every slot they wanted, and the tables in
  * demand aged past their bound (442 s against 360 s in the mixed live bench).
  */
-export function refreshDue<T extends RefreshTurn>(refreshes: readonly T[], waitingFirst: number, now: number, slotsPerMinute: number): T | undefined {
+export function refreshDue<T extends RefreshTurn>(
+  refreshes: readonly T[],
+  waitingFirst: number,
+  now: number,
+  slotsPerMinute: number,
+): T | undefined {
   if (refreshes.length === 0 || waitingFirst === 0) return undefined;
   const oldestFirst = [...refreshes].sort((a, b) => a.fetchedAt - b.fetchedAt);
   const boundMs = refreshBoundMs(refreshes.length + waitingFirst, slotsPerMinute);
@@ -61,7 +66,12 @@ export function refreshDue<T extends RefreshTurn>(refreshes: readonly T[], waiti
  * and callers' dashboards keep their shares of the budget (the queue's
  * `order`), and the bound counts the slots left to the tables.
  */
-export function nextRefresh<T extends RefreshTurn>(refreshes: readonly T[], waitingFirst: number, now: number, slotsPerMinute: number): T | undefined {
+export function nextRefresh<T extends RefreshTurn>(
+  refreshes: readonly T[],
+  waitingFirst: number,
+  now: number,
+  slotsPerMinute: number,
+): T | undefined {
   if (refreshes.length === 0) return undefined;
   const boundMs = refreshBoundMs(refreshes.length + waitingFirst, slotsPerMinute);
   const oldestFirst = [...refreshes].sort((a, b) => a.fetchedAt - b.fetchedAt);
