@@ -45,7 +45,9 @@ interface Message {
 }
 
 /** An acknowledged graphql-transport-ws socket, by hand (so frames can be sent as no client library would), and its messages. */
-async function ackedSocket(url: string): Promise<{ socket: WebSocket; messages: Message[]; message(matches: (m: Message) => boolean): Promise<Message> }> {
+async function ackedSocket(
+  url: string,
+): Promise<{ socket: WebSocket; messages: Message[]; message(matches: (m: Message) => boolean): Promise<Message> }> {
   const socket = new WebSocket(url, 'graphql-transport-ws');
   sockets.push(socket);
   const messages: Message[] = [];
