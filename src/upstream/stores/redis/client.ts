@@ -17,7 +17,7 @@ const MAX_RECONNECT_DELAY_MS = 2_000;
 export function createRedisClient(config: RedisUrlConfig): Redis;
 export function createRedisClient(config: RedisConfig): RedisClient;
 export function createRedisClient(config: RedisConfig): RedisClient {
-  if ('sentinel' in config) return new Redis({ ...connectionOptions(config), ...sentinelOptions(config) });
+  if ('sentinel' in config) return reconnectAfterUnplannedEnd(new Redis({ ...connectionOptions(config), ...sentinelOptions(config) }));
   if ('cluster' in config) return createCluster(config);
   return new Redis(config.url.reveal(), connectionOptions(config));
 }
@@ -115,4 +115,44 @@ export function waitUntilReady(client: RedisClient, withinMs: number): Promise<b
     const timer = setTimeout(() => done(false), withinMs);
     client.once('ready', onReady);
   });
+}
+
+/** The clients this process closed: any other end of a client is ioredis giving up, which reconnectAfterUnplannedEnd undoes. */
+const closedOnPurpose = new WeakSet<RedisClient>();
+
+/**
+ * ioredis (6.0) gives up on a Sentinel client for good when the failover
+ * notice (+switch-master, heard by `failoverDetector`) arrives while a
+ * reconnection is asking a sentinel for the primary: the notice marks the
+ * connection closed, the reconnection then fails ("Connection is closed"),
+ * and the client ends (status `end`) with no reconnection scheduled. The
+ * replica would stay degraded until restarted; the slower the ask (a busy
+ * machine), the likelier. Here an end this process did not ask for
+ * (closeRedisClient) starts a new connection after the first reconnection delay.
+ * Every client that `duplicate`s such a client needs this too.
+ */
+export function reconnectAfterUnplannedEnd<T extends Redis>(client: T): T {
+  client.on('end', () => {
+    if (closedOnPurpose.has(client)) return;
+    const timer = setTimeout(() => {
+      if (client.status === 'end' && !closedOnPurpose.has(client)) client.connect().catch(() => undefined);
+    }, reconnectDelay(1));
+    timer.unref();
+  });
+  return client;
+}
+
+/**
+ * Closes a client for good: QUIT when it can, then `disconnect` in any case:
+ * after a QUIT, only that also closes a Sentinel client's failover detector's
+ * connections to the sentinels (which would keep the process alive).
+ */
+export async function closeRedisClient(client: RedisClient): Promise<void> {
+  closedOnPurpose.add(client);
+  try {
+    await client.quit();
+  } catch {
+    // Not connected: nothing to say goodbye to.
+  }
+  client.disconnect();
 }
