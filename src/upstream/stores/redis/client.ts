@@ -31,6 +31,10 @@ function connectionOptions(config: RedisConfig): RedisOptions {
     connectTimeout: Math.max(1_000, config.timeoutMs * 4),
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
+    // How long `disconnect` waits for the socket's close before destroying it. ioredis waits for it even when the
+    // socket closed long before (Redis went away), and that timer holds the process: 2 s by default, longer than
+    // a test runner's worker is given to exit (jest: "a worker process has failed to exit gracefully").
+    disconnectTimeout: 200,
     retryStrategy: reconnectDelay,
     reconnectOnError: isReadOnlyReplica,
     ...(config.tls === undefined ? {} : { tls: tlsOptions(config.tls) }),
@@ -143,16 +147,24 @@ export function reconnectAfterUnplannedEnd<T extends Redis>(client: T): T {
 }
 
 /**
- * Closes a client for good: QUIT when it can, then `disconnect` in any case:
- * after a QUIT, only that also closes a Sentinel client's failover detector's
- * connections to the sentinels (which would keep the process alive).
+ * Closes a client for good. A connected one: QUIT (its replies come first),
+ * except a Sentinel client, closed at once: only `disconnect` also closes its
+ * failover detector's connections to the sentinels, which would keep the
+ * process alive. A client whose connection is already gone: `disconnect`
+ * stops its reconnecting, but never after a QUIT that closed it (ioredis
+ * would wait 2 s for a close that already happened, holding the process).
  */
 export async function closeRedisClient(client: RedisClient): Promise<void> {
   closedOnPurpose.add(client);
-  try {
-    await client.quit();
-  } catch {
-    // Not connected: nothing to say goodbye to.
+  if (client.status === 'end') return;
+  const sentinel = client instanceof Redis && (client.options.sentinels?.length ?? 0) > 0;
+  if (client.status === 'ready' && !sentinel) {
+    try {
+      await client.quit();
+      return;
+    } catch {
+      // Gone meanwhile: disconnect below.
+    }
   }
   client.disconnect();
 }
