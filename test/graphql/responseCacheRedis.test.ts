@@ -8,7 +8,7 @@ import type { Redis } from 'ioredis';
 import type { Served } from '../../src/upstream/datasources/fetched';
 import type { RecommendationWire, RenderParams } from '../../src/upstream/datasources/wire';
 import { createApolloCache } from '../../src/upstream/stores/redis/apolloCache';
-import { createRedisClient } from '../../src/upstream/stores/redis/client';
+import { closeRedisClient, createRedisClient } from '../../src/upstream/stores/redis/client';
 import { awaitReady } from '../support/redisReady';
 import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
@@ -48,7 +48,7 @@ describeWithRedis('response cache in a shared Redis', () => {
   });
   afterEach(async () => {
     await Promise.all(servers.splice(0).map((server) => server.stop()));
-    await Promise.all(clients.splice(0).map((client) => client.quit().catch(() => client.disconnect())));
+    await Promise.all(clients.splice(0).map((client) => closeRedisClient(client)));
   });
 
   async function replica(): Promise<{ server: BuiltServer; recommender: FakeRecommender; client: Redis }> {

@@ -10,7 +10,7 @@ import { Cluster } from 'ioredis';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import { loadConfig, type RedisConfig } from '../../src/config';
 import { createApolloCache } from '../../src/upstream/stores/redis/apolloCache';
-import { createRedisClient, waitUntilReady, type RedisClient } from '../../src/upstream/stores/redis/client';
+import { closeRedisClient, createRedisClient, waitUntilReady, type RedisClient } from '../../src/upstream/stores/redis/client';
 import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
 import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';
 import type { DashboardQueryBody } from '../../src/upstream/datasources/wire';
@@ -61,7 +61,7 @@ describeWithRedis('shared state in a 3-node Redis Cluster', () => {
 
   afterAll(async () => {
     await Promise.all(opened.map((upstreams) => upstreams.close()));
-    await Promise.all(clients.map((client) => client.quit().catch(() => client.disconnect())));
+    await Promise.all(clients.map((client) => closeRedisClient(client)));
     await Promise.all([cluster?.close(), emulator?.close()]);
   });
 
