@@ -6,7 +6,7 @@ import type { DashboardAnswer } from './dashboard/metricKinds';
 import type { Clock } from './tables/clock';
 import { CallerSlots, type SharedCallerSlots } from './callerSlots';
 import { refused, shareSpent, waitsForSlot } from './tables/errors';
-import { MetricPlan } from './tables/metricPlan';
+import type { MetricPlan } from './tables/metricPlan';
 import { nextRefresh } from './refreshTurns';
 
 /**
@@ -96,8 +96,8 @@ export interface BudgetQueueOptions {
   clock: Clock;
   /** ANALYTICS_COLD_SHARE: the share of the tables' slots kept for asks outside the tables while refreshes wait. */
   outsideShare: number;
-  /** What the account's plan allows, learned from every answer of every kind (default: a plan of this process). */
-  plan?: MetricPlan;
+  /** What the account's plan allows, learned from every answer of every kind (the reporting service's one plan). */
+  plan: MetricPlan;
   /** Hears the asks waiting, refused and answered per slot, and the tables fetched (the metrics; tests record it). */
   observer?: UpstreamObserver;
   /**
@@ -173,7 +173,7 @@ export class BudgetQueue {
   private readonly stopListening: (() => void) | undefined;
 
   constructor(private readonly options: BudgetQueueOptions) {
-    this.plan = options.plan ?? new MetricPlan();
+    this.plan = options.plan;
     this.clock = options.clock;
     this.observer = safeObserver(options.observer ?? NO_OBSERVER);
     const share = options.callerShare;

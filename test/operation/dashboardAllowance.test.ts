@@ -1,3 +1,5 @@
+import { BudgetQueue } from '../../src/reporting/budgetQueue';
+import { MetricPlan } from '../../src/reporting/tables/metricPlan';
 import type { DashboardQueryBody, MetricName } from '../../src/upstream/datasources/wire';
 import type { DashboardEndpoint } from '../../src/upstream/endpoints/dashboard';
 import { withDashboardAllowance } from '../../src/operation/dashboardAllowance';
@@ -36,7 +38,10 @@ function recording(fail = false, cache: CacheOutcome = 'miss') {
 
 /** The operation's asker over the endpoint: asks of one tick and one kind go as one query; none waits here (a unit is always free). */
 function asker(endpoint: DashboardEndpoint): DashboardAsker {
-  return new DashboardAsks({ dashboard: endpoint, clock: new FakeClock(0), unitLeadMs: 0 }).asker(60_000, 'anonymous');
+  return new DashboardAsks({
+    queue: new BudgetQueue({ reporting: endpoint, clock: new FakeClock(0), outsideShare: 0, plan: new MetricPlan() }),
+    unitLeadMs: 0,
+  }).asker(60_000, 'anonymous');
 }
 
 describe('the dashboard within one operation (a DataLoader keyed by the body, batched by kind)', () => {

@@ -4,6 +4,8 @@
  * table answers many asks, cold asks wait for the next unit and share one
  * query, deadlines, staleness, refresh by demand, metric learning.
  */
+import { BudgetQueue } from '../../src/reporting/budgetQueue';
+import { MetricPlan } from '../../src/reporting/tables/metricPlan';
 import { NO_OBSERVER } from '../../src/upstream/observer';
 import { AnalyticsTables, type AnalyticsTablesOptions, type Cell } from '../../src/reporting/tables/analyticsTables';
 import { MemoryTableStore } from '../../src/reporting/tables/tableStore';
@@ -48,21 +50,27 @@ function setUpReplicas(options: SetUpOptions) {
   const store = new MemoryTableStore();
   const board = fakeBoard();
   const answered: number[] = [];
+  const config = testConfig({
+    cache: { dashboardTtlSeconds: options.ttlSeconds ?? 60 },
+    reportingMaxRows: options.maxRows ?? 500,
+    analytics: { chunkSize: 500, ...(options.coldShare === undefined ? {} : { coldShare: options.coldShare }) },
+  });
+  // Each replica its own queue (one per process), as the reporting service composes it.
   const tables = (sharing: Pick<AnalyticsTablesOptions, 'shared' | 'board'>) =>
     new AnalyticsTables({
+      queue: new BudgetQueue({
+        reporting: dashboard,
+        clock,
+        plan: new MetricPlan(),
+        outsideShare: config.analytics.coldShare,
+        observer: { ...NO_OBSERVER, slotSpent: (_kind, asks) => answered.push(asks) },
+        ...(options.slotsPerMinute === undefined ? {} : { slotsPerMinute: options.slotsPerMinute }),
+      }),
       reporting: dashboard,
       store,
       ...sharing,
       clock,
-      ...analyticsTablesSettings(
-        testConfig({
-          cache: { dashboardTtlSeconds: options.ttlSeconds ?? 60 },
-          reportingMaxRows: options.maxRows ?? 500,
-          analytics: { chunkSize: 500, ...(options.coldShare === undefined ? {} : { coldShare: options.coldShare }) },
-        }),
-      ),
-      observer: { ...NO_OBSERVER, slotSpent: (_kind, asks) => answered.push(asks) },
-      ...(options.slotsPerMinute === undefined ? {} : { slotsPerMinute: options.slotsPerMinute }),
+      ...analyticsTablesSettings(config),
     });
   const replica = () => tables({ shared: true, board: board.replica() });
   return { clock, dashboard, board, answered, replica, single: () => tables({}) };
@@ -159,6 +167,7 @@ describe("the vendor refusing the subgraph's own query", () => {
       },
     };
     const tables = new AnalyticsTables({
+      queue: new BudgetQueue({ reporting: refusing, clock, plan: new MetricPlan(), outsideShare: 0.5 }),
       reporting: refusing,
       store: new MemoryTableStore(),
       clock,
@@ -167,7 +176,6 @@ describe("the vendor refusing the subgraph's own query", () => {
       windowAlignSeconds: 60,
       maxRows: 500,
       maxNarrowedUrls: 500,
-      outsideShare: 0.5,
     });
     const answer = await tables.articles(WEEK, ['https://news.example/a'], ['pageViewsTotal'], deadline(clock));
     const failure = errorOf(answer, 'https://news.example/a', 'pageViewsTotal');

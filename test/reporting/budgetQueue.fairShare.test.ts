@@ -7,6 +7,7 @@
  * wait; the newsroom's work (table asks, refreshes) comes before any caller's
  * dashboard, even when the governor would hold a dashboard query for the slot.
  */
+import { MetricPlan } from '../../src/reporting/tables/metricPlan';
 import { BudgetQueue, callerShareOf } from '../../src/reporting/budgetQueue';
 import { DashboardAsks } from '../../src/reporting/dashboard/dashboardAsks';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
@@ -38,12 +39,13 @@ function setUp({ slotsPerCaller = 2, unitLeadMs = 0 } = {}) {
   const queue = new BudgetQueue({
     reporting: endpoint,
     clock,
+    plan: new MetricPlan(),
     outsideShare: 0.5,
     observer,
     callerShare: { slotsPerCaller, windowMs: WINDOW_MS },
   });
-  const tables = tableAsksIn(queue, endpoint, clock);
-  const dashboards = new DashboardAsks({ queue, dashboard: endpoint, clock, unitLeadMs });
+  const tables = tableAsksIn(queue, endpoint);
+  const dashboards = new DashboardAsks({ queue, unitLeadMs });
   return { clock, endpoint, queue, tables, dashboards, observer };
 }
 
@@ -198,8 +200,8 @@ test("a caller's panels asked at once are each answered from the cache, however 
       return answer;
     },
   };
-  const queue = new BudgetQueue({ reporting: endpoint, clock, outsideShare: 0.5, callerShare: { slotsPerCaller: 2, windowMs: WINDOW_MS } });
-  const dashboards = new DashboardAsks({ queue, dashboard: endpoint, clock, unitLeadMs: 0 });
+  const queue = new BudgetQueue({ reporting: endpoint, clock, plan: new MetricPlan(), outsideShare: 0.5, callerShare: { slotsPerCaller: 2, windowMs: WINDOW_MS } });
+  const dashboards = new DashboardAsks({ queue, unitLeadMs: 0 });
   for (const days of [1, 2, 3]) {
     await endpoint.query(dashboard(days));
     await clock.advance(UNIT_MS);
@@ -241,11 +243,12 @@ test('a caller over its share is served a cached answer (it costs nothing); only
   const queue = new BudgetQueue({
     reporting: endpoint,
     clock,
+    plan: new MetricPlan(),
     outsideShare: 0.5,
     observer,
     callerShare: { slotsPerCaller: 1, windowMs: WINDOW_MS },
   });
-  const dashboards = new DashboardAsks({ queue, dashboard: endpoint, clock, unitLeadMs: 0 });
+  const dashboards = new DashboardAsks({ queue, unitLeadMs: 0 });
   await expect(dashboards.ask([dashboard(1)], clock.now() + 20_000, 'greedy')).resolves.toHaveLength(1);
   await clock.advance(UNIT_MS);
 
@@ -263,9 +266,9 @@ test('while a table ask waits for the slot, a cached dashboard is answered at on
   const clock = new FakeClock(START);
   const vendor = fakeDashboard({ clock, unitMs: UNIT_MS, urls: ['https://news.example/a'] });
   const endpoint = cachedEndpoint(vendor);
-  const queue = new BudgetQueue({ reporting: endpoint, clock, outsideShare: 0.5, callerShare: { slotsPerCaller: 2, windowMs: WINDOW_MS } });
-  const tables = tableAsksIn(queue, endpoint, clock);
-  const dashboards = new DashboardAsks({ queue, dashboard: endpoint, clock, unitLeadMs: 2_000 });
+  const queue = new BudgetQueue({ reporting: endpoint, clock, plan: new MetricPlan(), outsideShare: 0.5, callerShare: { slotsPerCaller: 2, windowMs: WINDOW_MS } });
+  const tables = tableAsksIn(queue, endpoint);
+  const dashboards = new DashboardAsks({ queue, unitLeadMs: 2_000 });
   await endpoint.query(dashboard(1));
   await clock.advance(1_000);
   const table = tables.wait({ spec: WEEK, metrics: ['pageViewsTotal'] }, clock.now() + 2 * UNIT_MS);

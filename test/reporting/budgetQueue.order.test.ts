@@ -7,6 +7,7 @@
  * refreshes, the share of the asks outside the tables) are proven in
  * analyticsTables.test.ts.
  */
+import { MetricPlan } from '../../src/reporting/tables/metricPlan';
 import { BudgetQueue } from '../../src/reporting/budgetQueue';
 import { DashboardAsks } from '../../src/reporting/dashboard/dashboardAsks';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
@@ -28,9 +29,9 @@ const DASHBOARD: DashboardQueryBody = {
 function setUp(observer = recordEvents()) {
   const clock = new FakeClock(START);
   const endpoint = fakeDashboard({ clock, unitMs: UNIT_MS, urls: ['https://news.example/a'] });
-  const queue = new BudgetQueue({ reporting: endpoint, clock, outsideShare: 0.5, observer });
-  const tables = tableAsksIn(queue, endpoint, clock);
-  const dashboards = new DashboardAsks({ queue, dashboard: endpoint, clock, unitLeadMs: 0 });
+  const queue = new BudgetQueue({ reporting: endpoint, clock, plan: new MetricPlan(), outsideShare: 0.5, observer });
+  const tables = tableAsksIn(queue, endpoint);
+  const dashboards = new DashboardAsks({ queue, unitLeadMs: 0 });
   return { clock, endpoint, queue, tables, dashboards, observer };
 }
 

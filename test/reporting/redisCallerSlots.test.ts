@@ -7,6 +7,7 @@
  * member or a key of another type is repaired, counted, and the charge
  * written again.
  */
+import { MetricPlan } from '../../src/reporting/tables/metricPlan';
 import { BudgetQueue } from '../../src/reporting/budgetQueue';
 import { DashboardAsks } from '../../src/reporting/dashboard/dashboardAsks';
 import { sharedCallerSlots } from '../../src/reporting/redis/redisCallerSlots';
@@ -51,11 +52,12 @@ describeWithRedis('the fair share shared by the replicas on Redis', () => {
     const queue = new BudgetQueue({
       reporting: endpoint,
       clock,
+      plan: new MetricPlan(),
       outsideShare: 0.5,
       callerShare: { slotsPerCaller, windowMs: WINDOW_MS },
       sharedCallerSlots: ledger,
     });
-    const dashboards = new DashboardAsks({ queue, dashboard: endpoint, clock, unitLeadMs: 0 });
+    const dashboards = new DashboardAsks({ queue, unitLeadMs: 0 });
     const ask = async (body: DashboardQueryBody, caller: string) => (await dashboards.ask([body], clock.now() + 20_000, caller))[0];
     return { redis, refusals, ledger, endpoint, queue, ask };
   }

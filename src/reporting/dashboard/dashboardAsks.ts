@@ -1,10 +1,8 @@
 import { OPEN_CALLER } from '../../auth/callers/caller';
 import type { DashboardQueryBody } from '../../upstream/datasources/wire';
 import type { UpstreamError } from '../../upstream/failures/upstreamError';
-import type { UpstreamObserver } from '../../upstream/observer';
 import { dashboardBodyKey } from '../../upstream/keys';
-import { type BudgetQueueOptions, BudgetQueue, type AskKind, type Candidate, type QueuedAsk, type Turn } from '../budgetQueue';
-import type { Clock } from '../tables/clock';
+import { type BudgetQueue, type AskKind, type Candidate, type QueuedAsk, type Turn } from '../budgetQueue';
 import { splitsOnEmptyBody, waitsForSlot } from '../tables/errors';
 import { carriesMetrics, kindOf, mergedBody, sliceAnswer, type DashboardAnswer } from './metricKinds';
 
@@ -17,19 +15,14 @@ export interface DashboardAsker {
 }
 
 export interface DashboardAsksOptions {
-  /** The one queue for the reporting budget (default: a queue of dashboard asks alone, over `dashboard`). */
-  queue?: BudgetQueue;
-  /** Without a queue: the protected endpoint, process-wide (it caches, coalesces and governs). */
-  dashboard: BudgetQueueOptions['reporting'];
-  clock: Clock;
+  /** The one queue for the reporting budget (src/reporting/reportingService.ts builds it once; tests their own). */
+  queue: BudgetQueue;
   /**
    * How long before the next slot the waiting asks' query goes
    * (UPSTREAM_QUEUE_TIMEOUT_MS): the governor holds it until the slot, so an
    * ask arriving in those last moments cannot take the slot for its body alone.
    */
   unitLeadMs: number;
-  /** Without a queue: the observer of the queue it builds (tests await the asks waiting). */
-  observer?: UpstreamObserver;
 }
 
 /** The last body answered per kind is remembered for this many kinds (oldest forgotten first). */
@@ -67,14 +60,7 @@ export class DashboardAsks implements AskKind {
 
   constructor(options: DashboardAsksOptions) {
     this.leadMs = options.unitLeadMs;
-    this.queue =
-      options.queue ??
-      new BudgetQueue({
-        reporting: options.dashboard,
-        clock: options.clock,
-        outsideShare: 0,
-        ...(options.observer === undefined ? {} : { observer: options.observer }),
-      });
+    this.queue = options.queue;
   }
 
   /**

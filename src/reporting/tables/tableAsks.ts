@@ -1,10 +1,8 @@
 import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../upstream/datasources/wire';
 import type { Served } from '../../upstream/datasources/fetched';
-import type { UpstreamObserver } from '../../upstream/observer';
-import { type BudgetQueueOptions, BudgetQueue, type AskKind, type Candidate, type QueuedAsk, type Turn } from '../budgetQueue';
+import { type BudgetQueueOptions, type BudgetQueue, type AskKind, type Candidate, type QueuedAsk, type Turn } from '../budgetQueue';
 import type { ResolvedWindow } from '../analytics/window';
 import type { AnalyticsBoard, PostedNeed } from './analyticsBoard';
-import type { Clock } from './clock';
 import { builtQueryFailure, metricUnavailable, splitsOnEmptyBody } from './errors';
 import type { MetricPlan } from './metricPlan';
 import { readCell, tabulate, type Table } from './table';
@@ -29,13 +27,10 @@ export interface Delivery {
 }
 
 export interface TableAsksOptions {
-  /** The one queue for the reporting budget (default: a queue of these asks alone, over `reporting`). */
-  queue?: BudgetQueue;
-  /** Without a queue: the protected endpoint, process-wide (it caches, coalesces and governs). */
+  /** The one queue for the reporting budget (src/reporting/reportingService.ts builds it once; tests their own). */
+  queue: BudgetQueue;
+  /** The protected endpoint, process-wide: its answer cache is read (`peek`) before an ask waits. */
   reporting: BudgetQueueOptions['reporting'];
-  clock: Clock;
-  /** Without a queue: what the account's plan allows (the queue's, with one). */
-  plan?: MetricPlan;
   /** The metrics every table of the spec carries (those the plan allows); waiting asks add theirs. */
   tableMetrics(spec: TableSpec): MetricName[];
   /** The spec's window over the instants of now (relative windows aligned). */
@@ -44,14 +39,8 @@ export interface TableAsksOptions {
   maxRows: number;
   /** Most urls one narrowed query carries (ANALYTICS_CHUNK_SIZE, at most REPORTING_MAX_ROWS). */
   maxNarrowedUrls: number;
-  /** ANALYTICS_COLD_SHARE (without a queue: the queue's share for asks outside the tables). */
-  outsideShare: number;
-  /** Without a queue: REPORTING_RATE_PER_MINUTE, the queue's slots a minute (they bound a refresh's turn). */
-  slotsPerMinute?: number;
   /** Every fetched table goes here (the store) before the asks that waited for it are answered. */
   onTable(table: Table): Promise<void>;
-  /** Without a queue: the observer of the queue it builds. */
-  observer?: UpstreamObserver;
   /**
    * Set when the tables are shared by replicas (Redis): what the shared store
    * holds now for a spec, so an ask waiting here is answered by a table
@@ -122,16 +111,7 @@ export class TableAsks implements AskKind {
   private others = new Map<string, PostedNeed[]>();
 
   constructor(private readonly options: TableAsksOptions) {
-    this.queue =
-      options.queue ??
-      new BudgetQueue({
-        reporting: options.reporting,
-        clock: options.clock,
-        outsideShare: options.outsideShare,
-        ...(options.slotsPerMinute === undefined ? {} : { slotsPerMinute: options.slotsPerMinute }),
-        ...(options.plan === undefined ? {} : { plan: options.plan }),
-        ...(options.observer === undefined ? {} : { observer: options.observer }),
-      });
+    this.queue = options.queue;
     const lookup = options.lookup;
     this.refusesHopeless = lookup === undefined;
     if (lookup !== undefined) this.poll = (asks) => this.deliverShared(asks as Waiter[], lookup);

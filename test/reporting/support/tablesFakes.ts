@@ -180,16 +180,14 @@ export function fakeBoard() {
 }
 
 /** The tables' asks in a test's budget queue: one metric per table (its rank), a minute's alignment, 500 rows. */
-export function tableAsksIn(queue: BudgetQueue, reporting: BudgetQueueOptions['reporting'], clock: Clock): TableAsks {
+export function tableAsksIn(queue: BudgetQueue, reporting: BudgetQueueOptions['reporting']): TableAsks {
   return new TableAsks({
     queue,
     reporting,
-    clock,
     tableMetrics: (spec) => [spec.rank],
     windowOf: (spec, now) => resolveWindow(spec.window, alignInstant(now, 60)),
     maxRows: 500,
     maxNarrowedUrls: 500,
-    outsideShare: 0.5,
     onTable: async () => {},
   });
 }
