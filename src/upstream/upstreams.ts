@@ -155,7 +155,8 @@ function governedTransport(parts: {
   const sharedRates = redis === undefined ? undefined : new RedisRateStore(redis, now);
   const deadlines = new DeadlineSlots();
   const governor = new Governor({
-    store: sharedRates ?? new MemoryRateStore(),
+    // The replicas' buckets through Redis, or this process's own: chosen here, never defaulted below.
+    store: sharedRates === undefined ? new MemoryRateStore() : sharedRates,
     queueTimeoutMs: protection.governor.queueTimeoutMs,
     now,
     sleep,

@@ -8,6 +8,7 @@ import { composeServices, type ServiceParts, type ServicesConfig } from '../../s
 import { SYSTEM_CLOCK } from '../../src/reporting/tables/clock';
 import { TableRefreshes } from '../../src/reporting/tables/refreshes';
 import { MemoryTableStore } from '../../src/reporting/tables/tableStore';
+import { upstreamMetricsObserver } from '../../src/upstream/metricsObserver';
 import { NO_OBSERVER } from '../../src/upstream/observer';
 import { buildServer, type BuiltServer, type ServerConfig, type ServerDependencies, type ServerOptions } from '../../src/web/server';
 import type { Services } from '../../src/web/services';
@@ -20,8 +21,9 @@ export function testServices(config: ServicesConfig, parts: TestServiceParts): S
     config,
     clock: SYSTEM_CLOCK,
     logger: { debug() {}, info() {}, warn() {}, error() {} },
-    metrics: undefined,
-    observer: NO_OBSERVER,
+    metrics: parts.metrics,
+    // As the process composes it: the metrics hear the queue's and the tables' events (unless the test records them itself).
+    observer: parts.metrics === undefined ? NO_OBSERVER : upstreamMetricsObserver(parts.metrics),
     tableStore: new MemoryTableStore(),
     tablesShared: false,
     board: undefined,
