@@ -4,7 +4,7 @@ import { upstreamPathSettings } from '../config/upstreamPath';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics/metrics';
 import { sharedCallerSlots } from '../reporting/redis/redisCallerSlots';
-import { SYSTEM_CLOCK } from '../reporting/tables/clock';
+import { SYSTEM_CLOCK } from '../kernel/clock';
 import { sharedAnalyticsBoard } from '../reporting/tables/redis/redisAnalyticsBoard';
 import { connectRefreshChannel } from '../reporting/tables/redis/refreshChannel';
 import { sharedTableStore } from '../reporting/tables/redis/redisTableStore';

@@ -6,7 +6,7 @@ import type { SharedDependencies } from '../operation/context';
 import type { SharedCallerSlots } from '../reporting/callerSlots';
 import { createReportingService, type ReportingServiceConfig } from '../reporting/reportingService';
 import type { AnalyticsBoard } from '../reporting/tables/analyticsBoard';
-import type { Clock } from '../reporting/tables/clock';
+import type { Clock } from '../kernel/clock';
 import type { TableRefreshes } from '../reporting/tables/refreshes';
 import type { TableStore } from '../reporting/tables/tableStore';
 import type { DashboardEndpoint } from '../upstream/endpoints/dashboard';

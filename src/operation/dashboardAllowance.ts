@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import type { DashboardEndpoint } from '../upstream/endpoints/dashboard';
-import type { DashboardQueryBody } from '../upstream/datasources/wire';
+import type { DashboardQueryBody } from '../kernel/wire';
 import { dashboardBodyKey } from '../upstream/keys';
 import type { DashboardAnswer } from '../reporting/dashboard/metricKinds';
 import { asError, type DashboardAsker } from '../reporting/dashboard/dashboardAsks';

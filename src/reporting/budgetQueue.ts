@@ -1,9 +1,9 @@
 import type { DashboardEndpoint } from '../upstream/endpoints/dashboard';
-import type { DashboardQueryBody } from '../upstream/datasources/wire';
-import type { UpstreamError } from '../upstream/failures/upstreamError';
+import type { DashboardQueryBody } from '../kernel/wire';
+import type { UpstreamError } from '../kernel/failures/upstreamError';
 import { NO_OBSERVER, safeObserver, type AskKindName, type UpstreamObserver } from '../upstream/observer';
 import type { DashboardAnswer } from './dashboard/metricKinds';
-import type { Clock } from './tables/clock';
+import type { Clock } from '../kernel/clock';
 import { CallerSlots, type SharedCallerSlots } from './callerSlots';
 import { refused, shareSpent, waitsForSlot } from './tables/errors';
 import type { MetricPlan } from './tables/metricPlan';

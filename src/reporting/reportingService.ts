@@ -6,7 +6,7 @@ import { DashboardAsks } from './dashboard/dashboardAsks';
 import { AnalyticsTables, type AnalyticsTablesOptions } from './tables/analyticsTables';
 import type { AnalyticsBoard } from './tables/analyticsBoard';
 import type { SharedCallerSlots } from './callerSlots';
-import type { Clock } from './tables/clock';
+import type { Clock } from '../kernel/clock';
 import { MetricPlan } from './tables/metricPlan';
 import type { TableStore } from './tables/tableStore';
 import type { TableRefreshes } from './tables/refreshes';

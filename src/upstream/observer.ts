@@ -1,6 +1,6 @@
 import type { SignInReason } from '../auth/tokenExchange';
-import type { CacheOutcome } from './datasources/fetched';
-import type { UpstreamService } from './failures/upstreamError';
+import type { CacheOutcome } from '../kernel/fetched';
+import type { UpstreamService } from '../kernel/failures/upstreamError';
 
 /** The rates the governor keeps (one bucket per account, email or host within each). */
 export type RateName = 'reporting' | 'signin' | 'render';

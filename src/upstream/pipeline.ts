@@ -1,5 +1,5 @@
-import type { Fetched, Served } from './datasources/fetched';
-import type { UpstreamService } from './failures/upstreamError';
+import type { Fetched, Served } from '../kernel/fetched';
+import type { UpstreamService } from '../kernel/failures/upstreamError';
 import type { AnswerStore } from './stores/answerStore';
 import { breakerStage, type Breaker } from './stages/breaker';
 import { cachedAnswer, cacheStage } from './stages/cache';

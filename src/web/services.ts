@@ -3,7 +3,7 @@ import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics/metrics';
 import type { SharedDependencies } from '../operation/context';
 import type { ReportingService } from '../reporting/reportingService';
-import type { Clock } from '../reporting/tables/clock';
+import type { Clock } from '../kernel/clock';
 import type { LiveServing } from './subscriptions/liveServing';
 
 /**

@@ -17,12 +17,12 @@ import { TokenProvider, type TokenProviderOptions } from '../../src/auth/tokenPr
 import { REPORTING_SIGN_IN_ERRORS } from '../../src/upstream/datasources/signInErrors';
 import { ReportingAPI } from '../../src/upstream/datasources/reportingAPI';
 import { createSignIn } from '../../src/upstream/datasources/signIn';
-import type { DashboardQueryBody } from '../../src/upstream/datasources/wire';
+import type { DashboardQueryBody } from '../../src/kernel/wire';
 import { formatError } from '../../src/graphql/errors';
 import { createAgent } from '../../src/upstream/transport/agent';
 import { retryingClient as createHttpClient } from '../support/httpPath';
 import { reportingHttpPath } from '../../src/upstream/pipeline';
-import { UpstreamError } from '../../src/upstream/failures/upstreamError';
+import { UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { Metrics } from '../../src/observability/metrics/metrics';
 import { createRedisClient } from '../../src/upstream/stores/redis/client';
 import { awaitReady } from '../support/redisReady';

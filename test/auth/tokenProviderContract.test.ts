@@ -8,7 +8,7 @@ import type { Redis } from 'ioredis';
 import { SharedTokenProvider } from '../../src/upstream/stores/sharedTokenProvider';
 import { TokenProvider, type SignInReason } from '../../src/auth/tokenProvider';
 import { REPORTING_SIGN_IN_ERRORS } from '../../src/upstream/datasources/signInErrors';
-import { UpstreamError } from '../../src/upstream/failures/upstreamError';
+import { UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { createRedisClient } from '../../src/upstream/stores/redis/client';
 import { awaitReady } from '../support/redisReady';
 import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';

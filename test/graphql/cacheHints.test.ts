@@ -8,7 +8,7 @@ import {
   type GraphQLNamedType,
   type GraphQLSchema,
 } from 'graphql';
-import { dashboardTtlSeconds, PAST_WINDOW_TTL_SECONDS } from '../../src/upstream/endpoints/dashboardTtl';
+import { dashboardTtlSeconds, PAST_WINDOW_TTL_SECONDS } from '../../src/kernel/dashboardTtl';
 import { remainingSeconds } from '../../src/graphql/resolvers/cacheHints';
 import { resolvers } from '../../src/graphql/resolvers';
 import { loadTypeDefs } from '../../src/graphql/schema';

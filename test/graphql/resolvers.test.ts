@@ -1,4 +1,4 @@
-import { UpstreamError } from '../../src/upstream/failures/upstreamError';
+import { UpstreamError } from '../../src/kernel/failures/upstreamError';
 import type { BuiltServer } from '../../src/web/server';
 import {
   DEFAULT_CACHE_TTLS,

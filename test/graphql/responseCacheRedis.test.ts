@@ -5,8 +5,8 @@
  * an entry that is not JSON is a miss, never an error.
  */
 import type { Redis } from 'ioredis';
-import type { Served } from '../../src/upstream/datasources/fetched';
-import type { RecommendationWire, RenderParams } from '../../src/upstream/datasources/wire';
+import type { Served } from '../../src/kernel/fetched';
+import type { RecommendationWire, RenderParams } from '../../src/kernel/wire';
 import { createApolloCache } from '../../src/upstream/stores/redis/apolloCache';
 import { createRedisClient } from '../../src/upstream/stores/redis/client';
 import { awaitReady } from '../support/redisReady';

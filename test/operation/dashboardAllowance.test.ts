@@ -1,11 +1,11 @@
 import { BudgetQueue } from '../../src/reporting/budgetQueue';
 import { MetricPlan } from '../../src/reporting/tables/metricPlan';
-import type { DashboardQueryBody, MetricName } from '../../src/upstream/datasources/wire';
+import type { DashboardQueryBody, MetricName } from '../../src/kernel/wire';
 import type { DashboardEndpoint } from '../../src/upstream/endpoints/dashboard';
 import { withDashboardAllowance } from '../../src/operation/dashboardAllowance';
 import { AllowanceExceeded, UpstreamAllowance } from '../../src/operation/upstreamAllowance';
 import { DashboardAsks, type DashboardAsker } from '../../src/reporting/dashboard/dashboardAsks';
-import type { CacheOutcome } from '../../src/upstream/datasources/fetched';
+import type { CacheOutcome } from '../../src/kernel/fetched';
 import { FakeClock } from '../reporting/support/tablesFakes';
 
 const body = (metric: MetricName): DashboardQueryBody => ({

@@ -9,7 +9,7 @@ import { upstreamOptions } from '../support/upstreamOptions';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG } from '../../src/config';
 import { Secret } from '../../src/redaction/secret';
-import type { DashboardQueryBody } from '../../src/upstream/datasources/wire';
+import type { DashboardQueryBody } from '../../src/kernel/wire';
 import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';
 import type { BuiltServer } from '../../src/web/server';
 import { buildTestServer } from '../support/services';

@@ -12,9 +12,9 @@ import { MetricPlan } from '../../src/reporting/tables/metricPlan';
 import { NO_OBSERVER } from '../../src/upstream/observer';
 import { DashboardAsks } from '../../src/reporting/dashboard/dashboardAsks';
 import { Metric } from '../../contract';
-import type { Served } from '../../src/upstream/datasources/fetched';
-import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../src/upstream/datasources/wire';
-import { UpstreamError } from '../../src/upstream/failures/upstreamError';
+import type { Served } from '../../src/kernel/fetched';
+import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../src/kernel/wire';
+import { UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { dashboardBodyKey } from '../../src/upstream/keys';
 import { FakeClock, settle } from './support/tablesFakes';
 

@@ -11,8 +11,8 @@ import { MetricPlan } from '../../src/reporting/tables/metricPlan';
 import { BudgetQueue, callerShareOf } from '../../src/reporting/budgetQueue';
 import { DashboardAsks } from '../../src/reporting/dashboard/dashboardAsks';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
-import type { DashboardQueryBody } from '../../src/upstream/datasources/wire';
-import { failurePolicyOf, UpstreamError } from '../../src/upstream/failures/upstreamError';
+import type { DashboardQueryBody } from '../../src/kernel/wire';
+import { failurePolicyOf, UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { recordEvents } from '../support/upstreamEvents';
 import { FakeClock, fakeDashboard, settle, tableAsksIn } from './support/tablesFakes';
 

@@ -11,7 +11,7 @@ import { MetricPlan } from '../../src/reporting/tables/metricPlan';
 import { BudgetQueue } from '../../src/reporting/budgetQueue';
 import { DashboardAsks } from '../../src/reporting/dashboard/dashboardAsks';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
-import type { DashboardQueryBody } from '../../src/upstream/datasources/wire';
+import type { DashboardQueryBody } from '../../src/kernel/wire';
 import { recordEvents } from '../support/upstreamEvents';
 import { FakeClock, fakeDashboard, settle, tableAsksIn } from './support/tablesFakes';
 

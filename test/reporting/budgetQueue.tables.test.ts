@@ -9,7 +9,7 @@ import { alignInstant, resolveWindow } from '../../src/reporting/analytics/windo
 import { MetricPlan } from '../../src/reporting/tables/metricPlan';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
 import { TableAsks, type Delivery } from '../../src/reporting/tables/tableAsks';
-import { UpstreamError } from '../../src/upstream/failures/upstreamError';
+import { UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { FakeClock, fakeDashboard } from './support/tablesFakes';
 import { analyticsTablesSettings } from '../../src/reporting/reportingService';
 import { testConfig } from '../support/config';

@@ -15,7 +15,7 @@ import { createReportingService } from '../../src/reporting/reportingService';
 import { TableRefreshes } from '../../src/reporting/tables/refreshes';
 import { tableSpec, type TableSpec } from '../../src/reporting/tables/tableSpec';
 import { testConfig } from '../support/config';
-import type { DashboardQueryBody } from '../../src/upstream/datasources/wire';
+import type { DashboardQueryBody } from '../../src/kernel/wire';
 import { FakeClock, fakeDashboard, settle, tableAsksIn } from './support/tablesFakes';
 
 const START = Date.UTC(2026, 10, 20, 12, 0, 0);

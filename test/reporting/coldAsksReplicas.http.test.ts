@@ -15,8 +15,8 @@
 import type { AddressInfo } from 'node:net';
 import type { RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG, EMBEDDED_GOVERNOR_CONFIG, type AnalyticsConfig } from '../../src/config';
-import type { Clock } from '../../src/reporting/tables/clock';
-import type { MetricName } from '../../src/upstream/datasources/wire';
+import type { Clock } from '../../src/kernel/clock';
+import type { MetricName } from '../../src/kernel/wire';
 import { sharedAnalyticsBoard } from '../../src/reporting/tables/redis/redisAnalyticsBoard';
 import { sharedTableStore } from '../../src/reporting/tables/redis/redisTableStore';
 import { articleRepresentations, directArticleMetrics, EMULATOR_UNIT_SECONDS, urlsByPageViews } from '../support/analytics';

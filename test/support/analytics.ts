@@ -6,7 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import type { AnalyticsConfig } from '../../src/config';
-import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../src/upstream/datasources/wire';
+import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../src/kernel/wire';
 import { Secret } from '../../src/redaction/secret';
 import { createUpstreams } from '../../src/upstream/upstreams';
 import { upstreamOptions } from './upstreamOptions';

@@ -5,7 +5,7 @@
  */
 import { InMemoryLRUCache } from '@apollo/utils.keyvaluecache';
 import { composeServices, type ServiceParts, type ServicesConfig } from '../../src/app/composeServices';
-import { SYSTEM_CLOCK } from '../../src/reporting/tables/clock';
+import { SYSTEM_CLOCK } from '../../src/kernel/clock';
 import { TableRefreshes } from '../../src/reporting/tables/refreshes';
 import { MemoryTableStore } from '../../src/reporting/tables/tableStore';
 import { upstreamMetricsObserver } from '../../src/upstream/metricsObserver';

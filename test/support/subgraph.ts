@@ -4,8 +4,8 @@
  * DashboardEndpoint.query and RenderEndpoint.render) and a started server to run operations against.
  */
 import type { GraphQLFormattedError } from 'graphql';
-import type { Served } from '../../src/upstream/datasources/fetched';
-import type { DashboardMetricResultWire, DashboardQueryBody, RecommendationWire, RenderParams } from '../../src/upstream/datasources/wire';
+import type { Served } from '../../src/kernel/fetched';
+import type { DashboardMetricResultWire, DashboardQueryBody, RecommendationWire, RenderParams } from '../../src/kernel/wire';
 import type { PersistedManifest } from '../../src/graphql/limits/persistedManifest';
 import type { BuiltServer, ServerConfig } from '../../src/web/server';
 import { testConfig } from './config';

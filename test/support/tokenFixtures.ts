@@ -4,7 +4,7 @@
  * refused or unavailable sign-in produces.
  */
 import { SIGN_IN_PATH } from '../../src/upstream/datasources/signIn';
-import { UpstreamError } from '../../src/upstream/failures/upstreamError';
+import { UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { deferred } from './deferred';
 
 /** An unsigned JWT: the provider only decodes, it never verifies. */

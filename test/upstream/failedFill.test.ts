@@ -7,8 +7,8 @@
  */
 import { recordEvents } from '../support/upstreamEvents';
 import type { Redis } from 'ioredis';
-import type { Fetched } from '../../src/upstream/datasources/fetched';
-import { UpstreamError } from '../../src/upstream/failures/upstreamError';
+import type { Fetched } from '../../src/kernel/fetched';
+import { UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { createRedisClient } from '../../src/upstream/stores/redis/client';
 import { awaitReady } from '../support/redisReady';
 import { RedisAnswerStore } from '../../src/upstream/stores/redisAnswerStore';

@@ -13,7 +13,7 @@ import { createApolloCache } from '../../src/upstream/stores/redis/apolloCache';
 import { createRedisClient, waitUntilReady, type RedisClient } from '../../src/upstream/stores/redis/client';
 import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
 import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';
-import type { DashboardQueryBody } from '../../src/upstream/datasources/wire';
+import type { DashboardQueryBody } from '../../src/kernel/wire';
 import { Secret } from '../../src/redaction/secret';
 import { call, startTestEmulator } from '../support/emulator';
 import { startRedisCluster, type RedisClusterSetup } from '../support/redisCluster';

@@ -5,7 +5,7 @@
  */
 import type { Redis } from 'ioredis';
 import { SharedTokenProvider, TOKEN_KEY } from '../../src/upstream/stores/sharedTokenProvider';
-import type { Fetched } from '../../src/upstream/datasources/fetched';
+import type { Fetched } from '../../src/kernel/fetched';
 import { createApolloCache } from '../../src/upstream/stores/redis/apolloCache';
 import { createRedisClient } from '../../src/upstream/stores/redis/client';
 import { awaitReady } from '../support/redisReady';

@@ -10,7 +10,7 @@ import { createAgent } from '../../src/upstream/transport/agent';
 import { createHttpClient } from '../../src/upstream/transport/httpClient';
 import { parseRetryAfter } from '../../src/upstream/transport/retryAfter';
 import { buildUrl } from '../../src/upstream/transport/url';
-import { UpstreamError } from '../../src/upstream/failures/upstreamError';
+import { UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { formatError } from '../../src/graphql/errors';
 import { MemoryRateStore } from '../../src/upstream/stores/rateStore';
 import { recordEvents, type UpstreamEvent } from '../support/upstreamEvents';

@@ -7,7 +7,7 @@ import type { FilterOperator } from '../../../contract/names';
 import type { SortDirection } from '../../../contract/names';
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { RankedRecommendation, ArticleRef, ReaderRef, DashboardResultParent, ArticleAnalyticsParent, ArticleRankingParent } from '../resolvers/mappers';
-import type { DashboardRowWire, DashboardItemWire, DashboardPointWire } from '../../upstream/datasources/wire';
+import type { DashboardRowWire, DashboardItemWire, DashboardPointWire } from '../../kernel/wire';
 import type { Context } from '../../operation/context';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;

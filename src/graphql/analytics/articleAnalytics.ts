@@ -1,7 +1,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { DateWindowInput } from '../../reporting/dashboard/dashboardQueryInput';
 import type { Context } from '../../operation/context';
-import type { MetricName } from '../../upstream/datasources/wire';
+import type { MetricName } from '../../kernel/wire';
 import type { ArticleMetricsLoader } from '../../operation/loaders/articleMetrics';
 import type { Cell } from '../../reporting/tables/analyticsTables';
 import { tableSpec, type TableSpec } from '../../reporting/tables/tableSpec';

@@ -1,6 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { parseResolveInfo, type ResolveTree } from 'graphql-parse-resolve-info';
-import type { MetricName } from '../../upstream/datasources/wire';
+import type { MetricName } from '../../kernel/wire';
 import { Metric } from '../../../contract';
 import { FIELD_METRICS } from '../../reporting/analytics/articleMetrics';
 import type { AnalyticsSelection } from '../../reporting/analytics/operationMemo';

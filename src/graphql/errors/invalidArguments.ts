@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { ErrorCode } from '../../upstream/failures/errorCodes';
+import { ErrorCode } from '../../kernel/failures/errorCodes';
 import type { InvalidArgument } from '../../reporting/invalidArgument';
 
 export type { InvalidArgument };

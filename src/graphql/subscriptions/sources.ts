@@ -7,7 +7,7 @@ import type { CallerReads } from '../../reporting/reads/callerReads';
 import { selectedMetrics } from '../analytics/selection';
 import { rankingParents } from '../analytics/topArticles';
 import { validateWindow } from '../../reporting/analytics/window';
-import type { MetricName } from '../../upstream/datasources/wire';
+import type { MetricName } from '../../kernel/wire';
 import { Metric, TimeUnit } from '../../../contract';
 import { rejectInvalid, type InvalidArgument } from '../errors';
 import type { ArticleAnalyticsParent, ArticleRankingParent } from '../resolvers/mappers';

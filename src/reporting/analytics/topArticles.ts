@@ -1,5 +1,5 @@
 import type { DateWindowInput } from '../dashboard/dashboardQueryInput';
-import type { MetricName } from '../../upstream/datasources/wire';
+import type { MetricName } from '../../kernel/wire';
 import { Metric, TimeUnit } from '../../../contract';
 import { tableSpec, type TableSpec } from '../tables/tableSpec';
 import { validateWindow } from './window';

@@ -1,8 +1,8 @@
 import type { DateWindowInput } from '../dashboard/dashboardQueryInput';
 import { validateDashboardQuery } from '../dashboard/validate';
 import { windowLengthMs } from '../dashboard/window';
-import { rangeInstants } from '../../upstream/datasources/instants';
-import type { DashboardQueryBody } from '../../upstream/datasources/wire';
+import { rangeInstants } from '../../kernel/instants';
+import type { DashboardQueryBody } from '../../kernel/wire';
 import { Metric } from '../../../contract';
 import type { InvalidArgument } from '../invalidArgument';
 

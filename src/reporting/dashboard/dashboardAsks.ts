@@ -1,6 +1,6 @@
 import { OPEN_CALLER } from '../../auth/callers/caller';
-import type { DashboardQueryBody } from '../../upstream/datasources/wire';
-import type { UpstreamError } from '../../upstream/failures/upstreamError';
+import type { DashboardQueryBody } from '../../kernel/wire';
+import type { UpstreamError } from '../../kernel/failures/upstreamError';
 import { dashboardBodyKey } from '../../upstream/keys';
 import { type BudgetQueue, type AskKind, type Candidate, type QueuedAsk, type Turn } from '../budgetQueue';
 import { splitsOnEmptyBody, waitsForSlot } from '../tables/errors';

@@ -1,5 +1,5 @@
-import type { Served } from '../../upstream/datasources/fetched';
-import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../upstream/datasources/wire';
+import type { Served } from '../../kernel/fetched';
+import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../kernel/wire';
 import { dashboardBodyKey } from '../../upstream/keys';
 
 export type DashboardAnswer = Served<DashboardMetricResultWire[]>;

@@ -1,5 +1,5 @@
 import type { Caller } from '../../auth/callers/caller';
-import type { DashboardQueryBody, MetricName } from '../../upstream/datasources/wire';
+import type { DashboardQueryBody, MetricName } from '../../kernel/wire';
 import type { DashboardEndpoint } from '../../upstream/endpoints/dashboard';
 import type { DashboardAsker, DashboardAsks } from '../dashboard/dashboardAsks';
 import type { DashboardAnswer } from '../dashboard/metricKinds';

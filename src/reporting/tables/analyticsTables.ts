@@ -1,11 +1,11 @@
-import type { MetricName } from '../../upstream/datasources/wire';
-import { dashboardTtlSeconds } from '../../upstream/endpoints/dashboardTtl';
+import type { MetricName } from '../../kernel/wire';
+import { dashboardTtlSeconds } from '../../kernel/dashboardTtl';
 import { alignInstant, resolveWindow } from '../analytics/window';
 import { FIELD_METRICS } from '../analytics/articleMetrics';
 import type { AnalyticsBoard } from './analyticsBoard';
-import type { Clock } from './clock';
+import type { Clock } from '../../kernel/clock';
 import { Demand } from './demand';
-import { UpstreamError } from '../../upstream/failures/upstreamError';
+import { UpstreamError } from '../../kernel/failures/upstreamError';
 import { metricUnavailable, newTablesSpent, splitsOnEmptyBody, waitsForSlot } from './errors';
 import { NewTablesPerCaller } from './newTablesPerCaller';
 import type { MetricPlan } from './metricPlan';

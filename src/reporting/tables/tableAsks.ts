@@ -1,5 +1,5 @@
-import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../upstream/datasources/wire';
-import type { Served } from '../../upstream/datasources/fetched';
+import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../kernel/wire';
+import type { Served } from '../../kernel/fetched';
 import { type BudgetQueueOptions, type BudgetQueue, type AskKind, type Candidate, type QueuedAsk, type Turn } from '../budgetQueue';
 import type { ResolvedWindow } from '../analytics/window';
 import type { AnalyticsBoard, PostedNeed } from './analyticsBoard';

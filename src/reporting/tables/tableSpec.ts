@@ -1,5 +1,5 @@
 import type { DateWindowInput } from '../dashboard/dashboardQueryInput';
-import type { DashboardFilterWire, DashboardQueryBody, MetricName } from '../../upstream/datasources/wire';
+import type { DashboardFilterWire, DashboardQueryBody, MetricName } from '../../kernel/wire';
 import { Dimension, FilterOperator, Granularity, Metric, SortDirection } from '../../../contract';
 import type { ResolvedWindow } from '../analytics/window';
 

@@ -1,5 +1,5 @@
 import { clampSeconds } from '../transport/retryAfter';
-import { UpstreamError, type UpstreamService } from '../failures/upstreamError';
+import { UpstreamError, type UpstreamService } from '../../kernel/failures/upstreamError';
 import type { RateStore } from '../stores/rateStore';
 import type { RateName, UpstreamObserver } from '../observer';
 

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Fetched } from '../datasources/fetched';
+import type { Fetched } from '../../kernel/fetched';
 import type { AnswerStore, Claim } from './answerStore';
 import { takeLease, type Lease } from './redis/lease';
 import { fieldsOf, readValue, repairWrongType } from './redis/readValue';

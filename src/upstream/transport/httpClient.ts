@@ -5,7 +5,7 @@ import { readBodyText, UnreadableBody } from './responseBody';
 import { parseRetryAfter } from './retryAfter';
 import { isRecord } from './typeGuards';
 import type { HttpAttempt, UpstreamObserver } from '../observer';
-import { UpstreamError, type UpstreamFieldError, type UpstreamService } from '../failures/upstreamError';
+import { UpstreamError, type UpstreamFieldError, type UpstreamService } from '../../kernel/failures/upstreamError';
 
 export interface JsonRequest {
   service: UpstreamService;

@@ -9,7 +9,7 @@ import { SocketSubscriptions } from '../../graphql/subscriptions/socketSubscript
 import type { Logger } from '../../observability/logger';
 import type { Metrics } from '../../observability/metrics/metrics';
 import { subscriptionMetrics } from '../../observability/metrics/subscriptions';
-import type { Clock } from '../../reporting/tables/clock';
+import type { Clock } from '../../kernel/clock';
 import type { TableRefreshes } from '../../reporting/tables/refreshes';
 import { withCallbackUrlPolicy } from './callbackUrls';
 import type { SubscriptionGate } from './gate';

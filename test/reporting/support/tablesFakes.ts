@@ -5,14 +5,14 @@
  * `budget_exhausted` and `retryAfter` in between), recording every body it sent.
  */
 import type { AnalyticsBoard, PostedNeed } from '../../../src/reporting/tables/analyticsBoard';
-import type { Clock } from '../../../src/reporting/tables/clock';
+import type { Clock } from '../../../src/kernel/clock';
 import { Demand } from '../../../src/reporting/tables/demand';
 import type { BudgetQueue, BudgetQueueOptions } from '../../../src/reporting/budgetQueue';
 import { TableAsks } from '../../../src/reporting/tables/tableAsks';
 import { alignInstant, resolveWindow } from '../../../src/reporting/analytics/window';
-import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../../src/upstream/datasources/wire';
-import type { Served } from '../../../src/upstream/datasources/fetched';
-import { UpstreamError } from '../../../src/upstream/failures/upstreamError';
+import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../../src/kernel/wire';
+import type { Served } from '../../../src/kernel/fetched';
+import { UpstreamError } from '../../../src/kernel/failures/upstreamError';
 
 export class FakeClock implements Clock {
   private timers: { at: number; wake: () => void }[] = [];

@@ -1,4 +1,4 @@
-import type { MetricName } from '../../../upstream/datasources/wire';
+import type { MetricName } from '../../../kernel/wire';
 import { METRIC_NAMES as WIRE_METRIC_NAMES } from '../../../../contract/names';
 import type { AnalyticsBoard, PostedNeed } from '../analyticsBoard';
 import { DEMAND_HALF_LIFE_MS } from '../demand';

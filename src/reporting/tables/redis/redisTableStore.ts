@@ -80,7 +80,7 @@ class RedisTableStore implements TableStore {
   }
 }
 
-/** An hour: how long a table of a window that has ended stays fresh (src/upstream/endpoints/dashboardTtl.ts). */
+/** An hour: how long a table of a window that has ended stays fresh (src/kernel/dashboardTtl.ts). */
 const ENDED_WINDOW_KEEP_SECONDS = 3_600;
 
 /** The replicas' table store (REDIS_URL): kept as long as any table may still be served; `now` is the tables' clock. */

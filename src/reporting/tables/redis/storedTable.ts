@@ -1,5 +1,5 @@
 import { METRIC_NAMES } from '../../../../contract/names';
-import type { MetricName } from '../../../upstream/datasources/wire';
+import type { MetricName } from '../../../kernel/wire';
 import { fieldsOf, isCount } from '../../../upstream/stores/redis/readValue';
 import type { Table } from '../table';
 

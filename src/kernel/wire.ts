@@ -14,7 +14,7 @@ export interface SignInRequest {
 // ---- dashboard: POST {base_url}/api/dashboard/query -------------------------
 
 // The names are the contract's (contract/names.ts), defined once for the subgraph and the emulator.
-export { GRANULARITY_NAMES } from '../../../contract';
+export { GRANULARITY_NAMES } from '../../contract';
 import type {
   MetricName,
   DimensionName,
@@ -22,7 +22,7 @@ import type {
   TimeUnitName,
   SortName,
   FilterOperatorName as OperatorName,
-} from '../../../contract';
+} from '../../contract';
 export type { MetricName, DimensionName, GranularityName, TimeUnitName, SortName, OperatorName };
 
 /** One dashboard filter on the wire: `{"filter": "domain", "op": "eq", "value": ["example.com"]}`. */
