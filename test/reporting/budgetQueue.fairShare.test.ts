@@ -200,7 +200,13 @@ test("a caller's panels asked at once are each answered from the cache, however 
       return answer;
     },
   };
-  const queue = new BudgetQueue({ reporting: endpoint, clock, plan: new MetricPlan(), outsideShare: 0.5, callerShare: { slotsPerCaller: 2, windowMs: WINDOW_MS } });
+  const queue = new BudgetQueue({
+    reporting: endpoint,
+    clock,
+    plan: new MetricPlan(),
+    outsideShare: 0.5,
+    callerShare: { slotsPerCaller: 2, windowMs: WINDOW_MS },
+  });
   const dashboards = new DashboardAsks({ queue, unitLeadMs: 0 });
   for (const days of [1, 2, 3]) {
     await endpoint.query(dashboard(days));
@@ -266,7 +272,13 @@ test('while a table ask waits for the slot, a cached dashboard is answered at on
   const clock = new FakeClock(START);
   const vendor = fakeDashboard({ clock, unitMs: UNIT_MS, urls: ['https://news.example/a'] });
   const endpoint = cachedEndpoint(vendor);
-  const queue = new BudgetQueue({ reporting: endpoint, clock, plan: new MetricPlan(), outsideShare: 0.5, callerShare: { slotsPerCaller: 2, windowMs: WINDOW_MS } });
+  const queue = new BudgetQueue({
+    reporting: endpoint,
+    clock,
+    plan: new MetricPlan(),
+    outsideShare: 0.5,
+    callerShare: { slotsPerCaller: 2, windowMs: WINDOW_MS },
+  });
   const tables = tableAsksIn(queue, endpoint);
   const dashboards = new DashboardAsks({ queue, unitLeadMs: 2_000 });
   await endpoint.query(dashboard(1));
