@@ -95,3 +95,6 @@ export interface RenderResponseWire {
   type: 'RecommenderExperienceResponse';
   recommendation: RecommendationWire[];
 }
+
+/** The vendor's sign-in path: the call path posts to it, and client errors name a failure there as the sign-in's. */
+export const SIGN_IN_PATH = '/api/user/signin';

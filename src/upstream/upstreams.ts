@@ -1,6 +1,6 @@
 import { RENDER_PATH, RecommenderAPI } from './datasources/recommenderAPI';
 import { DASHBOARD_QUERY_PATH, ReportingAPI } from './datasources/reportingAPI';
-import { SIGN_IN_PATH } from './datasources/signIn';
+import { SIGN_IN_PATH } from '../kernel/wire';
 import { createAgent } from './transport/agent';
 import { createHttpClient, type HttpClient, type JsonRequest } from './transport/httpClient';
 import type { Logger } from '../observability/logger';

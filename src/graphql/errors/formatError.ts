@@ -1,6 +1,6 @@
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { SIGN_IN_PATH } from '../../upstream/datasources/signIn';
+import { SIGN_IN_PATH } from '../../kernel/wire';
 import { redactErrorResponse } from '../../redaction';
 import { UpstreamError } from '../../kernel/failures/upstreamError';
 import { limitCodeOf } from '../limits/limitErrors';
