@@ -3,7 +3,7 @@ import type { Config } from '../config';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics/metrics';
 import type { SharedDependencies } from '../operation/context';
-import type { SharedCallerSlots } from '../reporting/callerSlots';
+import type { SharedCallerSlots } from '../reporting/budget/callerSlots';
 import { createReportingService, type ReportingServiceConfig } from '../reporting/reportingService';
 import type { AnalyticsBoard } from '../reporting/tables/analyticsBoard';
 import type { Clock } from '../kernel/clock';

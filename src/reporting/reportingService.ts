@@ -1,13 +1,13 @@
 import type { Config } from '../config';
 import type { DashboardEndpoint } from '../upstream/endpoints/dashboard';
 import type { UpstreamObserver } from '../upstream/observer';
-import { BudgetQueue, callerShareOf } from './budgetQueue';
+import { BudgetQueue, callerShareOf } from './budget/budgetQueue';
 import { DashboardAsks } from './dashboard/dashboardAsks';
 import { AnalyticsTables, type AnalyticsTablesOptions } from './tables/analyticsTables';
 import type { AnalyticsBoard } from './tables/analyticsBoard';
-import type { SharedCallerSlots } from './callerSlots';
+import type { SharedCallerSlots } from './budget/callerSlots';
 import type { Clock } from '../kernel/clock';
-import { MetricPlan } from './tables/metricPlan';
+import { MetricPlan } from './budget/metricPlan';
 import type { TableStore } from './tables/tableStore';
 import type { TableRefreshes } from './tables/refreshes';
 

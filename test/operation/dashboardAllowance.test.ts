@@ -1,5 +1,5 @@
-import { BudgetQueue } from '../../src/reporting/budgetQueue';
-import { MetricPlan } from '../../src/reporting/tables/metricPlan';
+import { BudgetQueue } from '../../src/reporting/budget/budgetQueue';
+import { MetricPlan } from '../../src/reporting/budget/metricPlan';
 import type { DashboardQueryBody, MetricName } from '../../src/kernel/wire';
 import type { DashboardEndpoint } from '../../src/upstream/endpoints/dashboard';
 import { withDashboardAllowance } from '../../src/operation/dashboardAllowance';

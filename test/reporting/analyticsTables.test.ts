@@ -4,8 +4,8 @@
  * table answers many asks, cold asks wait for the next unit and share one
  * query, deadlines, staleness, refresh by demand, metric learning.
  */
-import { BudgetQueue } from '../../src/reporting/budgetQueue';
-import { MetricPlan } from '../../src/reporting/tables/metricPlan';
+import { BudgetQueue } from '../../src/reporting/budget/budgetQueue';
+import { MetricPlan } from '../../src/reporting/budget/metricPlan';
 import { NO_OBSERVER } from '../../src/upstream/observer';
 import { AnalyticsTables, type AnalyticsTablesOptions, type Cell } from '../../src/reporting/tables/analyticsTables';
 import { MemoryTableStore } from '../../src/reporting/tables/tableStore';

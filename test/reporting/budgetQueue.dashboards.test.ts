@@ -7,8 +7,8 @@
  * before the slot is refused with retryAfter; a metric
  * outside the plan fails only the asks naming it.
  */
-import { BudgetQueue, type BudgetQueueOptions } from '../../src/reporting/budgetQueue';
-import { MetricPlan } from '../../src/reporting/tables/metricPlan';
+import { BudgetQueue, type BudgetQueueOptions } from '../../src/reporting/budget/budgetQueue';
+import { MetricPlan } from '../../src/reporting/budget/metricPlan';
 import { NO_OBSERVER } from '../../src/upstream/observer';
 import { DashboardAsks } from '../../src/reporting/dashboard/dashboardAsks';
 import { Metric } from '../../contract';

@@ -7,8 +7,8 @@
  * wait; the newsroom's work (table asks, refreshes) comes before any caller's
  * dashboard, even when the governor would hold a dashboard query for the slot.
  */
-import { MetricPlan } from '../../src/reporting/tables/metricPlan';
-import { BudgetQueue, callerShareOf } from '../../src/reporting/budgetQueue';
+import { MetricPlan } from '../../src/reporting/budget/metricPlan';
+import { BudgetQueue, callerShareOf } from '../../src/reporting/budget/budgetQueue';
 import { DashboardAsks } from '../../src/reporting/dashboard/dashboardAsks';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
 import type { DashboardQueryBody } from '../../src/kernel/wire';

@@ -7,8 +7,8 @@
  * refreshes, the share of the asks outside the tables) are proven in
  * analyticsTables.test.ts.
  */
-import { MetricPlan } from '../../src/reporting/tables/metricPlan';
-import { BudgetQueue } from '../../src/reporting/budgetQueue';
+import { MetricPlan } from '../../src/reporting/budget/metricPlan';
+import { BudgetQueue } from '../../src/reporting/budget/budgetQueue';
 import { DashboardAsks } from '../../src/reporting/dashboard/dashboardAsks';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
 import type { DashboardQueryBody } from '../../src/kernel/wire';

@@ -4,9 +4,9 @@
  * endpoint granting one slot every 5 s: an ask must start a run of the queue
  * whenever it comes, including the moment a run is ending.
  */
-import { BudgetQueue } from '../../src/reporting/budgetQueue';
-import { alignInstant, resolveWindow } from '../../src/reporting/analytics/window';
-import { MetricPlan } from '../../src/reporting/tables/metricPlan';
+import { BudgetQueue } from '../../src/reporting/budget/budgetQueue';
+import { alignInstant, resolveWindow } from '../../src/reporting/dashboard/analyticsWindow';
+import { MetricPlan } from '../../src/reporting/budget/metricPlan';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
 import { TableAsks, type Delivery } from '../../src/reporting/tables/tableAsks';
 import { UpstreamError } from '../../src/kernel/failures/upstreamError';

@@ -9,8 +9,8 @@
  */
 import { NO_OBSERVER } from '../../src/upstream/observer';
 import { MemoryTableStore } from '../../src/reporting/tables/tableStore';
-import { MetricPlan } from '../../src/reporting/tables/metricPlan';
-import { BudgetQueue } from '../../src/reporting/budgetQueue';
+import { MetricPlan } from '../../src/reporting/budget/metricPlan';
+import { BudgetQueue } from '../../src/reporting/budget/budgetQueue';
 import { createReportingService } from '../../src/reporting/reportingService';
 import { TableRefreshes } from '../../src/reporting/tables/refreshes';
 import { tableSpec, type TableSpec } from '../../src/reporting/tables/tableSpec';

@@ -6,8 +6,8 @@
  * feeds asked for is withdrawn once they all left. On an injected clock, over
  * a fake dashboard endpoint granting one slot every 63 s.
  */
-import { MetricPlan } from '../../src/reporting/tables/metricPlan';
-import { BudgetQueue } from '../../src/reporting/budgetQueue';
+import { MetricPlan } from '../../src/reporting/budget/metricPlan';
+import { BudgetQueue } from '../../src/reporting/budget/budgetQueue';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
 import { recordEvents } from '../support/upstreamEvents';
 import { FakeClock, fakeDashboard, settle, tableAsksIn } from './support/tablesFakes';

@@ -7,8 +7,8 @@
  * member or a key of another type is repaired, counted, and the charge
  * written again.
  */
-import { MetricPlan } from '../../src/reporting/tables/metricPlan';
-import { BudgetQueue } from '../../src/reporting/budgetQueue';
+import { MetricPlan } from '../../src/reporting/budget/metricPlan';
+import { BudgetQueue } from '../../src/reporting/budget/budgetQueue';
 import { DashboardAsks } from '../../src/reporting/dashboard/dashboardAsks';
 import { sharedCallerSlots } from '../../src/reporting/redis/redisCallerSlots';
 import type { DashboardQueryBody } from '../../src/kernel/wire';

@@ -9,7 +9,7 @@ import { FAILURE_POLICY, policyOfDetails } from '../../src/kernel/failures/polic
 import { UpstreamError, failurePolicyOf, type UpstreamErrorDetails } from '../../src/kernel/failures/upstreamError';
 import { isBreakerFailure } from '../../src/upstream/stages/breaker';
 import { isUpstreamOutage } from '../../src/upstream/stages/freshness';
-import { builtQueryFailure, splitsOnEmptyBody, waitsForSlot } from '../../src/reporting/tables/errors';
+import { builtQueryFailure, splitsOnEmptyBody, waitsForSlot } from '../../src/reporting/budget/errors';
 
 const dashboard = { service: 'reporting', endpoint: '/api/dashboard/query' } as const;
 const render = { service: 'recommender', endpoint: '/recommenderexperience/render.json' } as const;

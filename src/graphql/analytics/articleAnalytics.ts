@@ -10,7 +10,7 @@ import { hintDashboardAnswer } from '../resolvers/cacheHints';
 import { rejectInvalid } from '../errors';
 import type { ArticleAnalyticsParent } from '../resolvers/mappers';
 import { selectedMetrics } from './selection';
-import { validateWindow } from '../../reporting/analytics/window';
+import { validateWindow } from '../../reporting/dashboard/analyticsWindow';
 
 /** The schema's default, also used for an explicit `window: null`. */
 const DEFAULT_ANALYTICS_WINDOW: DateWindowInput = { last: { number: 7, unit: TimeUnit.DAY } };

@@ -6,7 +6,7 @@ import { toTopArticlesRequest, validateTopArticles } from '../../reporting/analy
 import type { CallerReads } from '../../reporting/reads/callerReads';
 import { selectedMetrics } from '../analytics/selection';
 import { rankingParents } from '../analytics/topArticles';
-import { validateWindow } from '../../reporting/analytics/window';
+import { validateWindow } from '../../reporting/dashboard/analyticsWindow';
 import type { MetricName } from '../../kernel/wire';
 import { Metric, TimeUnit } from '../../../contract';
 import { rejectInvalid, type InvalidArgument } from '../errors';

@@ -2,8 +2,8 @@ import { OPEN_CALLER } from '../../auth/callers/caller';
 import type { DashboardQueryBody } from '../../kernel/wire';
 import type { UpstreamError } from '../../kernel/failures/upstreamError';
 import { dashboardBodyKey } from '../../upstream/keys';
-import { type BudgetQueue, type AskKind, type Candidate, type QueuedAsk, type Turn } from '../budgetQueue';
-import { splitsOnEmptyBody, waitsForSlot } from '../tables/errors';
+import { type BudgetQueue, type AskKind, type Candidate, type QueuedAsk, type Turn } from '../budget/budgetQueue';
+import { splitsOnEmptyBody, waitsForSlot } from '../budget/errors';
 import { carriesMetrics, kindOf, mergedBody, sliceAnswer, type DashboardAnswer } from './metricKinds';
 
 /** How one operation's dashboard asks reach the upstream: grouped by what may share a query, each group asked at once. */

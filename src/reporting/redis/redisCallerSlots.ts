@@ -1,4 +1,4 @@
-import type { Charge, SharedCallerSlots, SpentSlot } from '../callerSlots';
+import type { Charge, SharedCallerSlots, SpentSlot } from '../budget/callerSlots';
 import { repairWrongType, repairWrongTypes } from '../../upstream/stores/redis/readValue';
 import type { SharedRedis } from '../../upstream/stores/redis/sharedRedis';
 import { ttlMs } from '../../upstream/stores/redis/ttl';

@@ -1,19 +1,19 @@
 import type { MetricName } from '../../kernel/wire';
 import { dashboardTtlSeconds } from '../../kernel/dashboardTtl';
-import { alignInstant, resolveWindow } from '../analytics/window';
-import { FIELD_METRICS } from '../analytics/articleMetrics';
+import { alignInstant, resolveWindow } from '../dashboard/analyticsWindow';
+import { FIELD_METRICS } from './articleMetrics';
 import type { AnalyticsBoard } from './analyticsBoard';
 import type { Clock } from '../../kernel/clock';
 import { Demand } from './demand';
 import { UpstreamError } from '../../kernel/failures/upstreamError';
-import { metricUnavailable, newTablesSpent, splitsOnEmptyBody, waitsForSlot } from './errors';
+import { metricUnavailable, newTablesSpent, splitsOnEmptyBody, waitsForSlot } from '../budget/errors';
 import { NewTablesPerCaller } from './newTablesPerCaller';
-import type { MetricPlan } from './metricPlan';
+import type { MetricPlan } from '../budget/metricPlan';
 import { readCell, topRows, type Table } from './table';
 import type { TableStore } from './tableStore';
 import type { TableSpec } from './tableSpec';
 import { TableAsks, type Delivery, type Need } from './tableAsks';
-import type { BudgetQueue, BudgetQueueOptions } from '../budgetQueue';
+import type { BudgetQueue, BudgetQueueOptions } from '../budget/budgetQueue';
 
 /**
  * How an ask was answered, for the operation log: fetched for it alone

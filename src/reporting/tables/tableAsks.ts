@@ -1,10 +1,10 @@
 import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../kernel/wire';
 import type { Served } from '../../kernel/fetched';
-import { type BudgetQueueOptions, type BudgetQueue, type AskKind, type Candidate, type QueuedAsk, type Turn } from '../budgetQueue';
-import type { ResolvedWindow } from '../analytics/window';
+import { type BudgetQueueOptions, type BudgetQueue, type AskKind, type Candidate, type QueuedAsk, type Turn } from '../budget/budgetQueue';
+import type { ResolvedWindow } from '../dashboard/analyticsWindow';
 import type { AnalyticsBoard, PostedNeed } from './analyticsBoard';
-import { builtQueryFailure, metricUnavailable, splitsOnEmptyBody } from './errors';
-import type { MetricPlan } from './metricPlan';
+import { builtQueryFailure, metricUnavailable, splitsOnEmptyBody } from '../budget/errors';
+import type { MetricPlan } from '../budget/metricPlan';
 import { readCell, tabulate, type Table } from './table';
 import { narrowedQuery, tableQuery, type TableSpec } from './tableSpec';
 

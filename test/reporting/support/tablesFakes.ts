@@ -7,9 +7,9 @@
 import type { AnalyticsBoard, PostedNeed } from '../../../src/reporting/tables/analyticsBoard';
 import type { Clock } from '../../../src/kernel/clock';
 import { Demand } from '../../../src/reporting/tables/demand';
-import type { BudgetQueue, BudgetQueueOptions } from '../../../src/reporting/budgetQueue';
+import type { BudgetQueue, BudgetQueueOptions } from '../../../src/reporting/budget/budgetQueue';
 import { TableAsks } from '../../../src/reporting/tables/tableAsks';
-import { alignInstant, resolveWindow } from '../../../src/reporting/analytics/window';
+import { alignInstant, resolveWindow } from '../../../src/reporting/dashboard/analyticsWindow';
 import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../../src/kernel/wire';
 import type { Served } from '../../../src/kernel/fetched';
 import { UpstreamError } from '../../../src/kernel/failures/upstreamError';

@@ -1,10 +1,10 @@
-import type { DateWindowInput } from '../dashboard/dashboardQueryInput';
-import { validateDashboardQuery } from '../dashboard/validate';
-import { windowLengthMs } from '../dashboard/window';
+import type { DateWindowInput } from './dashboardQueryInput';
+import { validateDashboardQuery } from './validate';
+import { windowLengthMs } from './window';
 import { rangeInstants } from '../../kernel/instants';
 import type { DashboardQueryBody } from '../../kernel/wire';
 import { Metric } from '../../../contract';
-import type { InvalidArgument } from '../invalidArgument';
+import type { InvalidArgument } from './invalidArgument';
 
 /** A window pinned to instants: what every article of one operation is measured over. */
 export interface ResolvedWindow {
