@@ -1,8 +1,8 @@
 import type { DashboardEndpoint } from '../../upstream/endpoints/dashboard';
+import type { DashboardAnswer } from '../../kernel/fetched';
 import type { DashboardQueryBody } from '../../kernel/wire';
 import type { UpstreamError } from '../../kernel/failures/upstreamError';
 import { NO_OBSERVER, safeObserver, type AskKindName, type UpstreamObserver } from '../../upstream/observer';
-import type { DashboardAnswer } from '../dashboard/metricKinds';
 import type { Clock } from '../../kernel/clock';
 import { CallerSlots, type SharedCallerSlots } from './callerSlots';
 import { refused, shareSpent, waitsForSlot } from './errors';

@@ -4,7 +4,8 @@ import type { UpstreamError } from '../../kernel/failures/upstreamError';
 import { dashboardBodyKey } from '../../upstream/keys';
 import { type BudgetQueue, type AskKind, type Candidate, type QueuedAsk, type Turn } from '../budget/budgetQueue';
 import { splitsOnEmptyBody, waitsForSlot } from '../budget/errors';
-import { carriesMetrics, kindOf, mergedBody, sliceAnswer, type DashboardAnswer } from './metricKinds';
+import type { DashboardAnswer } from '../../kernel/fetched';
+import { carriesMetrics, kindOf, mergedBody, sliceAnswer } from './metricKinds';
 
 /** How one operation's dashboard asks reach the upstream: grouped by what may share a query, each group asked at once. */
 export interface DashboardAsker {
