@@ -6,7 +6,7 @@ import type { TimeUnit } from '../../../contract/names';
 import type { FilterOperator } from '../../../contract/names';
 import type { SortDirection } from '../../../contract/names';
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
-import type { RankedRecommendation, ArticleRef, ReaderRef, DashboardResultParent, ArticleAnalyticsParent, ArticleRankingParent } from '../resolvers/mappers';
+import type { RankedRecommendation, ArticleRef, ReaderRef, DashboardResultParent, ArticleAnalyticsParent, ArticleRankingParent } from '../parents/mappers';
 import type { DashboardRowWire, DashboardItemWire, DashboardPointWire } from '../../kernel/wire';
 import type { Context } from '../../operation/context';
 export type Maybe<T> = T | null;

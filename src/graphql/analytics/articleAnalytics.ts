@@ -6,9 +6,9 @@ import type { ArticleMetricsLoader } from '../../operation/loaders/articleMetric
 import type { Cell } from '../../reporting/tables/analyticsTables';
 import { tableSpec, type TableSpec } from '../../reporting/tables/tableSpec';
 import { Metric, TimeUnit } from '../../../contract';
-import { hintDashboardAnswer } from '../resolvers/cacheHints';
+import { hintDashboardAnswer } from '../responseCache/cacheHints';
 import { rejectInvalid } from '../errors';
-import type { ArticleAnalyticsParent } from '../resolvers/mappers';
+import type { ArticleAnalyticsParent } from '../parents/mappers';
 import { selectedMetrics } from './selection';
 import { validateWindow } from '../../reporting/dashboard/analyticsWindow';
 

@@ -10,7 +10,7 @@ import { validateWindow } from '../../reporting/dashboard/analyticsWindow';
 import type { MetricName } from '../../kernel/wire';
 import { Metric, TimeUnit } from '../../../contract';
 import { rejectInvalid, type InvalidArgument } from '../errors';
-import type { ArticleAnalyticsParent, ArticleRankingParent } from '../resolvers/mappers';
+import type { ArticleAnalyticsParent, ArticleRankingParent } from '../parents/mappers';
 import type { FeedSource } from '../../reporting/live/liveFeed';
 
 /** The schema's default window of `articleAnalytics`, also for an explicit null (as `Article.analytics`). */
