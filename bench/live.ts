@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { mostReadArticles } from './mostRead';
-import { memoryMiB, spawnEmulator, spawnSubgraph, type SubgraphProcess } from './processes';
+import { cpuSeconds, memoryMiB, spawnEmulator, spawnSubgraph, type SubgraphProcess } from './processes';
 import { fmt } from './stats';
+import { scrapeSum } from './subgraphProbes';
 import { DEMO_EMAIL, DEMO_PASSWORD, readStats, resetStats } from './upstreamClient';
 
 /*
@@ -64,9 +64,6 @@ const MIXED_PANELS_PER_WINDOW = 10;
 const MIXED_ARTICLES_PER_PANEL = 5;
 /** The real hosts' budget, as the subgraph runs on its defaults (REPORTING_RATE_PER_MINUTE unset). */
 const SLOTS_PER_MINUTE = 1;
-
-/** Linux's clock ticks per second for /proc/<pid>/stat's CPU times. */
-const CLOCK_TICKS = 100;
 
 interface Screen {
   /** Which subscription (same arguments) it shares with others. */
@@ -147,21 +144,6 @@ async function ingestPageViews(emulatorUrl: string, urls: readonly string[], rou
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(rows),
   });
-}
-
-/** User plus system CPU seconds of a process so far (Linux /proc). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  // After the command name: state is field 3, utime field 14, stime field 15.
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-}
-
-async function scrapeSum(subgraph: SubgraphProcess, prefix: string): Promise<number> {
-  const text = await (await fetch(subgraph.url.replace(/\/graphql$/, '/metrics'))).text();
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith(prefix))
-    .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
 }
 
 function quantile(sorted: number[], q: number): number {

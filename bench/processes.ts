@@ -93,6 +93,16 @@ export function memoryMiB(pid: number): { rss: number; peak: number } {
   return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
 }
 
+/** Linux's clock ticks per second for /proc/<pid>/stat's CPU times. */
+const CLOCK_TICKS = 100;
+
+/** User plus system CPU seconds of a process so far (Linux /proc). */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  // After the command name: state is field 3, utime field 14, stime field 15.
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
 async function waitReady(url: string): Promise<void> {
   // Poll with a bounded number of attempts: start-up generates demo data only in embedded mode.
   for (let attempt = 0; attempt < 600; attempt++) {

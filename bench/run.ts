@@ -24,14 +24,16 @@ import { DEMO_EMAIL, DEMO_PASSWORD } from './upstreamClient';
  * `npm run bench -- profile` only the CPU profile split, `npm run bench -- newsroom`
  * only the newsroom on one query a minute (bench/newsroom.ts), `npm run bench -- live`
  * only the live numbers' subscribers (bench/live.ts), `npm run bench -- live-mixed` its mixed
- * scenario (rankings and panels on five tables), `npm run bench -- fair-share`
+ * scenario (rankings and panels on five tables), `npm run bench -- live-health` one
+ * subscriber at each TTL against /health/live (bench/liveHealth.ts), `npm run bench -- live-flood`
+ * 10,000 subscribe/complete pairs on distinct tables (bench/liveFlood.ts), `npm run bench -- fair-share`
  * the newsroom plus one greedy dashboard caller (bench/fairShare.ts). The whole run ends
  * with the replicas and response-cache scenarios, each its own script
  * (`npm run bench:replicas`, `npm run bench:response-cache`).
  */
 
 const SEED = 42;
-const SCENARIOS = ['all', 'overhead', 'profile', 'newsroom', 'live', 'live-mixed', 'fair-share'] as const;
+const SCENARIOS = ['all', 'overhead', 'profile', 'newsroom', 'live', 'live-mixed', 'live-health', 'live-flood', 'fair-share'] as const;
 
 async function main(): Promise<void> {
   const scenario = process.argv[2] ?? 'all';
@@ -42,6 +44,10 @@ async function main(): Promise<void> {
   if (scenario === 'live') return runScript('live.ts');
   // The mixed live numbers (issue 35): rankings and article panels on five tables, each table's worst age.
   if (scenario === 'live-mixed') return runScript('live.ts', ['mixed']);
+  // One subscriber at each TTL against /health/live (issue 35), 5 minutes.
+  if (scenario === 'live-health') return runScript('liveHealth.ts');
+  // 10,000 subscribe/complete pairs on distinct tables (issue 35): vendor queries, /health/live, RSS, about 4 minutes.
+  if (scenario === 'live-flood') return runScript('liveFlood.ts');
   // The fair share (issue 28): the newsroom plus one greedy dashboard caller, about 5 minutes.
   if (scenario === 'fair-share') return runScript('fairShare.ts');
   if (scenario === 'all') await benchEmulatorAndSubgraph();

@@ -7,7 +7,7 @@ import type { Clock } from '../../kernel/clock';
 import { CallerSlots, type SharedCallerSlots } from './callerSlots';
 import { refused, shareSpent, waitsForSlot } from './errors';
 import type { MetricPlan } from './metricPlan';
-import { nextRefresh } from './refreshTurns';
+import { nextRefresh, refreshDue } from './refreshTurns';
 
 /**
  * The kinds of asks (the order they get the next budget slot in: see `order`):
@@ -457,14 +457,16 @@ export class BudgetQueue {
 
   /**
    * Who gets the next slot, in one place. The newsroom first (issue 28 item 4):
+   * 0. a refresh that would be written past its bound, ⌈N / B⌉ + 1 minutes
+   *    for N tables (in demand, or waiting for their first fetch) at B slots a
+   *    minute, if this slot went to a table's first fetch (`refreshDue`);
    * 1. table asks with nothing to serve them (not even stale numbers);
    * 2. asks outside the tables while under their share of the tables' slots
    *    (or when no refresh waits);
    * 3. callers' ad-hoc dashboard asks, while all callers' dashboards spent
    *    less than one caller's share over the window (`dashboardsBeforeRefreshes`);
    * 4. refreshes: the most demanded first, unless that would leave another
-   *    table in demand unrefreshed past its bound, ⌈N / B⌉ + 1 minutes for N
-   *    tables at B slots a minute (then the oldest: `nextRefresh`);
+   *    table in demand unrefreshed past its bound (then the oldest: `nextRefresh`);
    * 5. asks outside the tables over their share;
    * 6. callers' ad-hoc dashboard asks.
    * Only asks of callers within their own fair share are ever here (the
@@ -472,7 +474,9 @@ export class BudgetQueue {
    * the group answering the most asks, then the earliest deadline.
    * Dashboards used to come first: their query goes UPSTREAM_QUEUE_TIMEOUT_MS
    * before the slot and the governor holds the slot for it, so the tables'
-   * asks and refreshes lost every slot to one caller.
+   * asks and refreshes lost every slot to one caller. First fetches used to
+   * come before every refresh: while new tables kept arriving, the tables in
+   * demand aged past their bound.
    */
   private order(): (Candidate & { kind: AskKind }) | undefined {
     const candidates = [...this.kinds].flatMap((kind) => kind.candidates(this.asksOf(kind)).map((candidate) => ({ ...candidate, kind })));
@@ -480,21 +484,21 @@ export class BudgetQueue {
       candidates
         .filter((candidate) => candidate.class === cls)
         .sort((a, b) => b.weight - a.weight || a.earliestDeadline - b.earliestDeadline)[0];
-    const refreshes = candidates.some((candidate) => candidate.class === 'refresh');
+    const refreshes = candidates
+      .filter((candidate) => candidate.class === 'refresh')
+      .map((candidate) => ({ ...candidate, fetchedAt: candidate.fetchedAt ?? 0 }));
+    const waitingFirst = candidates.filter((candidate) => candidate.class === 'unserved').length;
+    const now = this.clock.now();
+    const slotsPerMinute = this.options.slotsPerMinute ?? 1;
     const total = this.outsideSlots + this.tableSlots;
-    const outsideTurn = !refreshes || this.outsideSlots <= this.options.outsideShare * total;
+    const outsideTurn = refreshes.length === 0 || this.outsideSlots <= this.options.outsideShare * total;
     const dashboardsFirst = this.dashboardsBeforeRefreshes();
     return (
+      refreshDue(refreshes, waitingFirst, now, slotsPerMinute) ??
       best('unserved') ??
       (outsideTurn ? best('outside') : undefined) ??
       (dashboardsFirst ? best('dashboard') : undefined) ??
-      nextRefresh(
-        candidates
-          .filter((candidate) => candidate.class === 'refresh')
-          .map((candidate) => ({ ...candidate, fetchedAt: candidate.fetchedAt ?? 0 })),
-        this.clock.now(),
-        this.options.slotsPerMinute ?? 1,
-      ) ??
+      nextRefresh(refreshes, waitingFirst, now, slotsPerMinute) ??
       best('outside') ??
       best('dashboard')
     );
