@@ -85,7 +85,7 @@ export function createReportingService(options: ReportingServiceOptions): Report
     reporting: options.dashboard,
     clock: options.clock,
     plan: new MetricPlan(),
-    outsideShare: options.config.analytics.coldShare,
+    outsideShare: options.config.analytics.outsideShare,
     slotsPerMinute: options.config.governor.reportingPerMinute,
     callerShare: callerShareOf(
       options.config.analytics.dashboardSharePerCaller,
@@ -106,7 +106,7 @@ export function createReportingService(options: ReportingServiceOptions): Report
   });
   const dashboards = new DashboardAsks({
     queue,
-    unitLeadMs: options.config.governor.queueTimeoutMs,
+    slotLeadMs: options.config.governor.queueTimeoutMs,
   });
   return { queue, tables, dashboards, close: () => queue.close() };
 }

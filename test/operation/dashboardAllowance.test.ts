@@ -40,7 +40,7 @@ function recording(fail = false, cache: CacheOutcome = 'miss') {
 function asker(endpoint: DashboardEndpoint): DashboardAsker {
   return new DashboardAsks({
     queue: new BudgetQueue({ reporting: endpoint, clock: new FakeClock(0), outsideShare: 0, plan: new MetricPlan() }),
-    unitLeadMs: 0,
+    slotLeadMs: 0,
   }).asker(60_000, 'anonymous');
 }
 

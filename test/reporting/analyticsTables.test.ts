@@ -29,7 +29,7 @@ interface SetUpOptions {
   maxRows?: number;
   unplanned?: MetricName[];
   ttlSeconds?: number;
-  coldShare?: number;
+  outsideShare?: number;
   /** The fake dashboard's slots a minute (default: one every 63 s, the vendor's one a minute). */
   slotsPerMinute?: number;
 }
@@ -53,7 +53,7 @@ function setUpReplicas(options: SetUpOptions) {
   const config = testConfig({
     cache: { dashboardTtlSeconds: options.ttlSeconds ?? 60 },
     reportingMaxRows: options.maxRows ?? 500,
-    analytics: { chunkSize: 500, ...(options.coldShare === undefined ? {} : { coldShare: options.coldShare }) },
+    analytics: { chunkSize: 500, ...(options.outsideShare === undefined ? {} : { outsideShare: options.outsideShare }) },
   });
   // Each replica its own queue (one per process), as the reporting service composes it.
   const tables = (sharing: Pick<AnalyticsTablesOptions, 'shared' | 'board'>) =>
@@ -62,7 +62,7 @@ function setUpReplicas(options: SetUpOptions) {
         reporting: dashboard,
         clock,
         plan: new MetricPlan(),
-        outsideShare: config.analytics.coldShare,
+        outsideShare: config.analytics.outsideShare,
         observer: { ...NO_OBSERVER, slotSpent: (_kind, asks) => answered.push(asks) },
         ...(options.slotsPerMinute === undefined ? {} : { slotsPerMinute: options.slotsPerMinute }),
       }),
@@ -282,7 +282,7 @@ describe('stale beats an error', () => {
 describe('refresh by demand', () => {
   it('refreshes the most demanded table first, keeping a share of the units for cold asks', async () => {
     const urls = site(20);
-    const { clock, dashboard, tables } = setUp({ urls, maxRows: 10, coldShare: 0.5 });
+    const { clock, dashboard, tables } = setUp({ urls, maxRows: 10, outsideShare: 0.5 });
     await tables.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
     await clock.advance(UNIT_MS);
     await tables.ranking(DAY, 3, deadline(clock));

@@ -96,7 +96,7 @@ function setUp(unplanned: readonly MetricName[] = [], queueMs = 0) {
       askRefused: (kind, reason) => refusals.push(`${kind}:${reason}`),
     },
   });
-  const room = new DashboardAsks({ queue, unitLeadMs: queueMs });
+  const room = new DashboardAsks({ queue, slotLeadMs: queueMs });
   const waiting = () => counts.at(-1) ?? 0;
   /** One operation's asks of one group, with the deadline of an operation started now. */
   const ask = (...bodies: DashboardQueryBody[]) => room.ask(bodies, clock.now() + DEADLINE_MS);
@@ -286,7 +286,7 @@ describe('DashboardAsks', () => {
       },
     };
     const queue = new BudgetQueue({ reporting: failing, clock, outsideShare: 0, plan: new MetricPlan() });
-    const room = new DashboardAsks({ queue, unitLeadMs: 0 });
+    const room = new DashboardAsks({ queue, slotLeadMs: 0 });
 
     const answers = await room.ask([body(['pageViewsTotal']), body(['uniqueUsers'])], DEADLINE_MS);
 

@@ -32,7 +32,7 @@ function dashboard(days: number): DashboardQueryBody {
   };
 }
 
-function setUp({ slotsPerCaller = 2, unitLeadMs = 0 } = {}) {
+function setUp({ slotsPerCaller = 2, slotLeadMs = 0 } = {}) {
   const observer = recordEvents();
   const clock = new FakeClock(START);
   const endpoint = fakeDashboard({ clock, unitMs: UNIT_MS, urls: ['https://news.example/a'] });
@@ -45,7 +45,7 @@ function setUp({ slotsPerCaller = 2, unitLeadMs = 0 } = {}) {
     callerShare: { slotsPerCaller, windowMs: WINDOW_MS },
   });
   const tables = tableAsksIn(queue, endpoint);
-  const dashboards = new DashboardAsks({ queue, unitLeadMs });
+  const dashboards = new DashboardAsks({ queue, slotLeadMs });
   return { clock, endpoint, queue, tables, dashboards, observer };
 }
 
@@ -138,7 +138,7 @@ test("a merged query's slot is split between the callers whose asks it carries",
 });
 
 test('while a table ask waits, a dashboard asked within the lead of the slot does not try (the governor would hold it for the slot): the table ask gets the slot', async () => {
-  const { clock, endpoint, tables, dashboards } = setUp({ unitLeadMs: 2_000 });
+  const { clock, endpoint, tables, dashboards } = setUp({ slotLeadMs: 2_000 });
   await endpoint.query(dashboard(30));
   await clock.advance(1_000);
 
@@ -207,7 +207,7 @@ test("a caller's panels asked at once are each answered from the cache, however 
     outsideShare: 0.5,
     callerShare: { slotsPerCaller: 2, windowMs: WINDOW_MS },
   });
-  const dashboards = new DashboardAsks({ queue, unitLeadMs: 0 });
+  const dashboards = new DashboardAsks({ queue, slotLeadMs: 0 });
   for (const days of [1, 2, 3]) {
     await endpoint.query(dashboard(days));
     await clock.advance(UNIT_MS);
@@ -254,7 +254,7 @@ test('a caller over its share is served a cached answer (it costs nothing); only
     observer,
     callerShare: { slotsPerCaller: 1, windowMs: WINDOW_MS },
   });
-  const dashboards = new DashboardAsks({ queue, unitLeadMs: 0 });
+  const dashboards = new DashboardAsks({ queue, slotLeadMs: 0 });
   await expect(dashboards.ask([dashboard(1)], clock.now() + 20_000, 'greedy')).resolves.toHaveLength(1);
   await clock.advance(UNIT_MS);
 
@@ -280,7 +280,7 @@ test('while a table ask waits for the slot, a cached dashboard is answered at on
     callerShare: { slotsPerCaller: 2, windowMs: WINDOW_MS },
   });
   const tables = tableAsksIn(queue, endpoint);
-  const dashboards = new DashboardAsks({ queue, unitLeadMs: 2_000 });
+  const dashboards = new DashboardAsks({ queue, slotLeadMs: 2_000 });
   await endpoint.query(dashboard(1));
   await clock.advance(1_000);
   const table = tables.wait({ spec: WEEK, metrics: ['pageViewsTotal'] }, clock.now() + 2 * UNIT_MS);

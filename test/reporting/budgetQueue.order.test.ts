@@ -31,7 +31,7 @@ function setUp(observer = recordEvents()) {
   const endpoint = fakeDashboard({ clock, unitMs: UNIT_MS, urls: ['https://news.example/a'] });
   const queue = new BudgetQueue({ reporting: endpoint, clock, plan: new MetricPlan(), outsideShare: 0.5, observer });
   const tables = tableAsksIn(queue, endpoint);
-  const dashboards = new DashboardAsks({ queue, unitLeadMs: 0 });
+  const dashboards = new DashboardAsks({ queue, slotLeadMs: 0 });
   return { clock, endpoint, queue, tables, dashboards, observer };
 }
 

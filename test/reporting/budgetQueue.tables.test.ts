@@ -26,7 +26,7 @@ function setUp() {
   const clock = new FakeClock(START);
   const dashboard = fakeDashboard({ clock, unitMs: UNIT_MS, urls: URLS });
   const scheduler = new TableAsks({
-    queue: new BudgetQueue({ reporting: dashboard, clock, plan: new MetricPlan(), outsideShare: testConfig().analytics.coldShare }),
+    queue: new BudgetQueue({ reporting: dashboard, clock, plan: new MetricPlan(), outsideShare: testConfig().analytics.outsideShare }),
     reporting: dashboard,
     tableMetrics: (spec) => [spec.rank],
     windowOf: (spec, now) => resolveWindow(spec.window, alignInstant(now, settings.windowAlignSeconds)),
@@ -79,7 +79,7 @@ describe('table asks in the budget queue', () => {
     };
     const settings = analyticsTablesSettings(testConfig());
     const scheduler = new TableAsks({
-      queue: new BudgetQueue({ reporting, clock, plan: new MetricPlan(), outsideShare: testConfig().analytics.coldShare }),
+      queue: new BudgetQueue({ reporting, clock, plan: new MetricPlan(), outsideShare: testConfig().analytics.outsideShare }),
       reporting,
       tableMetrics: (spec) => [spec.rank],
       windowOf: (spec, now) => resolveWindow(spec.window, alignInstant(now, settings.windowAlignSeconds)),

@@ -23,7 +23,7 @@ export interface DashboardAsksOptions {
    * (UPSTREAM_QUEUE_TIMEOUT_MS): the governor holds it until the slot, so an
    * ask arriving in those last moments cannot take the slot for its body alone.
    */
-  unitLeadMs: number;
+  slotLeadMs: number;
 }
 
 /** The last body answered per kind is remembered for this many kinds (oldest forgotten first). */
@@ -60,7 +60,7 @@ export class DashboardAsks implements AskKind {
   private readonly lastFetched = new Map<string, DashboardQueryBody>();
 
   constructor(options: DashboardAsksOptions) {
-    this.leadMs = options.unitLeadMs;
+    this.leadMs = options.slotLeadMs;
     this.queue = options.queue;
   }
 
