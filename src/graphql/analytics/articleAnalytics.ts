@@ -5,15 +5,12 @@ import type { MetricName } from '../../kernel/wire';
 import type { ArticleMetricsLoader } from '../../operation/loaders/articleMetrics';
 import type { Cell } from '../../reporting/tables/analyticsTables';
 import { tableSpec, type TableSpec } from '../../reporting/tables/tableSpec';
-import { Metric, TimeUnit } from '../../../contract';
+import { Metric } from '../../../contract';
 import { hintDashboardAnswer } from '../responseCache/cacheHints';
 import { rejectInvalid } from '../errors';
 import type { ArticleAnalyticsParent } from '../parents/mappers';
 import { selectedMetrics } from './selection';
-import { validateWindow } from '../../reporting/dashboard/analyticsWindow';
-
-/** The schema's default, also used for an explicit `window: null`. */
-const DEFAULT_ANALYTICS_WINDOW: DateWindowInput = { last: { number: 7, unit: TimeUnit.DAY } };
+import { DEFAULT_ANALYTICS_WINDOW, validateWindow } from '../../reporting/dashboard/analyticsWindow';
 
 /** Asked for when the selection reads `fetchedAt` or `from`/`to` and no metric: some answer must say when and over what. */
 const PROBE_METRIC = Metric.PAGE_VIEWS_TOTAL;
