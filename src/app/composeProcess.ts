@@ -12,7 +12,7 @@ import { TableRefreshes } from '../reporting/tables/refreshes';
 import { MemoryTableStore } from '../reporting/tables/tableStore';
 import { upstreamMetricsObserver } from '../upstream/metricsObserver';
 import { NO_OBSERVER } from '../upstream/observer';
-import { connectSharedState, type SharedState } from '../upstream/stores/redis/sharedState';
+import { connectSharedState, type SharedState } from '../redis/sharedState';
 import { createUpstreams, type Upstreams, type UpstreamsOptions } from '../upstream/upstreams';
 import type { ShutdownStep } from '../web/shutdown';
 import type { Services } from '../web/services';

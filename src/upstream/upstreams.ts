@@ -8,7 +8,7 @@ import type { Metrics } from '../observability/metrics/metrics';
 import { upstreamMetricsObserver } from './metricsObserver';
 import { RedisAnswerStore } from './stores/redisAnswerStore';
 import { RedisRateStore } from './stores/redisRateStore';
-import type { SharedRedis } from './stores/redis/sharedRedis';
+import type { SharedRedis } from '../redis/sharedRedis';
 import type { Secret } from '../redaction/secret';
 import type { AnswerStore } from './stores/answerStore';
 import { createBreaker } from './stages/breaker';

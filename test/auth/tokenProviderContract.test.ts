@@ -9,9 +9,9 @@ import { SharedTokenProvider } from '../../src/upstream/stores/sharedTokenProvid
 import { TokenProvider, type SignInReason } from '../../src/auth/tokenProvider';
 import { REPORTING_SIGN_IN_ERRORS } from '../../src/upstream/datasources/signInErrors';
 import { UpstreamError } from '../../src/kernel/failures/upstreamError';
-import { createRedisClient } from '../../src/upstream/stores/redis/client';
+import { createRedisClient } from '../../src/redis/client';
 import { awaitReady } from '../support/redisReady';
-import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
+import { SharedRedis } from '../../src/redis/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 import { jwtLiving, refusedSignIn, scriptedSignIn, unavailableSignIn } from '../support/tokenFixtures';

@@ -7,9 +7,9 @@
  */
 import type { Redis } from 'ioredis';
 import { SharedTokenProvider } from '../../src/upstream/stores/sharedTokenProvider';
-import { createRedisClient } from '../../src/upstream/stores/redis/client';
+import { createRedisClient } from '../../src/redis/client';
 import { awaitReady } from '../support/redisReady';
-import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
+import { SharedRedis } from '../../src/redis/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
 import { deferred } from '../support/deferred';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';

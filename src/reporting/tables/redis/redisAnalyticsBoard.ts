@@ -2,9 +2,9 @@ import type { MetricName } from '../../../kernel/wire';
 import { METRIC_NAMES as WIRE_METRIC_NAMES } from '../../../../contract/names';
 import type { AnalyticsBoard, PostedNeed } from '../analyticsBoard';
 import { DEMAND_HALF_LIFE_MS } from '../demand';
-import { fieldsOf, readField, readMembers, repairWrongType, repairWrongTypes } from '../../../upstream/stores/redis/readValue';
-import { ttlMs } from '../../../upstream/stores/redis/ttl';
-import type { SharedRedis } from '../../../upstream/stores/redis/sharedRedis';
+import { fieldsOf, readField, readMembers, repairWrongType, repairWrongTypes } from '../../../redis/readValue';
+import { ttlMs } from '../../../redis/ttl';
+import type { SharedRedis } from '../../../redis/sharedRedis';
 import { MAX_CLOCK_SKEW_MS } from './storedTable';
 
 /**

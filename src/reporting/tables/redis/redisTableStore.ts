@@ -1,7 +1,7 @@
 import type { Table } from '../table';
 import { MemoryTableStore, type TableStore } from '../tableStore';
-import { readField, readValue, repairWrongType, repairWrongTypes } from '../../../upstream/stores/redis/readValue';
-import type { SharedRedis } from '../../../upstream/stores/redis/sharedRedis';
+import { readField, readValue, repairWrongType, repairWrongTypes } from '../../../redis/readValue';
+import type { SharedRedis } from '../../../redis/sharedRedis';
 import { storedTable, tableFromStored } from './storedTable';
 
 /** Keys under the configured REDIS_KEY_PREFIX: a whole table, and a hash of cold answers (url → answer) per table. */
