@@ -21,7 +21,7 @@ const ROOT = resolve(__dirname, '../..');
 
 /** The rooms of the flow, top first. */
 const FLOW: readonly string[] = ['web', 'graphql', 'operation', 'reporting', 'upstream'];
-const BESIDE: readonly string[] = ['auth', 'config', 'observability', 'redaction'];
+const BESIDE: readonly string[] = ['auth', 'config', 'observability', 'redaction', 'redis'];
 const KERNEL = 'kernel';
 const ENTRY_POINTS: readonly string[] = ['doctor', 'app', 'index.ts'];
 
