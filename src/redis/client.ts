@@ -17,7 +17,7 @@ const MAX_RECONNECT_DELAY_MS = 2_000;
 export function createRedisClient(config: RedisUrlConfig): Redis;
 export function createRedisClient(config: RedisConfig): RedisClient;
 export function createRedisClient(config: RedisConfig): RedisClient {
-  if ('sentinel' in config) return new Redis({ ...connectionOptions(config), ...sentinelOptions(config) });
+  if ('sentinel' in config) return reconnectAfterUnplannedEnd(new Redis({ ...connectionOptions(config), ...sentinelOptions(config) }));
   if ('cluster' in config) return createCluster(config);
   return new Redis(config.url.reveal(), connectionOptions(config));
 }
@@ -31,6 +31,10 @@ function connectionOptions(config: RedisConfig): RedisOptions {
     connectTimeout: Math.max(1_000, config.timeoutMs * 4),
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
+    // How long `disconnect` waits for the socket's close before destroying it. ioredis waits for it even when the
+    // socket closed long before (Redis went away), and that timer holds the process: 2 s by default, longer than
+    // a test runner's worker is given to exit (jest: "a worker process has failed to exit gracefully").
+    disconnectTimeout: 200,
     retryStrategy: reconnectDelay,
     reconnectOnError: isReadOnlyReplica,
     ...(config.tls === undefined ? {} : { tls: tlsOptions(config.tls) }),
@@ -115,4 +119,52 @@ export function waitUntilReady(client: RedisClient, withinMs: number): Promise<b
     const timer = setTimeout(() => done(false), withinMs);
     client.once('ready', onReady);
   });
+}
+
+/** The clients this process closed: any other end of a client is ioredis giving up, which reconnectAfterUnplannedEnd undoes. */
+const closedOnPurpose = new WeakSet<RedisClient>();
+
+/**
+ * ioredis (6.0) gives up on a Sentinel client for good when the failover
+ * notice (+switch-master, heard by `failoverDetector`) arrives while a
+ * reconnection is asking a sentinel for the primary: the notice marks the
+ * connection closed, the reconnection then fails ("Connection is closed"),
+ * and the client ends (status `end`) with no reconnection scheduled. The
+ * replica would stay degraded until restarted; the slower the ask (a busy
+ * machine), the likelier. Here an end this process did not ask for
+ * (closeRedisClient) starts a new connection after the first reconnection delay.
+ * Every client that `duplicate`s such a client needs this too.
+ */
+export function reconnectAfterUnplannedEnd<T extends Redis>(client: T): T {
+  client.on('end', () => {
+    if (closedOnPurpose.has(client)) return;
+    const timer = setTimeout(() => {
+      if (client.status === 'end' && !closedOnPurpose.has(client)) client.connect().catch(() => undefined);
+    }, reconnectDelay(1));
+    timer.unref();
+  });
+  return client;
+}
+
+/**
+ * Closes a client for good. A connected one: QUIT (its replies come first),
+ * except a Sentinel client, closed at once: only `disconnect` also closes its
+ * failover detector's connections to the sentinels, which would keep the
+ * process alive. A client whose connection is already gone: `disconnect`
+ * stops its reconnecting, but never after a QUIT that closed it (ioredis
+ * would wait 2 s for a close that already happened, holding the process).
+ */
+export async function closeRedisClient(client: RedisClient): Promise<void> {
+  closedOnPurpose.add(client);
+  if (client.status === 'end') return;
+  const sentinel = client instanceof Redis && (client.options.sentinels?.length ?? 0) > 0;
+  if (client.status === 'ready' && !sentinel) {
+    try {
+      await client.quit();
+      return;
+    } catch {
+      // Gone meanwhile: disconnect below.
+    }
+  }
+  client.disconnect();
 }

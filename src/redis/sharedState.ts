@@ -1,7 +1,7 @@
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
 import { REDIS_STATE_DEFAULTS, type RedisConfig } from '../config';
 import { createApolloCache } from './apolloCache';
-import { createRedisClient, waitUntilReady } from './client';
+import { closeRedisClient, createRedisClient, waitUntilReady } from './client';
 import { SharedRedis, type RedisLogger } from './sharedRedis';
 
 /** Start-up waits this long for Redis at most; after that the replica starts degraded and joins when Redis answers. */
@@ -10,7 +10,7 @@ const STARTUP_WAIT_MS = 2_000;
 export interface SharedState {
   redis: SharedRedis;
   apolloCache: KeyValueCache<string>;
-  /** Closes the connection (QUIT when it can, else at once). */
+  /** Closes the connection (closeRedisClient). */
   close(): Promise<void>;
 }
 
@@ -38,11 +38,7 @@ export async function connectSharedState(
     apolloCache: createApolloCache(redis, REDIS_STATE_DEFAULTS.apolloCache),
     async close() {
       redis.roster.stop();
-      try {
-        await client.quit();
-      } catch {
-        client.disconnect();
-      }
+      await closeRedisClient(client);
     },
   };
 }

@@ -24,7 +24,7 @@ import { retryingClient as createHttpClient } from '../support/httpPath';
 import { reportingHttpPath } from '../../src/upstream/pipeline';
 import { UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { Metrics } from '../../src/observability/metrics/metrics';
-import { createRedisClient } from '../../src/redis/client';
+import { closeRedisClient, createRedisClient } from '../../src/redis/client';
 import { awaitReady } from '../support/redisReady';
 import { SharedRedis } from '../../src/redis/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
@@ -71,7 +71,7 @@ describeWithRedis('30-minute tokens against the emulator', () => {
     await call(emulator, '/__emulator/stats', { method: 'DELETE' });
   });
   afterEach(async () => {
-    await Promise.all(clients.splice(0).map((client) => client.quit().catch(() => client.disconnect())));
+    await Promise.all(clients.splice(0).map((client) => closeRedisClient(client)));
   });
 
   const stats = async () => (await call<Stats>(emulator, '/__emulator/stats')).body;

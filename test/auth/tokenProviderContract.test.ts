@@ -9,7 +9,7 @@ import { SharedTokenProvider } from '../../src/upstream/stores/sharedTokenProvid
 import { TokenProvider, type SignInReason } from '../../src/auth/tokenProvider';
 import { REPORTING_SIGN_IN_ERRORS } from '../../src/upstream/datasources/signInErrors';
 import { UpstreamError } from '../../src/kernel/failures/upstreamError';
-import { createRedisClient } from '../../src/redis/client';
+import { closeRedisClient, createRedisClient } from '../../src/redis/client';
 import { awaitReady } from '../support/redisReady';
 import { SharedRedis } from '../../src/redis/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
@@ -48,7 +48,7 @@ describeWithRedis('the token provider contract', () => {
     await server.close();
   });
   afterEach(async () => {
-    await Promise.all(clients.splice(0).map((client) => client.quit().catch(() => client.disconnect())));
+    await Promise.all(clients.splice(0).map((client) => closeRedisClient(client)));
   });
 
   async function sharedRedis(url: string, wait: boolean): Promise<SharedRedis> {

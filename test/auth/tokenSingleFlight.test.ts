@@ -7,7 +7,7 @@
  */
 import type { Redis } from 'ioredis';
 import { SharedTokenProvider } from '../../src/upstream/stores/sharedTokenProvider';
-import { createRedisClient } from '../../src/redis/client';
+import { closeRedisClient, createRedisClient } from '../../src/redis/client';
 import { awaitReady } from '../support/redisReady';
 import { SharedRedis } from '../../src/redis/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
@@ -46,7 +46,7 @@ describeWithRedis('one sign-in per lapse across replicas', () => {
     await admin.flushall();
   });
   afterEach(async () => {
-    await Promise.all(clients.splice(0).map((client) => client.quit().catch(() => client.disconnect())));
+    await Promise.all(clients.splice(0).map((client) => closeRedisClient(client)));
   });
 
   /** A replica whose Redis commands pass through `hook` first. */

@@ -8,7 +8,7 @@ import type { Redis } from 'ioredis';
 import type { Served } from '../../src/kernel/fetched';
 import type { RecommendationWire, RenderParams } from '../../src/kernel/wire';
 import { createApolloCache } from '../../src/redis/apolloCache';
-import { createRedisClient } from '../../src/redis/client';
+import { closeRedisClient, createRedisClient } from '../../src/redis/client';
 import { awaitReady } from '../support/redisReady';
 import { SharedRedis } from '../../src/redis/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
@@ -49,7 +49,7 @@ describeWithRedis('response cache in a shared Redis', () => {
   });
   afterEach(async () => {
     await Promise.all(servers.splice(0).map((server) => server.stop()));
-    await Promise.all(clients.splice(0).map((client) => client.quit().catch(() => client.disconnect())));
+    await Promise.all(clients.splice(0).map((client) => closeRedisClient(client)));
   });
 
   async function replica(): Promise<{ server: BuiltServer; recommender: FakeRecommender; client: Redis }> {

@@ -5,7 +5,7 @@
  * Registers its own jest hooks; call it at the top of a `describeWithRedis`.
  */
 import type { Redis } from 'ioredis';
-import { createRedisClient } from '../../src/redis/client';
+import { closeRedisClient, createRedisClient } from '../../src/redis/client';
 import { awaitReady } from './redisReady';
 import { SharedRedis } from '../../src/redis/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
@@ -77,7 +77,7 @@ export function redisHarness(): RedisHarness {
     await client.flushall();
   });
   afterEach(async () => {
-    await Promise.all(clients.splice(0).map((client) => client.quit().catch(() => client.disconnect())));
+    await Promise.all(clients.splice(0).map((client) => closeRedisClient(client)));
   });
   afterAll(async () => {
     await server?.close();

@@ -3,7 +3,7 @@
  * SharedRedis, prefixed keys, a short command timeout. Close with `quit`.
  */
 import type { Redis } from 'ioredis';
-import { createRedisClient } from '../../src/redis/client';
+import { closeRedisClient, createRedisClient } from '../../src/redis/client';
 import { awaitReady } from './redisReady';
 import { SharedRedis } from '../../src/redis/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
@@ -34,7 +34,7 @@ async function connectReplica(
 }
 
 async function disconnect(replicas: readonly RedisReplica[]): Promise<void> {
-  await Promise.all(replicas.map(({ client }) => client.quit().catch(() => client.disconnect())));
+  await Promise.all(replicas.map(({ client }) => closeRedisClient(client)));
 }
 
 export type StoreKind = 'memory' | 'redis' | 'redis down';

@@ -9,7 +9,7 @@ import { recordEvents } from '../support/upstreamEvents';
 import type { Redis } from 'ioredis';
 import type { Fetched } from '../../src/kernel/fetched';
 import { UpstreamError } from '../../src/kernel/failures/upstreamError';
-import { createRedisClient } from '../../src/redis/client';
+import { closeRedisClient, createRedisClient } from '../../src/redis/client';
 import { awaitReady } from '../support/redisReady';
 import { RedisAnswerStore } from '../../src/upstream/stores/redisAnswerStore';
 import { SharedRedis } from '../../src/redis/sharedRedis';
@@ -32,7 +32,7 @@ describeWithRedis('a failed fill across replicas', () => {
     server = await startRedisServer();
   });
   afterAll(async () => {
-    await Promise.all(clients.map((client) => client.quit().catch(() => client.disconnect())));
+    await Promise.all(clients.map((client) => closeRedisClient(client)));
     await server.close();
   });
 

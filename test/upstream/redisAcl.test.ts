@@ -19,7 +19,7 @@ import path from 'node:path';
 import type { Redis } from 'ioredis';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import { Secret } from '../../src/redaction/secret';
-import { createRedisClient } from '../../src/redis/client';
+import { closeRedisClient, createRedisClient } from '../../src/redis/client';
 import { awaitReady } from '../support/redisReady';
 import { SharedRedis } from '../../src/redis/sharedRedis';
 import { articleRepresentations, ingestMostRead } from '../support/analytics';
@@ -166,7 +166,7 @@ describeWithRedis('a command refused for lack of permission', () => {
   });
 
   afterEach(async () => {
-    await Promise.all(clients.splice(0).map((client) => client.quit().catch(() => client.disconnect())));
+    await Promise.all(clients.splice(0).map((client) => closeRedisClient(client)));
   });
 
   afterAll(async () => {

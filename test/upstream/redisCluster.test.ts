@@ -10,7 +10,7 @@ import { Cluster } from 'ioredis';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import { loadConfig, type RedisConfig } from '../../src/config';
 import { createApolloCache } from '../../src/redis/apolloCache';
-import { createRedisClient, waitUntilReady, type RedisClient } from '../../src/redis/client';
+import { closeRedisClient, createRedisClient, waitUntilReady, type RedisClient } from '../../src/redis/client';
 import { SharedRedis } from '../../src/redis/sharedRedis';
 import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';
 import type { DashboardQueryBody } from '../../src/kernel/wire';
@@ -61,7 +61,7 @@ describeWithRedis('shared state in a 3-node Redis Cluster', () => {
 
   afterAll(async () => {
     await Promise.all(opened.map((upstreams) => upstreams.close()));
-    await Promise.all(clients.map((client) => client.quit().catch(() => client.disconnect())));
+    await Promise.all(clients.map((client) => closeRedisClient(client)));
     await Promise.all([cluster?.close(), emulator?.close()]);
   });
 

@@ -7,7 +7,7 @@ import type { Redis } from 'ioredis';
 import { SharedTokenProvider, TOKEN_KEY } from '../../src/upstream/stores/sharedTokenProvider';
 import type { Fetched } from '../../src/kernel/fetched';
 import { createApolloCache } from '../../src/redis/apolloCache';
-import { createRedisClient } from '../../src/redis/client';
+import { closeRedisClient, createRedisClient } from '../../src/redis/client';
 import { awaitReady } from '../support/redisReady';
 import { RedisAnswerStore } from '../../src/upstream/stores/redisAnswerStore';
 import { RedisRateStore } from '../../src/upstream/stores/redisRateStore';
@@ -55,7 +55,7 @@ describeWithRedis('shared state in a real Redis', () => {
     await server.close();
   });
   afterEach(async () => {
-    await Promise.all(clients.splice(0).map((client) => client.quit().catch(() => client.disconnect())));
+    await Promise.all(clients.splice(0).map((client) => closeRedisClient(client)));
   });
 
   /** A replica's connection: prefixed keys, a timeout a loaded 2-core CI machine still meets (tests of slowness pass their own). */

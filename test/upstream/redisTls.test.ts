@@ -10,7 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Redis } from 'ioredis';
 import { loadConfig, type RedisUrlConfig } from '../../src/config';
-import { createRedisClient, waitUntilReady } from '../../src/redis/client';
+import { closeRedisClient, createRedisClient, waitUntilReady } from '../../src/redis/client';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 
 const openssl = (args: string[], cwd: string) => promisify(execFile)('openssl', args, { cwd, timeout: 20_000 });
@@ -64,7 +64,7 @@ describeWithRedis('Redis over TLS with a private CA and a client certificate', (
     });
   }, 60_000);
   afterAll(async () => {
-    await Promise.all(clients.map((client) => client.quit().catch(() => client.disconnect())));
+    await Promise.all(clients.map((client) => closeRedisClient(client)));
     await server?.close();
     rmSync(dir, { recursive: true, force: true });
   });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Cluster } from 'ioredis';
-import type { RedisClient } from '../../../redis/client';
+import { closeRedisClient, reconnectAfterUnplannedEnd, type RedisClient } from '../../../redis/client';
 import type { SharedRedis } from '../../../redis/sharedRedis';
 import type { TableRefreshed, TableRefreshes } from '../refreshes';
 
@@ -39,20 +39,14 @@ export function connectRefreshChannel(redis: SharedRedis, keyPrefix: string, ref
     },
   });
   return {
-    async close() {
-      try {
-        await subscriber.quit();
-      } catch {
-        subscriber.disconnect();
-      }
-    },
+    close: () => closeRedisClient(subscriber),
   };
 }
 
 /** A second connection, which (unlike the shared one) queues its SUBSCRIBE until Redis is up and renews it after each reconnection. */
 function subscriberOf(client: RedisClient): RedisClient {
   if (client instanceof Cluster) return client.duplicate(undefined, { enableOfflineQueue: true });
-  return client.duplicate({ enableOfflineQueue: true });
+  return reconnectAfterUnplannedEnd(client.duplicate({ enableOfflineQueue: true }));
 }
 
 function parseMessage(text: string, ownReplica: string): TableRefreshed | undefined {
