@@ -15,13 +15,10 @@
 import type { AddressInfo } from 'node:net';
 import type { RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG, EMBEDDED_GOVERNOR_CONFIG, type AnalyticsConfig } from '../../src/config';
-import { AnalyticsTables } from '../../src/reporting/tables/analyticsTables';
-import { reportingServiceWith } from '../support/reportingService';
-import type { Clock } from '../../src/reporting/tables/clock';
-import type { MetricName } from '../../src/upstream/datasources/wire';
+import type { Clock } from '../../src/kernel/clock';
+import type { MetricName } from '../../src/kernel/wire';
 import { sharedAnalyticsBoard } from '../../src/reporting/tables/redis/redisAnalyticsBoard';
 import { sharedTableStore } from '../../src/reporting/tables/redis/redisTableStore';
-import { buildServer } from '../../src/web/server';
 import { articleRepresentations, directArticleMetrics, EMULATOR_UNIT_SECONDS, urlsByPageViews } from '../support/analytics';
 import { startBodyRecorder, type BodyRecorder } from '../support/bodyRecorder';
 import { testConfig } from '../support/config';
@@ -32,7 +29,7 @@ import { describeWithRedis } from '../support/redisServer';
 import { DEFAULT_CACHE_TTLS, silentLogger } from '../support/subgraph';
 import { advanceClock, readStats, resetStats, startSmallEmulator } from '../support/subgraphHttp';
 import { demoUpstreams } from '../support/demoUpstreams';
-import { analyticsTablesSettings } from '../../src/reporting/reportingService';
+import { buildTestServer } from '../support/services';
 import { eventually } from '../support/redisHarness';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
 
@@ -111,20 +108,14 @@ describeWithRedis('cold asks across 3 replicas on Redis', () => {
       reportingMaxRows: MAX_ROWS,
       responseCacheEnabled: false,
     });
-    const analyticsTables = new AnalyticsTables({
-      reporting: upstreams.reporting,
-      store: sharedTableStore(redis, config, () => clock.now()),
-      shared: true,
-      board: sharedAnalyticsBoard(redis, config),
-      clock,
-      ...analyticsTablesSettings(config),
-    });
-    const server = buildServer(config, {
-      reporting: upstreams.reporting,
+    const server = buildTestServer(config, {
+      dashboard: upstreams.reporting,
       recommender: upstreams.recommender,
       logger: silentLogger,
-      reportingService: reportingServiceWith(analyticsTables, upstreams.reporting, { config, now: () => clock.now() }),
-      now: () => clock.now(),
+      clock,
+      tableStore: sharedTableStore(redis, config, () => clock.now()),
+      tablesShared: true,
+      board: sharedAnalyticsBoard(redis, config),
     });
     await server.start();
     await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));
@@ -132,7 +123,6 @@ describeWithRedis('cold asks across 3 replicas on Redis', () => {
     return {
       graphqlUrl: `http://127.0.0.1:${port}/graphql`,
       close: async () => {
-        analyticsTables.close();
         await server.stop();
         await upstreams.close();
       },

@@ -7,7 +7,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { refusalArgs } from './refusalResult';
 import type { SubscriptionsConfig } from '../../config';
 import type { Context } from '../../operation/context';
-import { ErrorCode } from '../../upstream/failures/errorCodes';
+import { ErrorCode } from '../../kernel/failures/errorCodes';
 import type { SocketSubscriptions, SubscribedOperation } from '../../graphql/subscriptions/socketSubscriptions';
 import type { Logger } from '../../observability/logger';
 import type { SubscriptionMetrics } from '../../observability/metrics/subscriptions';
