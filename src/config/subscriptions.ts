@@ -7,6 +7,13 @@ export interface SubscriptionsConfig {
   /** MAX_SUBSCRIPTIONS_PER_CONNECTION: open subscriptions on one WebSocket. */
   maxPerConnection: number;
   /**
+   * SUBSCRIPTION_STARTS_PER_SECOND: subscriptions one WebSocket may start a
+   * second, after a burst of MAX_SUBSCRIPTIONS_PER_CONNECTION (a screen
+   * subscribes all it shows at once); past it a start is refused before
+   * Apollo's pipeline, so a subscribe flood costs a frame's parse, not a start.
+   */
+  startsPerSecond: number;
+  /**
    * SUBSCRIPTION_MAX_BUFFERED_BYTES: bytes a WebSocket may have waiting to be
    * sent; past it the consumer is too slow and is dropped, before its backlog
    * grows the replica's memory.
@@ -52,6 +59,8 @@ export const DEFAULT_SUBSCRIPTIONS_CONFIG: SubscriptionsConfig = Object.freeze({
   // A screen shows a few rankings and panels; a router multiplexes its clients' subscriptions on one socket per
   // client connection (passthrough), so 100 is far above one screen's need and far below the replica's cap.
   maxPerConnection: 100,
+  // A screen changes what it shows at a person's pace: 10 new subscriptions a second, after its burst, is no screen's.
+  startsPerSecond: 10,
   // About a hundred emissions of a big ranking: a healthy client never has that much unread.
   maxBufferedBytes: 1024 * 1024,
   // One socket per subscription is the most a router's passthrough opens: as many as MAX_SUBSCRIPTIONS.
@@ -67,6 +76,8 @@ export function readSubscriptions(reader: EnvReader, production: boolean): Subsc
     maxSubscriptions: reader.integer('MAX_SUBSCRIPTIONS', { min: 0, max: 1_000_000 }) ?? DEFAULT_SUBSCRIPTIONS_CONFIG.maxSubscriptions,
     maxPerConnection:
       reader.integer('MAX_SUBSCRIPTIONS_PER_CONNECTION', { min: 1, max: 100_000 }) ?? DEFAULT_SUBSCRIPTIONS_CONFIG.maxPerConnection,
+    startsPerSecond:
+      reader.integer('SUBSCRIPTION_STARTS_PER_SECOND', { min: 1, max: 100_000 }) ?? DEFAULT_SUBSCRIPTIONS_CONFIG.startsPerSecond,
     maxBufferedBytes:
       reader.integer('SUBSCRIPTION_MAX_BUFFERED_BYTES', { min: 1_024, max: 1024 ** 3 }) ?? DEFAULT_SUBSCRIPTIONS_CONFIG.maxBufferedBytes,
     maxSockets: reader.integer('MAX_SOCKETS', { min: 0, max: 1_000_000 }) ?? DEFAULT_SUBSCRIPTIONS_CONFIG.maxSockets,

@@ -84,6 +84,7 @@ describe('loadConfig', () => {
       subscriptions: {
         maxSubscriptions: 10_000,
         maxPerConnection: 100,
+        startsPerSecond: 10,
         maxBufferedBytes: 1024 * 1024,
         maxSockets: 10_000,
         idleTimeoutMs: 30_000,

@@ -289,6 +289,14 @@ export function createSubscriptionInstruments(registry: Registry) {
       labelNames: ['reason'] as const,
       registers,
     }),
+    starts: new Counter({
+      name: name('subscription_starts_total'),
+      help:
+        "Subscribe messages on WebSockets, by outcome (pipeline: started through Apollo's pipeline; abandoned: ended before its turn, never started; " +
+        'refused_rate: over SUBSCRIPTION_STARTS_PER_SECOND; refused_waiting: MAX_SUBSCRIPTIONS starts waiting already)',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
     feedReads: new Counter({
       name: name('subscription_feed_reads_total'),
       help: 'Reads of their table by the live feeds, by trigger (subscriber: a first emission; refresh: newer numbers written; pulse)',

@@ -1,8 +1,8 @@
 import { STATUS_CODES, type IncomingMessage, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { ApolloServer } from '@apollo/server';
+import type { ApolloServer, GraphQLRequest } from '@apollo/server';
 import { GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';
-import { CloseCode, type Context as SocketContext, type Disposable } from 'graphql-ws';
+import { CloseCode, type Context as SocketContext, type Disposable, type SubscribePayload } from 'graphql-ws';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { refusalArgs } from './refusalResult';
 import type { SubscriptionsConfig } from '../../config';
@@ -14,6 +14,8 @@ import type { SubscriptionMetrics } from '../../observability/metrics/subscripti
 import type { SubscriptionGate, UpgradeRefusal } from './gate';
 import { IdleSockets } from './idleSockets';
 import { closeWhenTokenExpires } from './socketExpiry';
+import { StartRate } from './startRate';
+import { StartTurns, TOO_MANY_WAITING } from './startTurns';
 import { MAX_MESSAGE_BYTES, serveSockets, type SocketExtra as BaseExtra } from './socketServer';
 
 /** 1013 Try Again Later (RFC 6455 registry): the consumer fell too far behind; a reconnect starts it afresh. */
@@ -53,8 +55,11 @@ interface SocketExtra<Admission> extends BaseExtra {
  * (graphql-ws): the protocol Apollo Router's passthrough mode and Hive
  * Gateway speak. Each subscribe message goes through Apollo Server's own
  * pipeline (src/graphql/subscriptions/socketSubscriptions.ts); the socket
- * layer adds the caller gate, the per-connection cap and the slow-consumer
- * drop, and formats every error as HTTP responses do. The sockets
+ * layer adds the caller gate, the per-connection cap, the per-socket rate of
+ * starts (SUBSCRIPTION_STARTS_PER_SECOND) and the replica's pace of starts
+ * (./startTurns.ts: a few per turn of the event loop, a start ended before
+ * its turn skipped), the slow-consumer drop, and formats every error as HTTP
+ * responses do. The sockets
  * themselves (keepalive, slow consumers, errors to the logger) are served by
  * ./socketServer.ts; MAX_SOCKETS is checked on the upgrade, and an idle
  * socket (no subscription) is closed after SUBSCRIPTION_IDLE_TIMEOUT_SECONDS.
@@ -74,6 +79,8 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
   // graphql-ws's context of each acknowledged socket: the subscriptions it carries.
   const contexts = new WeakMap<WebSocket, SocketContext<Record<string, unknown>, SocketExtra<Admission>>>();
   const carriesSubscriptions = (socket: WebSocket) => Object.keys(contexts.get(socket)?.subscriptions ?? {}).length > 0;
+  const rate = new StartRate(config.startsPerSecond, Math.max(config.startsPerSecond, config.maxPerConnection));
+  const turns = new StartTurns(config.maxSubscriptions);
   const idle = new IdleSockets(config.idleTimeoutMs, carriesSubscriptions, () => options.metrics?.socketClosed('idle'));
   const server: Disposable = serveSockets<Record<string, unknown>>(
     wss,
@@ -91,9 +98,14 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
         idle.watch(ctx.extra.socket);
         return true;
       },
-      onSubscribe: async (ctx, _id, payload) => {
+      onSubscribe: async (ctx, id, payload) => {
         idle.stop(ctx.extra.socket);
         const extra = ctx.extra as SocketExtra<Admission>;
+        const waitMs = rate.take(ctx.extra.socket);
+        if (waitMs !== undefined) {
+          options.metrics?.start('refused_rate');
+          return refuse([startRateError(rate, waitMs)]);
+        }
         if (Object.keys(ctx.subscriptions).length > config.maxPerConnection) {
           return refuse([
             new GraphQLError(
@@ -102,19 +114,28 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
             ),
           ]);
         }
-        const context = options.contextFor(extra.admission as Admission);
-        // A client's `extensions.subscription` would start a callback subscription from a socket: only the rest is kept.
-        const { subscription: _callback, ...extensions } = payload.extensions ?? {};
-        const subscribed = await options.sockets.subscribe(
-          options.apollo,
-          {
-            query: payload.query,
-            ...(payload.operationName == null ? {} : { operationName: payload.operationName }),
-            ...(payload.variables == null ? {} : { variables: payload.variables }),
-            extensions,
-          },
-          context,
-        );
+        const started = await turns.run(async () => {
+          // Completed (or its socket closed) while it waited: nothing to start, and graphql-ws sends nothing for it.
+          if (!(id in ctx.subscriptions)) return ABANDONED;
+          const context = options.contextFor(extra.admission as Admission);
+          return { context, subscribed: await options.sockets.subscribe(options.apollo, apolloRequest(payload), context) };
+        });
+        if (started === TOO_MANY_WAITING) {
+          options.metrics?.start('refused_waiting');
+          return refuse([
+            new GraphQLError(
+              `Subscription refused: this replica has ${config.maxSubscriptions} subscriptions waiting to start (MAX_SUBSCRIPTIONS); try again later`,
+              { extensions: { code: ErrorCode.SUBSCRIPTION_LIMIT, limit: 'MAX_SUBSCRIPTIONS' } },
+            ),
+          ]);
+        }
+        if (started === ABANDONED) {
+          options.metrics?.start('abandoned');
+          // Nothing to send: graphql-ws sends no result for a subscription that is no longer there.
+          return refuse([]);
+        }
+        options.metrics?.start('pipeline');
+        const { context, subscribed } = started;
         if (Array.isArray(subscribed)) return refuse(subscribed);
         const operation = subscribed as SubscribedOperation;
         if (!isAsyncIterable(operation.result)) return refuse(operation.result.errors ?? []);
@@ -201,6 +222,28 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
       await server.dispose();
     },
   };
+}
+
+/** What a start finds when its subscription ended before its turn. */
+const ABANDONED = Symbol('abandoned');
+
+/** A subscribe message's payload as Apollo's request. A client's `extensions.subscription` would start a callback subscription from a socket: only the rest is kept. */
+function apolloRequest(payload: SubscribePayload): GraphQLRequest {
+  const { subscription: _callback, ...extensions } = payload.extensions ?? {};
+  return {
+    query: payload.query,
+    ...(payload.operationName == null ? {} : { operationName: payload.operationName }),
+    ...(payload.variables == null ? {} : { variables: payload.variables }),
+    extensions,
+  };
+}
+
+function startRateError(rate: StartRate, waitMs: number): GraphQLError {
+  const plural = rate.perSecond === 1 ? '' : 's';
+  return new GraphQLError(
+    `Subscription refused: this connection started more than ${rate.perSecond} subscription${plural} a second after a burst of ${rate.burst} (SUBSCRIPTION_STARTS_PER_SECOND); try again later`,
+    { extensions: { code: ErrorCode.SUBSCRIPTION_LIMIT, limit: 'SUBSCRIPTION_STARTS_PER_SECOND', retryAfter: Math.ceil(waitMs / 1000) } },
+  );
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {

@@ -1,0 +1,173 @@
+/**
+ * A subscribe flood costs little and leaves the replica responsive (issue 35
+ * item 5), over real sockets, ordering asserted by events: ws hands every
+ * frame of one read to graphql-ws at once, and each starts Apollo's
+ * pipeline. Starts now wait their turn, a few per turn of the event loop, so
+ * an HTTP request that arrived meanwhile is answered between them; a start
+ * completed before its turn never reaches the pipeline; and a socket
+ * starting more than SUBSCRIPTION_STARTS_PER_SECOND (past a burst of
+ * MAX_SUBSCRIPTIONS_PER_CONNECTION) gets refusals, before the pipeline.
+ *
+ * Client and server share this process, so frames sent in one tick are all
+ * in the kernel before the server reads: they arrive as one read, as a
+ * flood's frames do.
+ */
+import { connect as tcpConnect, type Socket } from 'node:net';
+import WebSocket from 'ws';
+import { DEFAULT_SUBSCRIPTIONS_CONFIG, type SubscriptionsConfig } from '../../src/config';
+import { SocketSubscriptions } from '../../src/graphql/subscriptions/socketSubscriptions';
+import { registryValue } from './support/registryValue';
+import { startLiveOverHttp, type LiveOverHttp } from './support/liveOverHttp';
+
+jest.setTimeout(60_000);
+
+const TOP = `subscription { topArticles(limit: 3) { rank value } }`;
+
+let live: LiveOverHttp | undefined;
+const sockets: WebSocket[] = [];
+
+afterEach(async () => {
+  for (const socket of sockets.splice(0)) socket.terminate();
+  await live?.close();
+  live = undefined;
+  jest.restoreAllMocks();
+});
+
+async function startWith(subscriptions: Partial<SubscriptionsConfig>): Promise<LiveOverHttp> {
+  live = await startLiveOverHttp({ subscriptions: { ...DEFAULT_SUBSCRIPTIONS_CONFIG, ...subscriptions } });
+  return live;
+}
+
+interface Message {
+  type: string;
+  id?: string;
+  payload?: { errors?: { message: string; extensions?: Record<string, unknown> }[] };
+}
+
+/** An acknowledged graphql-transport-ws socket, by hand (so frames can be sent as no client library would), and its messages. */
+async function ackedSocket(
+  url: string,
+): Promise<{ socket: WebSocket; messages: Message[]; message(matches: (m: Message) => boolean): Promise<Message> }> {
+  const socket = new WebSocket(url, 'graphql-transport-ws');
+  sockets.push(socket);
+  const messages: Message[] = [];
+  const watchers: { matches: (m: Message) => boolean; found: (m: Message) => void }[] = [];
+  socket.on('message', (data) => {
+    const parsed = JSON.parse(String(data)) as Message;
+    messages.push(parsed);
+    for (const watcher of [...watchers]) {
+      if (!watcher.matches(parsed)) continue;
+      watchers.splice(watchers.indexOf(watcher), 1);
+      watcher.found(parsed);
+    }
+  });
+  const message = (matches: (m: Message) => boolean) =>
+    new Promise<Message>((found) => {
+      const seen = messages.find(matches);
+      if (seen !== undefined) found(seen);
+      else watchers.push({ matches, found });
+    });
+  await new Promise((resolve) => socket.once('open', resolve));
+  socket.send(JSON.stringify({ type: 'connection_init' }));
+  await message((m) => m.type === 'connection_ack');
+  return { socket, messages, message };
+}
+
+const subscribeFrame = (id: string) => JSON.stringify({ id, type: 'subscribe', payload: { query: TOP } });
+const completeFrame = (id: string) => JSON.stringify({ id, type: 'complete' });
+
+/** A plain TCP connection to the HTTP server, accepted by it (its `connection` event), to write a request on at a chosen moment. */
+async function acceptedConnection(live: LiveOverHttp): Promise<Socket> {
+  const accepted = new Promise((resolve) => live.server.httpServer.once('connection', resolve));
+  const url = new URL(live.graphqlUrl);
+  const socket = tcpConnect(Number(url.port), url.hostname);
+  await Promise.all([accepted, new Promise((resolve) => socket.once('connect', resolve))]);
+  return socket;
+}
+
+it('answers an HTTP request that arrives while a socket floods subscribe frames between the starts, not after all of them', async () => {
+  const live = await startWith({ maxPerConnection: 500 });
+  const count = 200;
+  const { socket } = await ackedSocket(live.wsUrl);
+  const http = await acceptedConnection(live);
+  const response = new Promise<string>((resolve) => {
+    let text = '';
+    http.on('data', (chunk: Buffer) => {
+      text += chunk.toString();
+      if (text.includes('\r\n\r\n')) resolve(text);
+    });
+  });
+
+  // The starts so far when the server reads the health request (its `request` event), and when all have started.
+  let started = 0;
+  let startedAtRequest: number | undefined;
+  let allStarted: () => void = () => undefined;
+  const everyStart = new Promise<void>((resolve) => (allStarted = resolve));
+  live.server.httpServer.on('request', (request: { url?: string }) => {
+    if (request.url === '/health/live') startedAtRequest = started;
+  });
+  const original = SocketSubscriptions.prototype.subscribe;
+  jest.spyOn(SocketSubscriptions.prototype, 'subscribe').mockImplementation(function (this: SocketSubscriptions, ...args) {
+    started += 1;
+    // The first start: the request goes out now, so it is in the kernel before the server's next read.
+    if (started === 1) http.write('GET /health/live HTTP/1.1\r\nHost: subgraph\r\nConnection: close\r\n\r\n');
+    if (started === count) allStarted();
+    return original.apply(this, args);
+  });
+
+  for (let id = 0; id < count; id += 1) socket.send(subscribeFrame(String(id)));
+
+  expect(await response).toMatch(/^HTTP\/1\.1 200 /);
+  await everyStart;
+  // Before: all 200 started in the one read's microtasks, and the request was read after them (200).
+  expect(startedAtRequest).toBeGreaterThanOrEqual(1);
+  expect(startedAtRequest).toBeLessThan(count);
+  http.destroy();
+});
+
+it('never starts the pipeline for a subscription completed before its turn, and counts it as abandoned', async () => {
+  const live = await startWith({});
+  const pairs = 50;
+  const { socket, message } = await ackedSocket(live.wsUrl);
+  const pipeline = jest.spyOn(SocketSubscriptions.prototype, 'subscribe');
+
+  for (let id = 0; id < pairs; id += 1) {
+    socket.send(subscribeFrame(String(id)));
+    socket.send(completeFrame(String(id)));
+  }
+  // Starts take their turns in order: once the last one has its numbers, every earlier one had its turn.
+  socket.send(subscribeFrame('last'));
+  const last = await message((m) => m.type === 'next' && m.id === 'last');
+
+  expect(last.payload?.errors).toBeUndefined();
+  // Before: 51 starts, each through Apollo's pipeline, the feed opened and closed for nothing.
+  expect(pipeline).toHaveBeenCalledTimes(1);
+  expect(await registryValue(live.metrics.registry, 'subgraph_subscription_starts_total', { outcome: 'abandoned' })).toBe(pairs);
+  expect(await registryValue(live.metrics.registry, 'subgraph_subscription_starts_total', { outcome: 'pipeline' })).toBe(1);
+});
+
+it('refuses starts past SUBSCRIPTION_STARTS_PER_SECOND, after a burst of MAX_SUBSCRIPTIONS_PER_CONNECTION, with a result naming it, before the pipeline', async () => {
+  const live = await startWith({ maxPerConnection: 3, startsPerSecond: 1 });
+  const { socket, message } = await ackedSocket(live.wsUrl);
+  const pipeline = jest.spyOn(SocketSubscriptions.prototype, 'subscribe');
+
+  // Three starts (the burst), ended at once so the per-connection cap stays clear, then two more in the same read.
+  for (const id of ['a', 'b', 'c']) socket.send(subscribeFrame(id));
+  for (const id of ['a', 'b', 'c']) socket.send(completeFrame(id));
+  socket.send(subscribeFrame('d'));
+  socket.send(subscribeFrame('e'));
+
+  for (const id of ['d', 'e']) {
+    const refused = await message((m) => m.type === 'next' && m.id === id);
+    expect(refused.payload?.errors).toEqual([
+      {
+        message:
+          'Subscription refused: this connection started more than 1 subscription a second after a burst of 3 (SUBSCRIPTION_STARTS_PER_SECOND); try again later',
+        extensions: { code: 'SUBSCRIPTION_LIMIT', limit: 'SUBSCRIPTION_STARTS_PER_SECOND', retryAfter: expect.any(Number) },
+      },
+    ]);
+    await message((m) => m.type === 'complete' && m.id === id);
+  }
+  expect(pipeline).not.toHaveBeenCalled();
+  expect(await registryValue(live.metrics.registry, 'subgraph_subscription_starts_total', { outcome: 'refused_rate' })).toBe(2);
+});
