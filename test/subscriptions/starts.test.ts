@@ -16,6 +16,7 @@ import { connect as tcpConnect, type Socket } from 'node:net';
 import WebSocket from 'ws';
 import { DEFAULT_SUBSCRIPTIONS_CONFIG, type SubscriptionsConfig } from '../../src/config';
 import { SocketSubscriptions } from '../../src/graphql/subscriptions/socketSubscriptions';
+import { StartRate } from '../../src/web/subscriptions/startRate';
 import { registryValue } from './support/registryValue';
 import { startLiveOverHttp, type LiveOverHttp } from './support/liveOverHttp';
 
@@ -85,7 +86,7 @@ async function acceptedConnection(live: LiveOverHttp): Promise<Socket> {
   return socket;
 }
 
-it('answers an HTTP request that arrives while a socket floods subscribe frames between the starts, not after all of them', async () => {
+it('answers an HTTP request that arrives while a socket floods subscribe frames between its frames and starts, not after all of them', async () => {
   const live = await startWith({ maxPerConnection: 500 });
   const count = 200;
   const { socket } = await ackedSocket(live.wsUrl);
@@ -98,13 +99,23 @@ it('answers an HTTP request that arrives while a socket floods subscribe frames 
     });
   });
 
-  // The starts so far when the server reads the health request (its `request` event), and when all have started.
+  // The frames read and the starts so far when the server reads the health request (its `request` event), and when all have started.
+  let read = 0;
+  let readAtRequest: number | undefined;
   let started = 0;
   let startedAtRequest: number | undefined;
   let allStarted: () => void = () => undefined;
   const everyStart = new Promise<void>((resolve) => (allStarted = resolve));
   live.server.httpServer.on('request', (request: { url?: string }) => {
-    if (request.url === '/health/live') startedAtRequest = started;
+    if (request.url !== '/health/live') return;
+    readAtRequest = read;
+    startedAtRequest = started;
+  });
+  const take = StartRate.prototype.take;
+  // Every subscribe frame read is counted by the socket's start rate, before it waits for its turn.
+  jest.spyOn(StartRate.prototype, 'take').mockImplementation(function (this: StartRate, ...args) {
+    read += 1;
+    return take.apply(this, args);
   });
   const original = SocketSubscriptions.prototype.subscribe;
   jest.spyOn(SocketSubscriptions.prototype, 'subscribe').mockImplementation(function (this: SocketSubscriptions, ...args) {
@@ -122,6 +133,9 @@ it('answers an HTTP request that arrives while a socket floods subscribe frames 
   // Before: all 200 started in the one read's microtasks, and the request was read after them (200).
   expect(startedAtRequest).toBeGreaterThanOrEqual(1);
   expect(startedAtRequest).toBeLessThan(count);
+  // Before: ws handed all 200 frames of the read to graphql-ws at once, before the request was read (200).
+  expect(readAtRequest).toBeGreaterThanOrEqual(1);
+  expect(readAtRequest).toBeLessThan(count);
   http.destroy();
 });
 
