@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { BulkheadRejectedError, bulkhead, type BulkheadPolicy } from 'cockatiel';
 
 /** Starts through Apollo's pipeline at once, across every socket of the replica. */
-const IN_FLIGHT = 4;
+export const IN_FLIGHT = 4;
 
 /** What `run` answers when MAX_SUBSCRIPTIONS starts wait already. */
 export const TOO_MANY_WAITING = Symbol('tooManyWaiting');
