@@ -1,5 +1,18 @@
 import { startRedisServer, type RedisServer } from '../test/support/redisServer';
-import { EDITORS, LONG_TAIL_SHARE, POPULAR, SEED, WARM_MS, WIDGETS, articles, errorTally, row, runLoad, scrapeSum } from './newsroomLoad';
+import {
+  EDITORS,
+  LONG_TAIL_SHARE,
+  POPULAR,
+  SEED,
+  WARM_MS,
+  WIDGETS,
+  articles,
+  errorTally,
+  retryRow,
+  row,
+  runLoad,
+  scrapeSum,
+} from './newsroomLoad';
 import { spawnEmulator, spawnSubgraph, type EmulatorProcess } from './processes';
 import { DEMO_EMAIL, DEMO_PASSWORD, readStats, resetStats } from './upstreamClient';
 
@@ -38,7 +51,7 @@ async function scenario(
   try {
     await resetStats(emulator.url);
     const countedFrom = performance.now();
-    const asks = await runLoad(replicas, urls, seconds);
+    const asks = await runLoad(replicas, urls, seconds, { retryAtRetryAfter: true });
     const stats = await readStats(emulator.url);
     const countedSeconds = (performance.now() - countedFrom) / 1000;
     const queries = stats.dashboard.count;
@@ -70,6 +83,17 @@ async function scenario(
         `(of which waited for their unit: ${answeredSum} asks over ${answeredCount} queries).`,
       '',
       `Errors of unanswered asks after 2 min: ${errorTally(asks.filter((ask) => ask.atMs >= WARM_MS && !ask.ok))}.`,
+      '',
+      'The long tail after 2 min, each refused ask retried once at its `retryAfter` (the retries are not in the table above):',
+      '',
+      '| asks | count | answered at once | retried | answered on the first retry | answered by the first retry | median retryAfter |',
+      '|---|---:|---:|---:|---:|---:|---:|',
+      retryRow(
+        'editors, long tail',
+        editors.filter((ask) => ask.longTail),
+      ),
+      '',
+      `Errors of the retries: ${errorTally(editors.flatMap((ask) => (ask.atMs >= WARM_MS && ask.retry !== undefined && !ask.retry.ok ? [ask.retry] : [])))}.`,
       '',
     ].join('\n');
   } finally {

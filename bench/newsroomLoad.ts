@@ -33,6 +33,16 @@ export interface Ask {
   ms: number;
   ok: boolean;
   codes: string[];
+  /** The seconds the refusal said to wait (`extensions.retryAfter`), if it said. */
+  retryAfter?: number;
+  /** With `retryAtRetryAfter`: the one retry of a refused long-tail ask, sent at its `retryAfter`. */
+  retry?: Ask;
+}
+
+/** What one request got: its error codes (none: answered) and the first `retryAfter` among them. */
+interface Sent {
+  codes: string[];
+  retryAfter?: number;
 }
 
 /** A deterministic stream of numbers in [0, 1) (mulberry32): the same run every time. */
@@ -75,16 +85,20 @@ async function send(
   query: string,
   variables: Record<string, unknown>,
   headers: Record<string, string>,
-): Promise<string[]> {
+): Promise<Sent> {
   const response = await request(url, {
     dispatcher: agent,
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
     body: JSON.stringify({ query, variables }),
   });
-  const body = (await response.body.json()) as { errors?: { extensions?: { code?: string } }[] };
+  const body = (await response.body.json()) as { errors?: { extensions?: { code?: string; retryAfter?: unknown } }[] };
   const codes = (body.errors ?? []).map((error) => error.extensions?.code ?? 'UNKNOWN');
-  return response.statusCode === 200 ? codes : [`HTTP_${response.statusCode}`, ...codes];
+  const retryAfter = body.errors?.map((error) => error.extensions?.retryAfter).find((value) => typeof value === 'number');
+  return {
+    codes: response.statusCode === 200 ? codes : [`HTTP_${response.statusCode}`, ...codes],
+    ...(typeof retryAfter === 'number' ? { retryAfter } : {}),
+  };
 }
 
 /** A metric's sum over the replicas' /metrics. */
@@ -102,6 +116,11 @@ export interface LoadOptions {
   headers?: (kind: Ask['kind']) => Record<string, string>;
   /** One client sending a distinct `dashboard` every `periodMs` (the `turn`th asks the last turn + 1 hours). */
   greedyPeriodMs?: number;
+  /**
+   * An editor's long-tail ask refused with `retryAfter` is sent once more at `retryAfter` (beside the editor's
+   * cadence, to the next replica, as a client's retry lands anywhere), its outcome kept on the ask (`retry`).
+   */
+  retryAtRetryAfter?: boolean;
 }
 
 /** The greedy caller's dashboard: distinct every turn, so neither the answer cache nor a merge serves it. */
@@ -112,7 +131,24 @@ function greedyDashboard(turn: number): string {
 export async function runLoad(replicas: SubgraphProcess[], urls: string[], seconds: number, options: LoadOptions = {}): Promise<Ask[]> {
   const agent = new Agent({ connections: EDITORS + WIDGETS + 8, keepAliveTimeout: 30_000 });
   const asks: Ask[] = [];
+  const retries: Promise<void>[] = [];
   const started = performance.now();
+  const ask = async (kind: Ask['kind'], longTail: boolean, replica: SubgraphProcess, query: string, variables: Record<string, unknown>) => {
+    const atMs = performance.now() - started;
+    const sent = await send(agent, replica.url, query, variables, options.headers?.(kind) ?? {}).catch((): Sent => ({
+      codes: ['NETWORK'],
+    }));
+    const { codes, retryAfter } = sent;
+    return {
+      kind,
+      longTail,
+      atMs,
+      ms: performance.now() - started - atMs,
+      ok: codes.length === 0,
+      codes,
+      ...(retryAfter === undefined ? {} : { retryAfter }),
+    };
+  };
   const endAt = started + seconds * 1000;
   const loop = async (kind: Ask['kind'], index: number, periodMs: number) => {
     const next = random(SEED * 1000 + index + (kind === 'widget' ? 500 : kind === 'greedy' ? 900 : 0));
@@ -122,12 +158,20 @@ export async function runLoad(replicas: SubgraphProcess[], urls: string[], secon
     for (let turn = 0; performance.now() < endAt && turn < 10_000; turn++) {
       const replica = replicas[(index + turn) % replicas.length];
       const article = kind === 'editor' ? pick() : { url: '', longTail: false };
-      const atMs = performance.now() - started;
       const variables = kind === 'editor' ? { reps: [{ __typename: 'Article', url: article.url }] } : {};
       const query = kind === 'editor' ? PANEL : kind === 'widget' ? WIDGET : greedyDashboard(turn);
-      const codes = await send(agent, replica.url, query, variables, options.headers?.(kind) ?? {}).catch(() => ['NETWORK']);
-      asks.push({ kind, longTail: article.longTail, atMs, ms: performance.now() - started - atMs, ok: codes.length === 0, codes });
-      const waitMs = periodMs - (performance.now() - started - atMs);
+      const asked: Ask = await ask(kind, article.longTail, replica, query, variables);
+      asks.push(asked);
+      if (options.retryAtRetryAfter === true && asked.longTail && asked.retryAfter !== undefined) {
+        const retryAfterMs = asked.retryAfter * 1000;
+        const next = replicas[(index + turn + 1) % replicas.length];
+        retries.push(
+          new Promise((resolve) => setTimeout(resolve, retryAfterMs)).then(async () => {
+            asked.retry = await ask(kind, true, next, query, variables);
+          }),
+        );
+      }
+      const waitMs = periodMs - (performance.now() - started - asked.atMs);
       if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
     }
   };
@@ -137,6 +181,7 @@ export async function runLoad(replicas: SubgraphProcess[], urls: string[], secon
       ...Array.from({ length: WIDGETS }, (_, i) => loop('widget', i, WIDGET_PERIOD_MS)),
       ...(options.greedyPeriodMs === undefined ? [] : [loop('greedy', 0, options.greedyPeriodMs)]),
     ]);
+    await Promise.all(retries);
   } finally {
     await agent.close();
   }
@@ -152,6 +197,24 @@ export function errorTally(asks: Ask[]): string {
 
 export function percent(part: number, whole: number): string {
   return whole === 0 ? 'n/a' : `${((100 * part) / whole).toFixed(1)} %`;
+}
+
+/**
+ * The long tail after warm-up: answered at once, on the first retry at `retryAfter`, and by it (both), of the
+ * asks after the first two minutes.
+ */
+export function retryRow(label: string, asks: Ask[]): string {
+  const late = asks.filter((ask) => ask.atMs >= WARM_MS);
+  const atOnce = late.filter((ask) => ask.ok).length;
+  const refused = late.filter((ask) => !ask.ok);
+  const retried = refused.filter((ask) => ask.retry !== undefined);
+  const onRetry = retried.filter((ask) => ask.retry?.ok === true).length;
+  const retryWaits = retried.map((ask) => ask.retryAfter ?? 0).sort((a, b) => a - b);
+  const medianRetryAfter = retryWaits[Math.floor(retryWaits.length / 2)];
+  return (
+    `| ${label} | ${late.length} | ${percent(atOnce, late.length)} | ${retried.length} of ${refused.length} | ` +
+    `${percent(onRetry, retried.length)} | ${percent(atOnce + onRetry, late.length)} | ${medianRetryAfter ?? 'n/a'} s |`
+  );
 }
 
 export function row(label: string, asks: Ask[]): string {

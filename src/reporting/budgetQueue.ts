@@ -12,11 +12,13 @@ import { nextRefresh, refreshDue } from './refreshTurns';
 /**
  * The kinds of asks (the order they get the next budget slot in: see `order`):
  * - `unserved`: a table ask with nothing to serve it, not even stale numbers;
+ * - `promised`: what asks refused with `retryAfter` left for the slot their refusal named, now due
+ *   (their callers retry then: src/reporting/tables/leftDemand.ts);
  * - `outside`: asks for articles no table holds (merged by url and metric), within their share;
  * - `refresh`: a table in demand refetched before it expires (nobody waits for it);
  * - `dashboard`: a caller's ad-hoc dashboard body refused a slot (merged by metric), within its caller's share.
  */
-export type AskClass = 'unserved' | 'outside' | 'refresh' | 'dashboard';
+export type AskClass = 'unserved' | 'promised' | 'outside' | 'refresh' | 'dashboard';
 
 /** One ask waiting in the queue for a slot. */
 export interface QueuedAsk<Outcome = unknown> {
@@ -366,6 +368,27 @@ export class BudgetQueue {
     void this.run();
   }
 
+  /** The time between two slots the governor grants (REPORTING_RATE_PER_MINUTE a minute). */
+  get slotMs(): number {
+    return 60_000 / (this.options.slotsPerMinute ?? 1);
+  }
+
+  /**
+   * The slot an ask outside the tables refused now will get, for its
+   * refusal's `retryAfter` (and the demand it leaves owed that slot): the next
+   * slot while such asks are within their share of the tables' slots
+   * (ANALYTICS_COLD_SHARE), else the first after it where they are, the slots
+   * between going to refreshes (at most two slots later: the share is a
+   * long-run rule, not a debt to pay off at once).
+   */
+  slotForOutsideAsks(): number {
+    const next = Math.max(this.nextSlotAt, this.clock.now());
+    const share = this.options.outsideShare;
+    let later = 0;
+    while (later < 2 && this.outsideSlots > share * (this.outsideSlots + this.tableSlots + later)) later += 1;
+    return next + later * this.slotMs;
+  }
+
   /** Stops after the current slot; asks still waiting get their refusal at their deadline. */
   close(): void {
     this.closed = true;
@@ -461,6 +484,7 @@ export class BudgetQueue {
    *    for N tables (in demand, or waiting for their first fetch) at B slots a
    *    minute, if this slot went to a table's first fetch (`refreshDue`);
    * 1. table asks with nothing to serve them (not even stale numbers);
+   *    then what refused asks left for this slot, promised to their retries (`promised`);
    * 2. asks outside the tables while under their share of the tables' slots
    *    (or when no refresh waits);
    * 3. callers' ad-hoc dashboard asks, while all callers' dashboards spent
@@ -496,6 +520,7 @@ export class BudgetQueue {
     return (
       refreshDue(refreshes, waitingFirst, now, slotsPerMinute) ??
       best('unserved') ??
+      best('promised') ??
       (outsideTurn ? best('outside') : undefined) ??
       (dashboardsFirst ? best('dashboard') : undefined) ??
       nextRefresh(refreshes, waitingFirst, now, slotsPerMinute) ??

@@ -250,6 +250,13 @@ describe('DateTime scalar', () => {
     expect(DateTimeScalar.serialize(new Date(Date.UTC(2026, 10, 20, 8, 15)))).toBe('2026-11-20T08:15:00.000Z');
   });
 
+  it("sends the subgraph's own values (already toISOString's form) as they are, and still refuses an impossible one of that form", () => {
+    expect(DateTimeScalar.serialize('2026-11-20T08:15:00.000Z')).toBe('2026-11-20T08:15:00.000Z');
+    expect(DateTimeScalar.serialize('2024-02-29T23:59:59.999Z')).toBe('2024-02-29T23:59:59.999Z');
+    expect(() => DateTimeScalar.serialize('2026-02-29T08:15:00.000Z')).toThrow(GraphQLError);
+    expect(() => DateTimeScalar.serialize('2026-11-20T24:15:00.000Z')).toThrow(GraphQLError);
+  });
+
   it('refuses to serialize anything that is not an instant', () => {
     expect(() => DateTimeScalar.serialize('2026-11-20 08:15:00')).toThrow(GraphQLError);
     expect(() => DateTimeScalar.serialize(new Date(Number.NaN))).toThrow('DateTime cannot represent an invalid Date');

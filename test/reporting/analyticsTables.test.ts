@@ -30,6 +30,8 @@ interface SetUpOptions {
   coldShare?: number;
   /** The fake dashboard's slots a minute (default: one every 63 s, the vendor's one a minute). */
   slotsPerMinute?: number;
+  /** ANALYTICS_NEW_TABLES_PER_CALLER (default: the config's). */
+  newTablesPerCaller?: number;
 }
 
 /**
@@ -58,7 +60,11 @@ function setUpReplicas(options: SetUpOptions) {
         testConfig({
           cache: { dashboardTtlSeconds: options.ttlSeconds ?? 60 },
           reportingMaxRows: options.maxRows ?? 500,
-          analytics: { chunkSize: 500, ...(options.coldShare === undefined ? {} : { coldShare: options.coldShare }) },
+          analytics: {
+            chunkSize: 500,
+            ...(options.coldShare === undefined ? {} : { coldShare: options.coldShare }),
+            ...(options.newTablesPerCaller === undefined ? {} : { newTablesPerCaller: options.newTablesPerCaller }),
+          },
         }),
       ),
       observer: { ...NO_OBSERVER, slotSpent: (_kind, asks) => answered.push(asks) },
@@ -242,6 +248,69 @@ describe('cold asks at the next unit', () => {
     if (ranking instanceof Map) throw new Error('expected a ranking');
     expect((ranking as Awaited<ReturnType<AnalyticsTables['ranking']>>).rows.map((row) => row.url)).toEqual(urls.slice(0, 3));
     expect(cell(extra as Map<string, Map<MetricName, Cell | Error>>, urls[1], 'totalDuration').outcome).toBe('merged');
+  });
+});
+
+describe('demand left by refused asks (issue 38)', () => {
+  const MONTH = tableSpec({ last: { number: 30, unit: 'day' } }, {}, 'pageViewsTotal');
+
+  it("a refused ask's table is fetched at the slot its retryAfter names, within the caller's cap of new tables: an ask past the cap leaves nothing", async () => {
+    const urls = site(20);
+    const { clock, dashboard, tables } = setUp({ urls, newTablesPerCaller: 1 });
+    const editor = tables.forCaller('editor');
+    await tables.forCaller('newsroom').articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
+    await clock.advance(1_000);
+    // A new table for the editor (its one), the next slot 62 s away: refused, its need left for that slot.
+    const refused = errorOf(await editor.articles(DAY, [urls[1]], ['pageViewsTotal'], deadline(clock)), urls[1], 'pageViewsTotal');
+    expect(refused).toMatchObject({ kind: 'budget_exhausted', retryAfterSeconds: 62 });
+    // A second new table is past its cap: refused before any wait, and it leaves no demand.
+    const capped = errorOf(await editor.articles(MONTH, [urls[1]], ['pageViewsTotal'], deadline(clock)), urls[1], 'pageViewsTotal');
+    expect(capped.kind).toBe('caller_tables_spent');
+
+    await clock.advance(62_000);
+    expect(bodiesOf(dashboard)).toHaveLength(2);
+    // The retry at retryAfter is answered from the table its slot fetched, nothing more sent.
+    const retried = await editor.articles(DAY, [urls[1]], ['pageViewsTotal'], deadline(clock));
+    expect(cell(retried, urls[1], 'pageViewsTotal')).toMatchObject({
+      value: fakeValue(urls, urls[1], 'pageViewsTotal'),
+      fetchedAt: START + UNIT_MS,
+    });
+    // The capped table never takes a slot, however long the queue runs.
+    await clock.advance(3 * UNIT_MS);
+    expect(dashboard.sent).toHaveLength(2);
+  });
+});
+
+describe('demand left by refused asks, on replicas (issue 38)', () => {
+  it('an ask refused on a replica that then stops is answered at the slot its retryAfter names by the replica that gets it; its retry on any replica finds the numbers', async () => {
+    const urls = site(20);
+    const { clock, dashboard, replica } = setUpReplicas({ urls, maxRows: 5 });
+    const a = replica();
+    const b = replica();
+    await a.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
+    await clock.advance(1_000);
+    // Outside the full 5-row table, the next slot 62 s away: b's ask waits its 20 s (another replica's table
+    // could answer it), then is refused; its need is left for that slot and posted.
+    const asked = b.articles(WEEK, [urls[10]], ['pageViewsTotal'], deadline(clock));
+    await clock.advance(20_000);
+    expect(errorOf(await asked, urls[10], 'pageViewsTotal')).toMatchObject({ kind: 'budget_exhausted', retryAfterSeconds: 42 });
+    b.close();
+    // On a, the table past half its TTL: a refresh waits for the same slot.
+    await clock.advance(20_000);
+    await a.articles(WEEK, [urls[1]], ['pageViewsTotal'], deadline(clock));
+
+    await clock.advance(22_000);
+    // a's slot carried b's refused ask (owed that slot, ahead of a's refresh).
+    expect(bodiesOf(dashboard).map((body) => body.urls)).toEqual([undefined, [urls[10]]]);
+    const retried = await a.articles(WEEK, [urls[10]], ['pageViewsTotal'], deadline(clock));
+    expect(cell(retried, urls[10], 'pageViewsTotal')).toMatchObject({
+      value: fakeValue(urls, urls[10], 'pageViewsTotal'),
+      fetchedAt: START + UNIT_MS,
+    });
+    // The refresh goes at the slot after, and b's demand is not carried again.
+    await clock.advance(UNIT_MS);
+    expect(bodiesOf(dashboard).map((body) => body.urls)).toEqual([undefined, [urls[10]], undefined]);
+    a.close();
   });
 });
 

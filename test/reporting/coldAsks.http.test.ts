@@ -14,12 +14,11 @@
 import type { RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG, type AnalyticsConfig } from '../../src/config';
 import type { MetricName } from '../../src/upstream/datasources/wire';
-import { articleRepresentations, directArticleMetrics, urlsByPageViews } from '../support/analytics';
+import { directArticleMetrics, urlsByPageViews } from '../support/analytics';
 import type { BodyRecorder } from '../support/bodyRecorder';
-import { postGraphQL } from '../support/federationGateway';
 import { DEFAULT_CACHE_TTLS } from '../support/subgraph';
 import { advanceClock, readStats, resetStats } from '../support/subgraphHttp';
-import { startTablesOverHttp, type TablesOverHttp } from './support/tablesOverHttp';
+import { panel as panelOver, startTablesOverHttp, weekRanking, type PanelResult, type TablesOverHttp } from './support/tablesOverHttp';
 
 jest.setTimeout(30_000);
 
@@ -60,15 +59,11 @@ interface Analytics {
   pageViewsPerUser?: number;
 }
 
-type EntitiesResult = Awaited<ReturnType<typeof postGraphQL<{ _entities: ({ analytics: Analytics | null } | null)[] }>>>;
+type EntitiesResult = PanelResult<Analytics>;
 
 /** One editor's panel: `_entities` for one article, as a router sends it. */
 function panel(url: string, selection: string): Promise<EntitiesResult> {
-  return postGraphQL(
-    graphqlUrl,
-    `query ($reps: [_Any!]!) { _entities(representations: $reps) { ... on Article { analytics { from to fetchedAt ${selection} } } } }`,
-    { reps: articleRepresentations([url]) },
-  );
+  return panelOver<Analytics>(graphqlUrl, url, selection);
 }
 
 function analyticsOf(result: EntitiesResult): Analytics {
@@ -86,13 +81,7 @@ async function direct(url: string, window: { from: string; to: string }, metrics
 
 it('merges concurrent cold asks into ONE query at the next unit (union of urls and metrics); an ask past its deadline is refused with retryAfter', async () => {
   // (1) The table of the panels' default window (a week), fetched by a ranking of it: one query, 5 rows, so full.
-  const ranking = await postGraphQL<{ topArticles: { article: { url: string } }[] }>(
-    graphqlUrl,
-    `{ topArticles(window: { last: { number: 7, unit: DAY } }, limit: ${MAX_ROWS}) { article { url } } }`,
-  );
-  expect(ranking.errors).toBeUndefined();
-  const top = ranking.data?.topArticles.map((row) => row.article.url) ?? [];
-  expect(top).toHaveLength(MAX_ROWS);
+  const top = await weekRanking(graphqlUrl, MAX_ROWS);
   expect(recorder.dashboards).toHaveLength(1);
   expect(recorder.dashboards[0]).toMatchObject({ groupBy: ['url'], filters: [], metrics: TABLE_METRICS, limit: MAX_ROWS });
   // A panel for an article of the table is answered from it (no query); it tells the table's window.

@@ -1,5 +1,5 @@
 import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
-import { parseIsoInstant } from '../../upstream/datasources/instants';
+import { isCanonicalInstant, parseIsoInstant } from '../../upstream/datasources/instants';
 
 const EXPECTED = 'an ISO-8601 date-time with a zone (e.g. "2026-11-20T08:15:00Z") or a date "YYYY-MM-DD"';
 
@@ -11,6 +11,8 @@ export const DateTimeScalar = new GraphQLScalarType<string, string>({
   name: 'DateTime',
   description: 'An instant in time as an ISO-8601 string in UTC.',
   serialize(value) {
+    // The subgraph's own values are already in the form sent: a Date and its toISOString per value showed in the raw path's profile.
+    if (typeof value === 'string' && isCanonicalInstant(value)) return value;
     const millis = value instanceof Date ? value.getTime() : typeof value === 'string' ? parseIsoInstant(value) : undefined;
     if (millis === undefined || Number.isNaN(millis)) {
       throw new GraphQLError(`DateTime cannot represent ${describe(value)}: expected ${EXPECTED}`);

@@ -5,7 +5,15 @@ export interface PostedNeed {
   urls?: string[];
   metrics: MetricName[];
   deadline: number;
+  /**
+   * Demand a refused ask left (src/reporting/tables/leftDemand.ts): owed the slot at this instant, whichever
+   * replica gets it; `deadline` is then when it is forgotten (up to MAX_RETRY_AFTER_MS past the post).
+   */
+  promisedAt?: number;
 }
+
+/** The furthest a refused ask's `retryAfter` names a slot (MAX_RETRY_AFTER_SECONDS' default), and so its demand lives. */
+export const MAX_PROMISED_MS = 300_000;
 
 /**
  * What replicas share about their analytics besides the tables (Redis,

@@ -5,7 +5,8 @@ import { type BudgetQueueOptions, BudgetQueue, type AskKind, type Candidate, typ
 import type { ResolvedWindow } from '../analytics/window';
 import type { AnalyticsBoard, PostedNeed } from './analyticsBoard';
 import type { Clock } from './clock';
-import { builtQueryFailure, metricUnavailable, splitsOnEmptyBody } from './errors';
+import { builtQueryFailure, metricUnavailable, refused, splitsOnEmptyBody, waitsForSlot } from './errors';
+import { LeftDemand, type Left } from './leftDemand';
 import type { MetricPlan } from './metricPlan';
 import { readCell, tabulate, type Table } from './table';
 import { narrowedQuery, tableQuery, type TableSpec } from './tableSpec';
@@ -100,6 +101,14 @@ interface Work {
   demand?: number;
   /** For a refresh only feeds asked for: their signals, kept if the slot is refused. */
   askers?: Set<AbortSignal>;
+  /** The demand refused asks left that this body carries (owed again if it is not answered). */
+  left?: Left;
+}
+
+/** A query in flight: what it carries, and the delivery once answered (undefined: it was not). */
+interface InFlight {
+  work: Work;
+  delivery: Promise<Delivery | undefined>;
 }
 
 /**
@@ -120,6 +129,14 @@ export class TableAsks implements AskKind {
   private readonly refreshes = new Map<string, Refresh>();
   /** What the other replicas waited for at the last look (beforeOrder), by table key. */
   private others = new Map<string, PostedNeed[]>();
+  /** What asks refused with retryAfter left for the slot their refusal named. */
+  private readonly left: LeftDemand;
+  /** Other replicas' demand left (by `promiseOf`) found answered in the shared store: not offered again. Bounded. */
+  private readonly answeredElsewhere = new Set<string>();
+  /** This kind's asks waiting in the queue, as it last told (for the posts to the other replicas). */
+  private waiting: readonly Waiter[] = [];
+  /** The query in flight per table: an ask it carries (a retry arriving at its slot) waits for its answer. */
+  private readonly inFlight = new Map<string, InFlight>();
 
   constructor(private readonly options: TableAsksOptions) {
     this.queue =
@@ -132,6 +149,7 @@ export class TableAsks implements AskKind {
         ...(options.plan === undefined ? {} : { plan: options.plan }),
         ...(options.observer === undefined ? {} : { observer: options.observer }),
       });
+    this.left = new LeftDemand(options.maxNarrowedUrls);
     const lookup = options.lookup;
     this.refusesHopeless = lookup === undefined;
     if (lookup !== undefined) this.poll = (asks) => this.deliverShared(asks as Waiter[], lookup);
@@ -146,7 +164,36 @@ export class TableAsks implements AskKind {
    * withdrawn (an AbortError) as soon as `signal` aborts: its asker left.
    */
   wait(need: Need, deadline: number, signal?: AbortSignal): Promise<Delivery> {
-    return this.queue.wait<Delivery>(this, need.spec.key, deadline, { need }, signal);
+    // Enqueued in this turn when no query in flight carries it (the queue's order sees it at once).
+    const queued = () =>
+      this.queue.wait<Delivery>(this, need.spec.key, deadline, { need }, signal).catch((error: unknown) => {
+        throw this.leaveDemand(need, error, signal);
+      });
+    const flight = this.inFlight.get(need.spec.key);
+    if (flight === undefined || !carries(flight.work, need)) return queued();
+    // The query in flight for its table carries it (a retry arriving at its slot): its answer, if it covers the need.
+    return flight.delivery.then((delivery) =>
+      delivery !== undefined && covers(delivery.table, need, this.plan) ? { table: delivery.table, asks: delivery.asks + 1 } : queued(),
+    );
+  }
+
+  /**
+   * A query's ask refused for want of a slot leaves its need owed the slot
+   * the budget will give asks outside the tables (`slotForOutsideAsks`; a
+   * whole table's, the next one), and its refusal names that slot: the
+   * caller's retry at `retryAfter` finds its numbers (issue 38, item 3). A
+   * live feed's ask (`signal`) leaves nothing: its feed asks again at the next
+   * refresh, and demand leaves with its subscribers. What does not fit
+   * (LeftDemand's bounds) keeps the budget's own refusal.
+   */
+  private leaveDemand(need: Need, error: unknown, signal: AbortSignal | undefined): unknown {
+    if (signal !== undefined || !waitsForSlot(error) || error.kind !== 'budget_exhausted') return error;
+    const now = this.queue.clock.now();
+    const promisedAt = need.urls === undefined ? now + (error.retryAfterSeconds ?? 0) * 1000 : this.queue.slotForOutsideAsks();
+    if (!this.left.leave(need, now, promisedAt, promisedAt + this.queue.slotMs)) return error;
+    this.postNeeds(need.spec.key);
+    this.queue.start(this);
+    return need.urls === undefined ? error : refused(promisedAt - now);
   }
 
   /**
@@ -169,7 +216,7 @@ export class TableAsks implements AskKind {
 
   hasWork(): boolean {
     this.withdrawLeftRefreshes();
-    return this.refreshes.size > 0;
+    return this.refreshes.size > 0 || this.left.keys(this.queue.clock.now()).length > 0;
   }
 
   /** Refreshes whose every asker left are withdrawn before they take a slot: demand leaves with its subscribers. */
@@ -181,20 +228,55 @@ export class TableAsks implements AskKind {
 
   /** To the other replicas: what this replica waits for on the table now. */
   waitingChanged(asks: readonly QueuedAsk[], key: string): void {
-    const waiters = asks as Waiter[];
-    this.options.board?.post(key, waiters.filter((waiter) => waiter.group === key).map(postedNeed));
+    this.waiting = asks as Waiter[];
+    this.postNeeds(key);
   }
 
-  /** One candidate per table with asks waiting (unserved when one has nothing to serve it), and each refresh. */
+  /** Posts this replica's needs of a table: its waiting asks and the demand refused asks left (owed a slot, whichever replica gets it). */
+  private postNeeds(key: string): void {
+    const board = this.options.board;
+    if (board === undefined) return;
+    const left = this.left.get(key, this.queue.clock.now());
+    const needs = this.waiting.filter((waiter) => waiter.group === key).map(postedNeed);
+    board.post(key, left === undefined ? needs : [...needs, leftNeed(left)]);
+  }
+
+  /**
+   * One candidate per table with asks waiting or demand left (unserved when one has nothing to serve it;
+   * promised when demand left is owed this slot), and each refresh.
+   */
   candidates(asks: readonly QueuedAsk[]): Candidate[] {
-    const byKey = new Map<string, Waiter[]>();
+    const now = this.queue.clock.now();
+    const byKey = new Map<string, Waiter[]>(this.left.keys(now).map((key) => [key, []]));
     for (const waiter of asks as Waiter[]) byKey.set(waiter.group, [...(byKey.get(waiter.group) ?? []), waiter]);
-    const candidates: Candidate[] = [...byKey].map(([key, list]) => ({
-      class: list.some(needsWholeTable) ? 'unserved' : 'outside',
-      weight: list.length,
-      earliestDeadline: Math.min(...list.map((waiter) => waiter.deadline)),
-      take: async () => this.askWork(key, list, this.others.get(key) ?? []),
-    }));
+    const candidates: Candidate[] = [...byKey].map(([key, list]) => {
+      const left = this.left.get(key, now);
+      // Due: the slot its refusals named came (a second's grace: retryAfter is in whole seconds).
+      const owed = left !== undefined && left.promisedAt <= now + 1_000;
+      return {
+        class: list.some(needsWholeTable) || left?.whole === true ? 'unserved' : owed ? 'promised' : 'outside',
+        weight: list.length + (left?.asks ?? 0),
+        earliestDeadline: Math.min(left?.expiresAt ?? Infinity, ...list.map((waiter) => waiter.deadline)),
+        take: async () => this.askWork(key, list, this.others.get(key) ?? []),
+      };
+    });
+    // Demand another replica's refused asks left, owed this slot: carried by whichever replica gets it.
+    for (const [key, needs] of this.others) {
+      const owed = (need: PostedNeed) =>
+        need.promisedAt !== undefined && need.promisedAt <= now + 1_000 && !this.answeredElsewhere.has(promiseOf(key, need));
+      if (byKey.has(key) || !needs.some(owed)) continue;
+      candidates.push({
+        class: needs.some((need) => need.urls === undefined) ? 'unserved' : 'promised',
+        weight: needs.length,
+        earliestDeadline: Math.min(...needs.map((need) => need.deadline)),
+        take: async () => {
+          const turn = await this.askWork(key, [], needs);
+          // Nothing of it for this replica to send (answered, or a metric it may not carry): not offered again.
+          if (turn === undefined) for (const need of needs.filter(owed)) this.rememberAnswered(key, need);
+          return turn;
+        },
+      });
+    }
     this.withdrawLeftRefreshes();
     for (const refresh of this.refreshes.values()) {
       candidates.push({
@@ -215,7 +297,8 @@ export class TableAsks implements AskKind {
     if (board !== undefined) {
       await this.options.adoptSharedPlan?.();
       const now = this.queue.clock.now();
-      const keys = new Set(asks.map((ask) => ask.group));
+      // The tables it asks, owes or refreshes: another replica's demand on them may be owed the next slot.
+      const keys = new Set([...asks.map((ask) => ask.group), ...this.left.keys(now), ...this.refreshes.keys()]);
       await Promise.all([...keys].map(async (key) => others.set(key, await board.othersWaiting(key, now))));
     }
     this.others = others;
@@ -271,16 +354,21 @@ export class TableAsks implements AskKind {
 
   /**
    * The asks of one table: every ask of it that one body can carry, this
-   * replica's first, then the other replicas' (so whichever replica gets the
-   * slot answers the cluster's asks of the table).
+   * replica's first, then the demand refused asks left (owed a slot), then
+   * the other replicas' asks (so whichever replica gets the slot answers the
+   * cluster's asks of the table).
    */
-  private askWork(key: string, list: Waiter[], others: PostedNeed[]): Turn | undefined {
+  private async askWork(key: string, list: Waiter[], others: PostedNeed[]): Promise<Turn | undefined> {
+    const now = this.queue.clock.now();
     list = list.filter((waiter) => !waiter.settled);
-    if (list.length === 0) return undefined;
-    const spec = list[0].need.spec;
-    const window = this.options.windowOf(spec, this.queue.clock.now());
+    const leftNow = await this.stillOwed(key, now);
+    const spec = list[0]?.need.spec ?? leftNow?.spec ?? this.refreshes.get(key)?.spec;
+    if (spec === undefined) return undefined;
+    others = await this.stillOwedByOthers(spec, others);
+    if (list.length === 0 && leftNow === undefined && others.length === 0) return undefined;
+    const window = this.options.windowOf(spec, now);
     const plan = this.plan;
-    const ownMetrics = new Set(list.flatMap((waiter) => waiter.need.metrics));
+    const ownMetrics = new Set([...list.flatMap((waiter) => waiter.need.metrics), ...(leftNow?.metrics ?? [])]);
     // Another replica's unproven metric rides only with an ask of this replica that wants it too:
     // an empty answer would otherwise cost this replica's asks their slot.
     const remote = others.filter((need) => need.metrics.every((metric) => !plan.isUnproven(metric) || ownMetrics.has(metric)));
@@ -291,13 +379,24 @@ export class TableAsks implements AskKind {
     ]);
     const optional = unproven === undefined ? {} : { unproven };
     const carried = (need: PostedNeed) => need.metrics.every((metric) => metrics.includes(metric) || plan.isUnavailable(metric));
-    if (list.some(needsWholeTable) || remote.some((need) => need.urls === undefined)) {
+    if (list.some(needsWholeTable) || leftNow?.whole === true || remote.some((need) => need.urls === undefined)) {
       // A whole table answers every ask of it, those for single urls too (or tells them what it lacks).
       this.refreshes.delete(key);
       const body = tableQuery(spec, window, metrics, this.options.maxRows);
       // Of the other replicas' asks, only those for the whole table are surely answered by it.
       const othersAsks = remote.filter((need) => need.urls === undefined && carried(need)).length;
-      return this.turn({ spec, waiters: [...list], body, window, ...optional, forAsks: true, othersAsks });
+      // Demand left for the whole table goes with it; demand left for urls outside it waits for a narrowed query.
+      const left = leftNow?.whole === true ? this.takeLeft(key) : undefined;
+      return this.turn({
+        spec,
+        waiters: [...list],
+        body,
+        window,
+        ...optional,
+        forAsks: true,
+        othersAsks,
+        ...(left === undefined ? {} : { left }),
+      });
     }
     const urls = new Set<string>();
     const fits = (needUrls: readonly string[]) =>
@@ -309,24 +408,110 @@ export class TableAsks implements AskKind {
       for (const url of needUrls) urls.add(url);
       waiters.push(waiter);
     }
+    const left = leftNow !== undefined && (urls.size === 0 || fits([...leftNow.urls])) ? this.takeLeft(key) : undefined;
+    for (const url of left?.urls ?? []) urls.add(url);
     let othersAsks = 0;
     for (const need of remote) {
       if (!carried(need) || !fits(need.urls ?? [])) continue;
       for (const url of need.urls ?? []) urls.add(url);
       othersAsks += 1;
     }
+    if (urls.size === 0) return undefined;
     const body = narrowedQuery(spec, window, [...urls], metrics);
-    return this.turn({ spec, waiters, body, window, urls: [...urls], ...optional, forAsks: true, othersAsks });
+    return this.turn({
+      spec,
+      waiters,
+      body,
+      window,
+      urls: [...urls],
+      ...optional,
+      forAsks: true,
+      othersAsks,
+      ...(left === undefined ? {} : { left }),
+    });
+  }
+
+  /**
+   * The demand left on a table, unless the shared store already holds numbers fetched for it since (another
+   * replica's slot carried it): then it is forgotten, not sent again.
+   */
+  private async stillOwed(key: string, now: number): Promise<Left | undefined> {
+    const left = this.left.get(key, now);
+    const lookup = this.options.lookup;
+    if (left === undefined || lookup === undefined) return left;
+    const urls = left.whole ? undefined : [...left.urls];
+    const need: Need = { spec: left.spec, metrics: [...left.metrics], ...(urls === undefined ? {} : { urls, articles: urls }) };
+    const table = await lookup(need);
+    if (table === undefined || table.fetchedAt < left.since || !covers(table, need, this.plan)) return left;
+    this.takeLeft(key);
+    return undefined;
+  }
+
+  /** Demand left, taken for a slot's query (off the board while in flight). */
+  private takeLeft(key: string): Left | undefined {
+    const left = this.left.take(key);
+    this.postNeeds(key);
+    return left;
+  }
+
+  /** Its query was not answered: owed the next slot again (and posted again). */
+  private restoreLeft(left: Left): void {
+    this.left.restore(left);
+    this.postNeeds(left.spec.key);
+  }
+
+  /**
+   * Another replica's demand left that the shared store already answers (a slot carried it): remembered here, so
+   * it is neither sent again nor offered again while that replica's post still names it.
+   */
+  private rememberAnswered(key: string, need: PostedNeed): void {
+    if (this.answeredElsewhere.size >= 1_000) this.answeredElsewhere.clear();
+    this.answeredElsewhere.add(promiseOf(key, need));
+  }
+
+  private async stillOwedByOthers(spec: TableSpec, others: PostedNeed[]): Promise<PostedNeed[]> {
+    const lookup = this.options.lookup;
+    if (lookup === undefined) return others;
+    const owed: PostedNeed[] = [];
+    for (const need of others) {
+      if (need.promisedAt !== undefined && !this.answeredElsewhere.has(promiseOf(spec.key, need))) {
+        const asked: Need = { spec, metrics: need.metrics, ...(need.urls === undefined ? {} : { urls: need.urls, articles: need.urls }) };
+        const table = await lookup(asked);
+        // Numbers fetched since its asks were refused (at most three slots before the slot it is owed) answer its retries.
+        if (table !== undefined && table.fetchedAt >= need.promisedAt - 3 * this.queue.slotMs && covers(table, asked, this.plan)) {
+          this.rememberAnswered(spec.key, need);
+          continue;
+        }
+      }
+      if (need.promisedAt === undefined || !this.answeredElsewhere.has(promiseOf(spec.key, need))) owed.push(need);
+    }
+    return owed;
   }
 
   private turn(work: Work): Turn {
+    let delivered: (delivery: Delivery | undefined) => void = () => undefined;
+    const flight: InFlight = { work, delivery: new Promise((resolve) => (delivered = resolve)) };
+    this.inFlight.set(work.spec.key, flight);
+    const landed = (delivery: Delivery | undefined) => {
+      if (this.inFlight.get(work.spec.key) === flight) this.inFlight.delete(work.spec.key);
+      delivered(delivery);
+    };
     return {
       body: work.body,
       asks: work.waiters,
       // A whole table fetched for asks counts with the refreshes: it is what a refresh would have brought.
       share: work.urls === undefined ? 'table' : 'outside',
-      answered: (answer) => this.answered(work, answer),
+      answered: async (answer) => {
+        const answered = await this.answered(work, answer).catch((error: unknown) => {
+          landed(undefined);
+          throw error;
+        });
+        landed(answered.delivery);
+        return answered.asks;
+      },
       slotRefused: () => {
+        landed(undefined);
+        if (work.left !== undefined) this.restoreLeft(work.left);
         // A refused refresh keeps its place in the order, unless an ask renewed it meanwhile.
         if (!work.forAsks && !this.refreshes.has(work.spec.key)) {
           this.refreshes.set(work.spec.key, {
@@ -337,13 +522,17 @@ export class TableAsks implements AskKind {
           });
         }
       },
-      failed: (error) => this.failed(work, error),
+      failed: (error) => {
+        landed(undefined);
+        this.failed(work, error);
+      },
     };
   }
 
-  private async answered(work: Work, served: Served<DashboardMetricResultWire[]>): Promise<number> {
+  /** Stores the answer and settles the asks it answers: how many it answered, and the delivery (for asks joining it in flight). */
+  private async answered(work: Work, served: Served<DashboardMetricResultWire[]>): Promise<{ asks: number; delivery?: Delivery }> {
     // A refresh answered with numbers no newer than the table's (a stale answer served while the cache revalidates) is none.
-    if (!work.forAsks && work.seenFetchedAt !== undefined && served.fetchedAt <= work.seenFetchedAt) return 0;
+    if (!work.forAsks && work.seenFetchedAt !== undefined && served.fetchedAt <= work.seenFetchedAt) return { asks: 0 };
     const table = tabulate(served.value, {
       key: work.spec.key,
       from: work.window.from,
@@ -361,9 +550,10 @@ export class TableAsks implements AskKind {
     // A whole table fetched for another ask lacks the articles an ask outside the table waits for: that ask waits for a slot of its own.
     const answered = live.filter((waiter) => waiter.need.urls === undefined || covers(table, waiter.need, this.plan));
     for (const waiter of live) if (!answered.includes(waiter)) this.queue.requeue(waiter);
-    const asks = answered.length + work.othersAsks;
+    // The refused asks whose demand it carried are answered too: their retries find the numbers stored.
+    const asks = answered.length + work.othersAsks + (work.left?.asks ?? 0);
     for (const waiter of answered) waiter.settle({ table, asks });
-    return asks;
+    return { asks, delivery: { table, asks } };
   }
 
   private failed(work: Work, error: unknown): void {
@@ -371,6 +561,7 @@ export class TableAsks implements AskKind {
     if (splitsOnEmptyBody(error) && work.unproven !== undefined) {
       // The one unproven metric was the cause; the asks wait for the next slot without it.
       this.plan.learnUnavailable(work.unproven);
+      if (work.left !== undefined) this.restoreLeft(work.left);
       for (const waiter of live) {
         const rest = waiter.need.metrics.filter((metric) => !this.plan.isUnavailable(metric));
         if (rest.length === 0) waiter.settle(metricUnavailable(work.unproven));
@@ -390,6 +581,21 @@ function stillAsking(askers: Set<AbortSignal> | undefined, asker: AbortSignal): 
   return live;
 }
 
+/** Names another replica's demand left on a table (its slot and urls), to remember it answered. */
+function promiseOf(key: string, need: PostedNeed): string {
+  return `${key}|${need.promisedAt ?? ''}|${(need.urls ?? []).join(' ')}`;
+}
+
+/** Demand left, as the other replicas see it: owed the slot at `promisedAt`, forgotten at its expiry. */
+function leftNeed(left: Left): PostedNeed {
+  return {
+    ...(left.whole ? {} : { urls: [...left.urls] }),
+    metrics: [...left.metrics],
+    deadline: left.expiresAt,
+    promisedAt: left.promisedAt,
+  };
+}
+
 function postedNeed(waiter: Waiter): PostedNeed {
   const { urls, metrics } = waiter.need;
   return { ...(urls === undefined ? {} : { urls: [...urls] }), metrics: [...metrics], deadline: waiter.deadline };
@@ -398,6 +604,13 @@ function postedNeed(waiter: Waiter): PostedNeed {
 /** An ask that needs the whole table has no table to be served from, fresh or stale. */
 function needsWholeTable(waiter: Waiter): boolean {
   return waiter.need.urls === undefined;
+}
+
+/** Whether a query in flight asks for everything the need does (its answer may still lack an article: `covers` tells). */
+function carries(work: Work, need: Need): boolean {
+  if (!need.metrics.every((metric) => work.body.metrics.includes(metric))) return false;
+  if (need.urls === undefined) return work.urls === undefined;
+  return work.urls === undefined || need.urls.every((url) => work.urls?.includes(url) === true);
 }
 
 /** Whether a table says every number the need asks for (a metric outside the plan has its answer: the error). */

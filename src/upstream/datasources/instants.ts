@@ -27,6 +27,21 @@ export function parseIsoInstant(text: string): number | undefined {
   return local + millis - zoneOffsetMillis(zone);
 }
 
+/** `toISOString`'s own form: what the subgraph's resolvers return (upstreamTimeToIso, dateTimeOf). */
+const CANONICAL_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.\d{3}Z$/;
+
+/**
+ * Whether `text` is a valid instant already in `toISOString`'s form, so that
+ * parsing it and printing it again would give it back: checked field by field,
+ * without a Date (the DateTime scalar meets one per recommendation).
+ */
+export function isCanonicalInstant(text: string): boolean {
+  const match = CANONICAL_INSTANT.exec(text);
+  if (match === null) return false;
+  const [, year, month, day, hour, minute, second] = match;
+  return isValidUtc(Number(year), Number(month), Number(day), Number(hour), Number(minute), Number(second));
+}
+
 /** True for `YYYY-MM-DD` alone: such a range end means the whole day. */
 function isDateOnly(text: string): boolean {
   return /^\d{4}-\d{2}-\d{2}$/.test(text);

@@ -23,6 +23,32 @@ import { advanceClock, startSmallEmulator } from '../../support/subgraphHttp';
 import { FakeClock } from './tablesFakes';
 import { demoUpstreams } from '../../support/demoUpstreams';
 import { analyticsTablesSettings } from '../../../src/reporting/reportingService';
+import { articleRepresentations } from '../../support/analytics';
+import { postGraphQL } from '../../support/federationGateway';
+
+/** What an editor's panel gets: the analytics of its one article (`A`: the fields its selection reads). */
+export type PanelResult<A> = Awaited<ReturnType<typeof postGraphQL<{ _entities: ({ analytics: A | null } | null)[] }>>>;
+
+/** The week's table, fetched by a ranking of its first `rows` (a table of `rows` rows is full): their urls. */
+export async function weekRanking(graphqlUrl: string, rows: number): Promise<string[]> {
+  const ranking = await postGraphQL<{ topArticles: { article: { url: string } }[] }>(
+    graphqlUrl,
+    `{ topArticles(window: { last: { number: 7, unit: DAY } }, limit: ${rows}) { article { url } } }`,
+  );
+  expect(ranking.errors).toBeUndefined();
+  const top = ranking.data?.topArticles.map((row) => row.article.url) ?? [];
+  expect(top).toHaveLength(rows);
+  return top;
+}
+
+/** One editor's panel: `_entities` for one article, as a router sends it, reading its analytics' window and `selection`. */
+export function panel<A>(graphqlUrl: string, url: string, selection: string): Promise<PanelResult<A>> {
+  return postGraphQL(
+    graphqlUrl,
+    `query ($reps: [_Any!]!) { _entities(representations: $reps) { ... on Article { analytics { from to fetchedAt ${selection} } } } }`,
+    { reps: articleRepresentations([url]) },
+  );
+}
 
 export interface TablesOverHttp {
   emulator: RunningEmulator;

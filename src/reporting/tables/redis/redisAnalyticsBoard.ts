@@ -1,6 +1,6 @@
 import type { MetricName } from '../../../upstream/datasources/wire';
 import { METRIC_NAMES as WIRE_METRIC_NAMES } from '../../../../contract/names';
-import type { AnalyticsBoard, PostedNeed } from '../analyticsBoard';
+import { MAX_PROMISED_MS, type AnalyticsBoard, type PostedNeed } from '../analyticsBoard';
 import { DEMAND_HALF_LIFE_MS } from '../demand';
 import { fieldsOf, readField, readMembers, repairWrongType, repairWrongTypes } from '../../../upstream/stores/redis/readValue';
 import { ttlMs } from '../../../upstream/stores/redis/ttl';
@@ -90,7 +90,7 @@ class RedisAnalyticsBoard implements AnalyticsBoard {
       const posted = readField(this.redis, waitingKey, replica, text, needsOf);
       if (posted === undefined) continue;
       // Past deadlines are left out, and so are deadlines no ask can have (a poisoned entry would otherwise ride every query).
-      const live = posted.filter((need) => need.deadline > now && need.deadline <= now + this.keepMs());
+      const live = posted.filter((need) => need.deadline > now && need.deadline <= now + this.keepMs(need));
       needs.push(...live);
       // A replica that stopped leaves nothing live: its field goes, so the hash stays small.
       if (live.length === 0) done.push(replica);
@@ -145,7 +145,8 @@ class RedisAnalyticsBoard implements AnalyticsBoard {
               pipeline.hdel(waitingKey, replica);
               keys.push(waitingKey);
             } else {
-              pipeline.hset(waitingKey, replica, JSON.stringify(needs)).pexpire(waitingKey, clampedTtl(this.keepMs()));
+              const keepMs = Math.max(...needs.map((need) => this.keepMs(need)));
+              pipeline.hset(waitingKey, replica, JSON.stringify(needs)).pexpire(waitingKey, clampedTtl(keepMs));
               keys.push(waitingKey, waitingKey);
             }
           }
@@ -163,8 +164,9 @@ class RedisAnalyticsBoard implements AnalyticsBoard {
     }
   }
 
-  private keepMs(): number {
-    return this.askDeadlineMs + WAITING_MARGIN_MS;
+  /** How far ahead a posted need's deadline may be: an ask's deadline, or for demand a refused ask left, the slot it is owed too. */
+  private keepMs(need: PostedNeed): number {
+    return this.askDeadlineMs + WAITING_MARGIN_MS + (need.promisedAt === undefined ? 0 : MAX_PROMISED_MS);
   }
 }
 
@@ -187,7 +189,13 @@ function needsOf(parsed: unknown): PostedNeed[] | undefined {
     const { urls, metrics } = fields;
     if (!Array.isArray(metrics) || !metrics.every((metric) => typeof metric === 'string' && isMetricName(metric))) return undefined;
     if (urls !== undefined && (!Array.isArray(urls) || !urls.every((url) => typeof url === 'string'))) return undefined;
-    const need: PostedNeed = { metrics: metrics as MetricName[], deadline: fields.deadline };
+    const { promisedAt } = fields;
+    if (promisedAt !== undefined && (typeof promisedAt !== 'number' || !Number.isFinite(promisedAt))) return undefined;
+    const need: PostedNeed = {
+      metrics: metrics as MetricName[],
+      deadline: fields.deadline,
+      ...(promisedAt === undefined ? {} : { promisedAt }),
+    };
     needs.push(urls === undefined ? need : { ...need, urls: urls as string[] });
   }
   return needs;
