@@ -34,6 +34,8 @@ interface SetUpOptions {
   slotsPerMinute?: number;
   /** ANALYTICS_NEW_TABLES_PER_CALLER (default: the config's). */
   newTablesPerCaller?: number;
+  /** The fake dashboard's answer cache (default: none, every answer spends a unit). */
+  answerCacheMs?: number;
 }
 
 /**
@@ -48,6 +50,7 @@ function setUpReplicas(options: SetUpOptions) {
     unitMs: options.slotsPerMinute === undefined ? UNIT_MS : 60_000 / options.slotsPerMinute,
     urls: options.urls,
     ...(options.unplanned ? { unplanned: options.unplanned } : {}),
+    ...(options.answerCacheMs === undefined ? {} : { cacheMs: options.answerCacheMs }),
   });
   const store = new MemoryTableStore();
   const board = fakeBoard();
@@ -497,6 +500,28 @@ describe('replicas sharing one store', () => {
     const refusal = errorOf(answer, urls[15], 'totalDuration');
     expect(refusal.kind).toBe('budget_exhausted');
     expect(refusal.retryAfterSeconds).toBeGreaterThan(0);
+  });
+
+  it("an ask outside the table does not spin on the cached whole table another replica's post still asks for (issue 35)", async () => {
+    // The whole table fetched at a slot for another replica's post answered it; while the post stood (until that
+    // replica's next look), the next pass built the same body again, the answer cache served it, the ask outside the
+    // table was requeued, and the loop went round again at once: thousands of passes, each read as a slot spent.
+    const urls = site(20);
+    const { clock, dashboard, board, replica, answered } = setUpReplicas({ urls, maxRows: 10, ttlSeconds: 600, answerCacheMs: 600_000 });
+    const a = replica();
+    const other = board.replica();
+    await a.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
+    const asked = a.articles(WEEK, [urls[15]], ['pageViewsTotal'], clock.now() + 200_000);
+    other.post(WEEK.key, [{ metrics: ['pageViewsTotal'], deadline: clock.now() + 600_000 }]);
+    await clock.advance(2 * UNIT_MS);
+    const answer = await asked;
+
+    // The whole table, the whole table for the other replica at the next slot, the article outside it at the slot after.
+    expect(bodiesOf(dashboard).map((body) => body.urls)).toEqual([undefined, undefined, [urls[15]]]);
+    expect(dashboard.hits).toBeLessThanOrEqual(1);
+    // One slotSpent per slot the vendor granted, none for an answer from the cache.
+    expect(answered).toHaveLength(dashboard.sent.length);
+    expect(cell(answer, urls[15], 'pageViewsTotal').value).toBe(fakeValue(urls, urls[15], 'pageViewsTotal'));
   });
 
   it('a refresh another replica already did is dropped, not sent again', async () => {

@@ -71,6 +71,10 @@ export async function settle(): Promise<void> {
 
 export interface FakeDashboard {
   query(body: DashboardQueryBody): Promise<Served<DashboardMetricResultWire[]>>;
+  /** With `cacheMs`: the answer cache read alone (no unit), as the protected endpoint's `peek`. */
+  peek?(body: DashboardQueryBody): Promise<Served<DashboardMetricResultWire[]> | undefined>;
+  /** Answers served from the answer cache (`cacheMs`), no unit spent. */
+  hits: number;
   /** Every body granted a unit, in order. */
   sent: DashboardQueryBody[];
   /** Tries refused for want of a unit. */
@@ -85,6 +89,12 @@ export interface FakeDashboardOptions {
   urls: readonly string[];
   /** Metrics outside the plan: a query naming one answers the empty body. */
   unplanned?: readonly MetricName[];
+  /**
+   * An answer cache in front of the units, as the protected endpoint has: a body answered within this many ms is
+   * served again as a `hit` (no unit). Read after a macrotask, as a real cache read is I/O: a loop that keeps
+   * reading it cannot starve the clock's timers, so a test counts its passes instead of hanging.
+   */
+  cacheMs?: number;
 }
 
 /** A url's number for a metric: its position in `urls` encoded with the metric's length, so a test can compute it. */
@@ -94,10 +104,25 @@ export function fakeValue(urls: readonly string[], url: string, metric: MetricNa
 
 export function fakeDashboard(options: FakeDashboardOptions): FakeDashboard {
   let nextUnitAt = options.clock.now();
+  const cache = new Map<string, Served<DashboardMetricResultWire[]>>();
+  const cached = async (body: DashboardQueryBody) => {
+    const cacheMs = options.cacheMs;
+    if (cacheMs === undefined) return undefined;
+    await new Promise((resolve) => setImmediate(resolve));
+    const answer = cache.get(JSON.stringify(body));
+    return answer !== undefined && answer.fetchedAt + cacheMs > options.clock.now() ? { ...answer, cache: 'hit' as const } : undefined;
+  };
   const dashboard: FakeDashboard = {
     sent: [],
     refusals: 0,
+    hits: 0,
+    ...(options.cacheMs === undefined ? {} : { peek: cached }),
     async query(body) {
+      const hit = await cached(body);
+      if (hit !== undefined) {
+        dashboard.hits += 1;
+        return hit;
+      }
       const now = options.clock.now();
       if (now < nextUnitAt) {
         dashboard.refusals += 1;
@@ -129,7 +154,9 @@ export function fakeDashboard(options: FakeDashboardOptions): FakeDashboard {
           data: [],
         },
       }));
-      return { value, fetchedAt: now, cache: 'miss' };
+      const answer = { value, fetchedAt: now, cache: 'miss' as const };
+      cache.set(JSON.stringify(body), answer);
+      return answer;
     },
   };
   return dashboard;
