@@ -11,9 +11,9 @@
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { brotliCompressSync, constants, createGzip } from 'node:zlib';
-import { buildServer } from '../src/web/server';
 import { DEFAULT_CACHE_TTLS, fakeRecommender, fakeReporting, silentLogger } from '../test/support/subgraph';
 import { testConfig } from '../test/support/config';
+import { buildTestServer } from '../test/support/services';
 
 const MiB = 1024 * 1024;
 const INFLATED_BYTES = 512 * MiB;
@@ -63,9 +63,9 @@ async function main(): Promise<void> {
     br: brotliCompressSync(text, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }),
     gzip: await gzip(text),
   };
-  const server = buildServer(testConfig({ production: true, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS }), {
+  const server = buildTestServer(testConfig({ production: true, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS }), {
     recommender: fakeRecommender(),
-    reporting: fakeReporting(),
+    dashboard: fakeReporting(),
     logger: silentLogger,
   });
   await server.start();

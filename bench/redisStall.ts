@@ -11,8 +11,8 @@
  * README's promise is that "during" stays at most REDIS_TIMEOUT_MS plus
  * event-loop noise.
  */
-import { createRedisClient, waitUntilReady } from '../src/upstream/stores/redis/client';
-import { SharedRedis } from '../src/upstream/stores/redis/sharedRedis';
+import { createRedisClient, waitUntilReady } from '../src/redis/client';
+import { SharedRedis } from '../src/redis/sharedRedis';
 import { MemoryAnswerStore } from '../src/upstream/stores/memoryAnswerStore';
 import { RedisAnswerStore } from '../src/upstream/stores/redisAnswerStore';
 import { RedisRateStore } from '../src/upstream/stores/redisRateStore';

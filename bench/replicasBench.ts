@@ -7,9 +7,9 @@
 import { Redis } from 'ioredis';
 import { Secret } from '../src/redaction/secret';
 import { RedisAnswerStore } from '../src/upstream/stores/redisAnswerStore';
-import { SharedRedis } from '../src/upstream/stores/redis/sharedRedis';
+import { SharedRedis } from '../src/redis/sharedRedis';
 import { MemoryAnswerStore } from '../src/upstream/stores/memoryAnswerStore';
-import { createRedisClient, waitUntilReady } from '../src/upstream/stores/redis/client';
+import { createRedisClient, waitUntilReady } from '../src/redis/client';
 import { startRedisServer, type RedisServer } from '../test/support/redisServer';
 import { runLoad } from './load';
 import { spawnEmulator, spawnSubgraph, type EmulatorProcess, type SubgraphProcess } from './processes';

@@ -3,33 +3,22 @@ import './config/dotenvAtStart';
 import { runningTracing } from './observability/tracing/register';
 import { DEMO_API_USER, startEmulator, type RunningEmulator } from '../emulator';
 import { ConfigError, loadConfig, METRICS_DEFAULTS, type Config } from './config';
-import { upstreamPathSettings } from './config/upstreamPath';
 import { loadPersistedManifest, type PersistedManifest } from './graphql/limits/persistedManifest';
 import { createLogger, type Logger } from './observability/logger';
 import { Metrics } from './observability/metrics/metrics';
 import { createMetricsServer } from './observability/metrics/metricsServer';
 import { heldSecrets, Secret } from './redaction/secret';
-import { connectSharedState } from './upstream/stores/redis/sharedState';
-import { sharedTableStore } from './reporting/tables/redis/redisTableStore';
-import { sharedAnalyticsBoard } from './reporting/tables/redis/redisAnalyticsBoard';
-import { sharedCallerSlots } from './reporting/redis/redisCallerSlots';
-import { createReportingService } from './reporting/reportingService';
-import { SYSTEM_CLOCK } from './reporting/tables/clock';
-import { connectRefreshChannel } from './reporting/tables/redis/refreshChannel';
-import { TableRefreshes } from './reporting/tables/refreshes';
+import { composeProcess, type UpstreamTarget as ComposedTarget } from './app/composeProcess';
 import { buildServer } from './web/server';
 import { installShutdown, type ShutdownStep } from './web/shutdown';
 import { allowedOrigins } from './web/cors';
 import { assertPortsFree, listen, PortInUseError } from './web/ports';
-import { createUpstreams, type UpstreamsOptions } from './upstream/upstreams';
 import { redactStartupFailure } from './redaction';
 
 /** Added to SHUTDOWN_DELAY_SECONDS: longer than the HTTP drain grace period (10 s), so a normal drain always completes first. */
 const SHUTDOWN_DRAIN_ALLOWANCE_MS = 15_000;
 
-type UpstreamTarget = Pick<UpstreamsOptions, 'reportingBaseUrl' | 'recommenderUrl' | 'email' | 'password'> & {
-  emulator?: RunningEmulator;
-};
+type UpstreamTarget = ComposedTarget & { emulator?: RunningEmulator };
 
 async function main(): Promise<void> {
   const config = loadConfigOrExit();
@@ -52,55 +41,16 @@ async function main(): Promise<void> {
   for (const secret of [routerSecret?.secret, routerSecret?.previous, hmac?.secret, hmac?.previous, config.metricsCallerLabel.key]) {
     if (secret !== undefined) heldSecrets.hold(secret);
   }
-  const shared =
-    config.redis === undefined
-      ? undefined
-      : await connectSharedState(config.redis, logger, (reason) => metrics?.recordRedisRefusal(reason));
-  const upstreams = createUpstreams({
-    ...target,
-    ...upstreamPathSettings(config),
-    logger,
-    ...(shared === undefined ? {} : { redis: shared.redis }),
-    ...(metrics === undefined ? {} : { metrics }),
-  });
-  // Subscriptions: every write of the tables; with Redis, every replica's (docs/subscriptions.md).
-  const tableRefreshes = new TableRefreshes();
-  const refreshChannel =
-    shared === undefined || config.redis === undefined
-      ? undefined
-      : connectRefreshChannel(shared.redis, config.redis.keyPrefix, tableRefreshes);
-  // Process-wide, built once: every operation's reporting asks meet in it.
-  const reportingService = createReportingService({
-    dashboard: upstreams.reporting,
-    config,
-    clock: SYSTEM_CLOCK,
-    tableStore: shared === undefined ? undefined : sharedTableStore(shared.redis, config, Date.now),
-    board: shared === undefined ? undefined : sharedAnalyticsBoard(shared.redis, config),
-    ...(shared === undefined ? {} : { callerSlots: sharedCallerSlots(shared.redis, config) }),
-    metrics,
-    refreshes: tableRefreshes,
-  });
-  const server = buildServer(config, {
-    reporting: upstreams.reporting,
-    tableRefreshes,
-    recommender: upstreams.recommender,
-    reportingService,
-    logger,
-    ...(shared === undefined ? {} : { apolloCache: shared.apolloCache, redisMode: () => shared.redis.mode() }),
+  // Every process-wide service, built once (src/app/composeServices.ts); the server only serves them.
+  const { services, upstreams, shared, shutdownSteps } = await composeProcess(config, target, logger, metrics);
+  const server = buildServer(config, services, {
+    ...(shared === undefined ? {} : { redisMode: () => shared.redis.mode() }),
     // The vendor refusing our sign-in is shown, never a reason for 503: the process itself is healthy.
     readinessDetails: { signIn: () => upstreams.tokens.signInState() },
-    ...(metrics === undefined ? {} : { metrics }),
     ...(persistedManifest === undefined ? {} : { persistedManifest }),
   });
 
-  const steps: ShutdownStep[] = [
-    { name: 'graphql server', run: () => server.stop() },
-    // After the drain, before the connections and Redis it uses: no refresh or waiting ask starts on a closing pool.
-    { name: 'reporting service', run: async () => reportingService.close() },
-    { name: 'upstream connections', run: () => upstreams.close() },
-  ];
-  if (refreshChannel !== undefined) steps.push({ name: 'redis refresh channel', run: () => refreshChannel.close() });
-  if (shared !== undefined) steps.push({ name: 'redis', run: () => shared.close() });
+  const steps: ShutdownStep[] = [{ name: 'graphql server', run: () => server.stop() }, ...shutdownSteps];
   const tracing = runningTracing;
   if (tracing !== undefined) steps.push({ name: 'tracing', run: () => tracing.shutdown() });
   if (config.metricsPort !== undefined && metrics !== undefined) {

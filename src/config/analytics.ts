@@ -19,8 +19,8 @@ export interface AnalyticsConfig {
   askDeadlineMs: number;
   /** Oldest numbers still served (with their `fetchedAt`) while a refresh waits for its unit (ANALYTICS_MAX_STALENESS_SECONDS). */
   maxStalenessSeconds: number;
-  /** Share of the reporting units kept for cold asks when refreshes also wait (ANALYTICS_COLD_SHARE, above 0, at most 1). */
-  coldShare: number;
+  /** The outside share: of the tables' slots, the share kept for asks outside the tables while refreshes also wait (ANALYTICS_COLD_SHARE, above 0, at most 1). */
+  outsideShare: number;
   /**
    * The fair share (DASHBOARD_SHARE_PER_CALLER, above 0, at most 1): the most of the reporting units one
    * caller's `dashboard` asks may take over DASHBOARD_SHARE_WINDOW_SECONDS; over it, refused at once.
@@ -41,7 +41,7 @@ export const DEFAULT_ANALYTICS_CONFIG: AnalyticsConfig = Object.freeze({
   windowAlignSeconds: 60,
   askDeadlineMs: 20_000,
   maxStalenessSeconds: 900,
-  coldShare: 0.5,
+  outsideShare: 0.5,
   // At real hosts' one unit a minute: 2 units per caller per 10 minutes, so one greedy dashboard client
   // leaves the newsroom 8 of every 10 units, and a person exploring dashboards gets an answer every few minutes.
   dashboardSharePerCaller: 0.2,
@@ -69,7 +69,7 @@ export function readAnalytics(reader: EnvReader, reportingMaxRows: number): Anal
     askDeadlineMs: reader.integer('ANALYTICS_ASK_DEADLINE_MS', { min: 0, max: 120_000 }) ?? DEFAULT_ANALYTICS_CONFIG.askDeadlineMs,
     maxStalenessSeconds:
       reader.integer('ANALYTICS_MAX_STALENESS_SECONDS', { min: 0, max: 86_400 }) ?? DEFAULT_ANALYTICS_CONFIG.maxStalenessSeconds,
-    coldShare: reader.decimal('ANALYTICS_COLD_SHARE', { above: 0, max: 1 }) ?? DEFAULT_ANALYTICS_CONFIG.coldShare,
+    outsideShare: reader.decimal('ANALYTICS_COLD_SHARE', { above: 0, max: 1 }) ?? DEFAULT_ANALYTICS_CONFIG.outsideShare,
     dashboardSharePerCaller:
       reader.decimal('DASHBOARD_SHARE_PER_CALLER', { above: 0, max: 1 }) ?? DEFAULT_ANALYTICS_CONFIG.dashboardSharePerCaller,
     dashboardShareWindowSeconds:

@@ -222,7 +222,7 @@ function pem(reader: EnvReader, name: string): string | undefined {
 
 /** The shared state's settings that no environment variable changes, each written once. */
 export const REDIS_STATE_DEFAULTS = Object.freeze({
-  /** The one gate to Redis (upstream/stores/redis/sharedRedis.ts). */
+  /** The one gate to Redis (redis/sharedRedis.ts). */
   sharedRedis: Object.freeze({
     /** While degraded, a reminder at most once per this interval (each outage's first warning is always logged). */
     warnIntervalMs: 30_000,
@@ -241,7 +241,7 @@ export const REDIS_STATE_DEFAULTS = Object.freeze({
     /** How often a replica waiting for another one's sign-in looks for the new token. */
     pollMs: 25,
   }),
-  /** Apollo Server's cache of persisted queries (upstream/stores/redis/apolloCache.ts). */
+  /** Apollo Server's cache of persisted queries (redis/apolloCache.ts). */
   apolloCache: Object.freeze({
     /** How long an entry Apollo sets without a TTL (a persisted query) is kept: under `noeviction` every key must end by itself. */
     defaultTtlMs: 24 * 3_600_000,

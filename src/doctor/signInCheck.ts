@@ -1,5 +1,5 @@
 import { buildUrl } from '../upstream/transport/url';
-import { SIGN_IN_PATH } from '../upstream/datasources/signIn';
+import { SIGN_IN_PATH } from '../kernel/wire';
 import { fail, pass, type CheckResult } from './checkResult';
 import { isRecord, readString } from './json';
 import { tokenValidity } from './tokenValidity';

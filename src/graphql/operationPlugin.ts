@@ -5,7 +5,7 @@ import type { Context } from '../operation/context';
 import { isLimitCode } from './limits/codes';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics/metrics';
-import { UpstreamError } from '../upstream/failures/upstreamError';
+import { UpstreamError } from '../kernel/failures/upstreamError';
 import { AllowanceExceeded } from '../operation/upstreamAllowance';
 import { ReadForbidden } from '../reporting/reads/readForbidden';
 import { operationOutcome, sentErrorCodes } from '../observability/operationOutcome';

@@ -1,4 +1,4 @@
-import type { CacheOutcome, Served } from '../upstream/datasources/fetched';
+import type { CacheOutcome, Served } from '../kernel/fetched';
 import type { UpstreamAllowance } from './upstreamAllowance';
 
 /**

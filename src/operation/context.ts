@@ -3,7 +3,7 @@ import type { AskOutcome, TablesReader } from '../reporting/tables/analyticsTabl
 import type { ReportingService } from '../reporting/reportingService';
 import type { LiveNumbers } from '../reporting/live/liveNumbers';
 import type { AnalyticsConfig, Config } from '../config';
-import type { RenderParams } from '../upstream/datasources/wire';
+import type { RenderParams } from '../kernel/wire';
 import { createArticleMetricsLoader, type ArticleMetricsLoader } from './loaders/articleMetrics';
 import { createRecommendationsLoader, type RecommendationsLoader } from './loaders/recommendations';
 import { countingCacheHits } from './cacheHits';

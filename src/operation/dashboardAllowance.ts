@@ -1,8 +1,8 @@
 import DataLoader from 'dataloader';
 import type { DashboardEndpoint } from '../upstream/endpoints/dashboard';
-import type { DashboardQueryBody } from '../upstream/datasources/wire';
+import type { DashboardQueryBody } from '../kernel/wire';
 import { dashboardBodyKey } from '../upstream/keys';
-import type { DashboardAnswer } from '../reporting/dashboard/metricKinds';
+import type { DashboardAnswer } from '../kernel/fetched';
 import { asError, type DashboardAsker } from '../reporting/dashboard/dashboardAsks';
 import { servedFromCache } from './cacheHits';
 import type { UpstreamAllowance } from './upstreamAllowance';

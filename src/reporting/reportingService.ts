@@ -1,14 +1,14 @@
 import type { Config } from '../config';
-import type { Metrics } from '../observability/metrics/metrics';
 import type { DashboardEndpoint } from '../upstream/endpoints/dashboard';
-import { upstreamMetricsObserver } from '../upstream/metricsObserver';
-import { BudgetQueue, callerShareOf } from './budgetQueue';
+import type { UpstreamObserver } from '../upstream/observer';
+import { BudgetQueue, callerShareOf } from './budget/budgetQueue';
 import { DashboardAsks } from './dashboard/dashboardAsks';
 import { AnalyticsTables, type AnalyticsTablesOptions } from './tables/analyticsTables';
 import type { AnalyticsBoard } from './tables/analyticsBoard';
-import type { SharedCallerSlots } from './callerSlots';
-import type { Clock } from './tables/clock';
-import { MemoryTableStore, type TableStore } from './tables/tableStore';
+import type { SharedCallerSlots } from './budget/callerSlots';
+import type { Clock } from '../kernel/clock';
+import { MetricPlan } from './budget/metricPlan';
+import type { TableStore } from './tables/tableStore';
 import type { TableRefreshes } from './tables/refreshes';
 
 /**
@@ -47,22 +47,24 @@ export interface ReportingServiceOptions {
   dashboard: Pick<DashboardEndpoint, 'query' | 'peek' | 'onBudgetShared'>;
   config: ReportingServiceConfig;
   clock: Clock;
-  /** Where the tables live: shared by the replicas through Redis (REDIS_URL); absent, this process's memory. */
-  tableStore: TableStore | undefined;
+  /** Where the tables live: this process's memory, or shared by the replicas through Redis (REDIS_URL). */
+  tableStore: TableStore;
+  /** The table store is the replicas' (Redis): waiting asks also look for tables other replicas fetched. */
+  tablesShared: boolean;
   /** What the replicas share besides the tables (waiting asks, demand, learned plan) through Redis; absent, nothing. */
   board: AnalyticsBoard | undefined;
   /** The fair share's ledger shared by the replicas through Redis (a caller's share is the cluster's); absent, each replica counts its own. */
-  callerSlots?: SharedCallerSlots;
-  /** Where the queue's events go (the one observer implementation); absent, no metrics. */
-  metrics: Metrics | undefined;
-  /** Told of every write of the tables (the subscriptions' "refreshed" event, src/reporting/tables/refreshes.ts); absent, nobody. */
-  refreshes?: TableRefreshes;
+  callerSlots: SharedCallerSlots | undefined;
+  /** Where the queue's events go: the one observer (the metrics' implementation, NO_OBSERVER, or a test's recorder). */
+  observer: UpstreamObserver;
+  /** Told of every write of the tables (the subscriptions' "refreshed" event, src/reporting/tables/refreshes.ts). */
+  refreshes: TableRefreshes;
 }
 
 /** What the analytics tables read off the configuration (tests that build tables themselves take the same). */
 export type AnalyticsTablesSettings = Pick<
   AnalyticsTablesOptions,
-  'ttlSeconds' | 'maxStalenessSeconds' | 'windowAlignSeconds' | 'maxRows' | 'maxNarrowedUrls' | 'outsideShare' | 'newTablesPerCaller'
+  'ttlSeconds' | 'maxStalenessSeconds' | 'windowAlignSeconds' | 'maxRows' | 'maxNarrowedUrls' | 'newTablesPerCaller'
 >;
 
 export function analyticsTablesSettings(config: ReportingServiceConfig): AnalyticsTablesSettings {
@@ -73,7 +75,6 @@ export function analyticsTablesSettings(config: ReportingServiceConfig): Analyti
     windowAlignSeconds: analytics.windowAlignSeconds,
     maxRows: config.reportingMaxRows,
     maxNarrowedUrls: analytics.chunkSize,
-    outsideShare: analytics.coldShare,
     newTablesPerCaller: { tables: analytics.newTablesPerCaller, windowMs: analytics.dashboardShareWindowSeconds * 1000 },
   };
 }
@@ -83,7 +84,8 @@ export function createReportingService(options: ReportingServiceOptions): Report
   const queue = new BudgetQueue({
     reporting: options.dashboard,
     clock: options.clock,
-    outsideShare: options.config.analytics.coldShare,
+    plan: new MetricPlan(),
+    outsideShare: options.config.analytics.outsideShare,
     slotsPerMinute: options.config.governor.reportingPerMinute,
     callerShare: callerShareOf(
       options.config.analytics.dashboardSharePerCaller,
@@ -91,23 +93,20 @@ export function createReportingService(options: ReportingServiceOptions): Report
       options.config.governor.reportingPerMinute,
     ),
     ...(options.callerSlots === undefined ? {} : { sharedCallerSlots: options.callerSlots }),
-    ...(options.metrics === undefined ? {} : { observer: upstreamMetricsObserver(options.metrics) }),
+    observer: options.observer,
   });
-  const store = options.tableStore ?? new MemoryTableStore();
   const tables = new AnalyticsTables({
     queue,
     reporting: options.dashboard,
-    store: options.refreshes === undefined ? store : options.refreshes.watch(store),
-    shared: options.tableStore !== undefined,
+    store: options.refreshes.watch(options.tableStore),
+    shared: options.tablesShared,
     ...(options.board === undefined ? {} : { board: options.board }),
     clock: options.clock,
     ...analyticsTablesSettings(options.config),
   });
   const dashboards = new DashboardAsks({
     queue,
-    dashboard: options.dashboard,
-    clock: options.clock,
-    unitLeadMs: options.config.governor.queueTimeoutMs,
+    slotLeadMs: options.config.governor.queueTimeoutMs,
   });
   return { queue, tables, dashboards, close: () => queue.close() };
 }

@@ -1,5 +1,5 @@
 import stableStringify from 'fast-json-stable-stringify';
-import type { DashboardQueryBody, RenderParams } from './datasources/wire';
+import type { DashboardQueryBody, RenderParams } from '../kernel/wire';
 
 /**
  * Keys of the shared answer cache and of in-flight coalescing. They are

@@ -1,6 +1,6 @@
 import type { SignInReason } from '../auth/tokenExchange';
-import type { CacheOutcome } from './datasources/fetched';
-import type { UpstreamService } from './failures/upstreamError';
+import type { CacheOutcome } from '../kernel/fetched';
+import type { UpstreamService } from '../kernel/failures/upstreamError';
 
 /** The rates the governor keeps (one bucket per account, email or host within each). */
 export type RateName = 'reporting' | 'signin' | 'render';
@@ -10,7 +10,7 @@ export interface Where {
   endpoint: string;
 }
 
-/** The kinds of asks in reporting's budget queue (src/reporting/budgetQueue.ts). */
+/** The kinds of asks in reporting's budget queue (src/reporting/budget/budgetQueue.ts). */
 export type AskKindName = 'dashboard' | 'table';
 
 /** Why an ask in reporting's budget queue got an error instead of numbers. */

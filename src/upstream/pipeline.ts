@@ -1,5 +1,5 @@
-import type { Fetched, Served } from './datasources/fetched';
-import type { UpstreamService } from './failures/upstreamError';
+import type { Fetched, Served } from '../kernel/fetched';
+import type { UpstreamService } from '../kernel/failures/upstreamError';
 import type { AnswerStore } from './stores/answerStore';
 import { breakerStage, type Breaker } from './stages/breaker';
 import { cachedAnswer, cacheStage } from './stages/cache';
@@ -27,7 +27,7 @@ import type { TokenProvider } from '../auth/tokenProvider';
  *    q. budget queue                  asks that found no slot wait here; one next slot learned from the governor's
  *                                     refusal, deadlines and refusals with retryAfter, the plan, and the order in
  *                                     which kinds of asks (dashboards, table asks, refreshes) get the budget; each
- *                                     kind merges its asks into one query (reporting/budgetQueue.ts; the kinds:
+ *                                     kind merges its asks into one query (reporting/budget/budgetQueue.ts; the kinds:
  *                                     reporting/dashboard/dashboardAsks.ts, reporting/tables/tableAsks.ts)
  * Per endpoint, answer-level (`protectEndpoint` below; stages/stage.ts):
  *    4. cache                         fresh (hit), stale-while-revalidate, stale-if-error (stages/cache.ts)

@@ -1,6 +1,6 @@
 import { RENDER_PATH, RecommenderAPI } from './datasources/recommenderAPI';
 import { DASHBOARD_QUERY_PATH, ReportingAPI } from './datasources/reportingAPI';
-import { SIGN_IN_PATH } from './datasources/signIn';
+import { SIGN_IN_PATH } from '../kernel/wire';
 import { createAgent } from './transport/agent';
 import { createHttpClient, type HttpClient, type JsonRequest } from './transport/httpClient';
 import type { Logger } from '../observability/logger';
@@ -8,7 +8,7 @@ import type { Metrics } from '../observability/metrics/metrics';
 import { upstreamMetricsObserver } from './metricsObserver';
 import { RedisAnswerStore } from './stores/redisAnswerStore';
 import { RedisRateStore } from './stores/redisRateStore';
-import type { SharedRedis } from './stores/redis/sharedRedis';
+import type { SharedRedis } from '../redis/sharedRedis';
 import type { Secret } from '../redaction/secret';
 import type { AnswerStore } from './stores/answerStore';
 import { createBreaker } from './stages/breaker';
@@ -155,7 +155,8 @@ function governedTransport(parts: {
   const sharedRates = redis === undefined ? undefined : new RedisRateStore(redis, now);
   const deadlines = new DeadlineSlots();
   const governor = new Governor({
-    store: sharedRates ?? new MemoryRateStore(),
+    // The replicas' buckets through Redis, or this process's own: chosen here, never defaulted below.
+    store: sharedRates === undefined ? new MemoryRateStore() : sharedRates,
     queueTimeoutMs: protection.governor.queueTimeoutMs,
     now,
     sleep,

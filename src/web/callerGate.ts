@@ -5,7 +5,7 @@ import { HMAC_EXTENSION, isValidSignature, type SignedParams } from '../auth/cal
 import { createJwtVerifier, TokenRefused, type JwtVerifier } from '../auth/callers/jwtVerifier';
 import { isRouterSecret } from '../auth/callers/routerSecret';
 import type { Logger } from '../observability/logger';
-import { ErrorCode } from '../upstream/failures/errorCodes';
+import { ErrorCode } from '../kernel/failures/errorCodes';
 
 /** Why a request was turned away: the 401 (or 503 when the JWKS is unreachable) names each problem, never a secret. */
 export interface Refusal {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ErrorCode } from '../upstream/failures/errorCodes';
+import { ErrorCode } from '../kernel/failures/errorCodes';
 
 /** A route of the HTTP server: it answers the request itself (any method it accepts). */
 export type RouteHandler = (request: IncomingMessage, response: ServerResponse) => void | Promise<void>;

@@ -5,22 +5,17 @@ import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLSchema } from 'graphql';
 import { ApolloServerPluginCacheControl } from '@apollo/server/plugin/cacheControl';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
-import { InMemoryLRUCache, type KeyValueCache } from '@apollo/utils.keyvaluecache';
 import type { Config, LimitsConfig } from '../config';
+import type { Services } from './services';
 import { createContext, type CacheTtls, type Context, type SharedDependencies } from '../operation/context';
-import { createReportingService, type ReportingService } from '../reporting/reportingService';
-import { SYSTEM_CLOCK } from '../reporting/tables/clock';
-import type { DashboardEndpoint } from '../upstream/endpoints/dashboard';
 import { formatError } from '../graphql/errors';
 import { createHealthRoutes, type Lifecycle, type ReadinessDetails } from './health';
 import { watchEventLoopLag } from '../observability/eventLoopLag';
-import type { Logger } from '../observability/logger';
 import { createDocumentCache } from '../graphql/limits/documentCache';
 import type { PersistedManifest } from '../graphql/limits/persistedManifest';
 import { persistedOnlyPlugin } from '../graphql/limits/persistedOnlyPlugin';
 import { limitValidationRules } from '../graphql/limits/validationRules';
 import { metricsHandler } from '../observability/metrics/handler';
-import type { Metrics } from '../observability/metrics/metrics';
 import { operationPlugin } from '../graphql/operationPlugin';
 import { responseCachePlugin } from '../graphql/responseCache/responseCachePlugin';
 import { buildSchema } from '../graphql/subgraphSchema';
@@ -34,11 +29,8 @@ import { createGraphQLHandler } from './graphqlHandler';
 import { createHttpServer } from './httpServer';
 import type { RouteHandler } from './respond';
 import { createRouter } from './router';
-import { LiveServing } from './subscriptions/liveServing';
 import type { SubscriptionGate } from './subscriptions/gate';
 import { callerSubscriptionGate } from './subscriptions/callerSubscriptionGate';
-import type { TableRefreshes } from '../reporting/tables/refreshes';
-import type { Clock } from '../reporting/tables/clock';
 
 export type { RouteHandler } from './respond';
 
@@ -62,32 +54,14 @@ export type ServerConfig = Pick<
   | 'readiness'
 > & { cache: CacheTtls };
 
+/** What the server is given besides the process-wide services (src/app/composeServices.ts): facts it shows and checks. */
 export interface ServerDependencies {
-  /** The process-wide protected dashboard endpoint. */
-  reporting: DashboardEndpoint;
-  recommender: SharedDependencies['recommender'];
-  /**
-   * The analytics tables, the dashboards' asks and their budget queue, built once by the process (src/index.ts) and
-   * closed by its shutdown step; absent (tests), the server builds its own from the config and closes it in stop().
-   */
-  reportingService?: ReportingService;
-  /** Clock of the ask deadlines and cache hints (tests on a fake clock, with the reporting service on the same one); default Date.now. */
-  now?: SharedDependencies['now'];
-  logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
-  /** Apollo's cache (persisted queries, the response cache) shared through Redis; default: an in-process LRU. */
-  apolloCache?: KeyValueCache<string>;
   /** Where shared state lives now (`shared`, `partial` or `degraded`), shown by /health/ready; unset when Redis is not configured. */
   redisMode?: () => string;
   /** More named facts for /health/ready's JSON (e.g. a sign-in backoff state); they never make it 503. */
   readinessDetails?: ReadinessDetails;
-  /** Operations are recorded and GET /metrics is served when given. */
-  metrics?: Metrics;
   /** Required when limits.persistedQueriesOnly is on (loaded at start-up from PERSISTED_QUERIES_MANIFEST). */
   persistedManifest?: PersistedManifest;
-  /** Subscriptions: the tables' writes, when the caller watches their store (tests with `analyticsTables`, the Redis channel). */
-  tableRefreshes?: TableRefreshes;
-  /** Subscriptions: the clock of the feeds' pulse (tests on a fake clock); default the system's. */
-  liveClock?: Clock;
   /** Subscriptions: who may open a WebSocket (src/web/subscriptions/gate.ts); default CALLER_AUTH's gate, as for HTTP (tests may put their own). */
   subscriptionGate?: SubscriptionGate<Caller>;
 }
@@ -126,41 +100,38 @@ const BODY_LIMIT_BYTES = 1024 * 1024;
 const DRAIN_GRACE_MS = 10_000;
 const GRAPHQL_PATH = '/graphql';
 
-/** The HTTP server around the subgraph: node:http and Apollo, no web framework. It holds no per-caller state. */
-export function buildServer(config: ServerConfig, deps: ServerDependencies, options: ServerOptions = {}): BuiltServer {
+/**
+ * The HTTP server around the subgraph: node:http and Apollo, no web framework. It holds no per-caller state,
+ * and builds no process-wide service: it serves the ones it is given, and whoever composed them closes them.
+ */
+export function buildServer(
+  config: ServerConfig,
+  services: Services,
+  deps: ServerDependencies = {},
+  options: ServerOptions = {},
+): BuiltServer {
   let state: Lifecycle = 'starting';
   const readiness = { ...(deps.redisMode === undefined ? {} : { redis: deps.redisMode }), ...deps.readinessDetails };
   // Sampled from the start (a loop already lagging at start-up is not ready either); stopped with the server.
   const lag = watchEventLoopLag(config.readiness);
   const routes = new Map<string, RouteHandler>(Object.entries(createHealthRoutes(() => state, readiness, lag)));
-  const onError = (error: unknown) => deps.logger.error({ err: error }, 'unexpected error outside GraphQL execution');
+  const onError = (error: unknown) => services.logger.error({ err: error }, 'unexpected error outside GraphQL execution');
   const httpServer = createHttpServer(
     createRouter(routes, onError, () => state === 'stopping'),
     config.httpTimeouts,
   );
   const { limits } = config;
-  const live = new LiveServing({
-    config: config.subscriptions,
-    askDeadlineMs: config.analytics.askDeadlineMs,
-    dashboardTtlSeconds: config.cache.dashboardTtlSeconds,
-    logger: deps.logger,
-    ...(deps.tableRefreshes === undefined ? {} : { refreshes: deps.tableRefreshes }),
-    ...(deps.liveClock === undefined ? {} : { clock: deps.liveClock }),
-    ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
-  });
+  const { live, metrics } = services;
   // Built once: Apollo serves it, and the callers' read path takes what each metric needs from it (metricRuleOf).
   const schema = buildSchema({ authorizationDirectivesInSdl: config.schemaAuthorizationDirectives });
-  const apollo = createApollo(config, limits, deps, httpServer, live.plugins(), schema);
+  const apollo = createApollo(config, limits, services, deps, httpServer, live.plugins(), schema);
   const { renderTtlSeconds, dashboardTtlSeconds } = config.cache;
-  const reportingService = deps.reportingService ?? createOwnReportingService(config, deps, live.refreshes);
-  // Whoever builds the reporting service closes it: the process by its shutdown step, this server when it built its own.
-  const ownsReportingService = deps.reportingService === undefined;
   const shared: SharedDependencies = {
-    reportingService,
-    recommender: deps.recommender,
-    logger: deps.logger,
-    ...(deps.now === undefined ? {} : { now: deps.now }),
-    ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
+    reportingService: services.reporting,
+    recommender: services.recommender,
+    logger: services.logger,
+    now: () => services.clock.now(),
+    ...(metrics === undefined ? {} : { metrics }),
     live: live.live,
     renderMaxConcurrency: config.renderMaxConcurrency,
     cacheTtls: { renderTtlSeconds, dashboardTtlSeconds },
@@ -170,7 +141,7 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
     metricRule: metricRuleOf(schema),
   };
   const context = async (caller: Caller) => createContext(shared, caller);
-  const gate = new CallerGate(config.callerAuth, { logger: deps.logger });
+  const gate = new CallerGate(config.callerAuth, { logger: services.logger });
   const graphql = createGraphQLHandler({
     apollo,
     context,
@@ -180,8 +151,7 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
     landingPageHeaders: landingPageHeaders(config.landingPage),
     onError,
   });
-  const metricsRoute: Record<string, RouteHandler> =
-    deps.metrics === undefined ? {} : { '/metrics': metricsHandler(deps.metrics.registry) };
+  const metricsRoute: Record<string, RouteHandler> = metrics === undefined ? {} : { '/metrics': metricsHandler(metrics.registry) };
   const landingPage = config.landingPage;
   const explorerRoutes = landingPage === 'offline' ? explorerAssetRoutes() : {};
   addRoutes(routes, { ...metricsRoute, ...explorerRoutes, ...options.extraRoutes });
@@ -216,39 +186,26 @@ export function buildServer(config: ServerConfig, deps: ServerDependencies, opti
       if (delayMs > 0) await (options.sleep ?? sleep)(delayMs);
       await apollo.stop();
       lag.stop();
-      if (ownsReportingService) reportingService.close();
     },
   };
-}
-
-/** For a server without the process's reporting service (tests): its own, on the server's clock, closed when it stops. */
-function createOwnReportingService(config: ServerConfig, deps: ServerDependencies, refreshes: TableRefreshes): ReportingService {
-  const now = deps.now;
-  return createReportingService({
-    dashboard: deps.reporting,
-    config,
-    clock: now === undefined ? SYSTEM_CLOCK : { now, sleep: SYSTEM_CLOCK.sleep },
-    tableStore: undefined,
-    board: undefined,
-    metrics: deps.metrics,
-    refreshes,
-  });
 }
 
 function createApollo(
   config: ServerConfig,
   limits: LimitsConfig,
+  services: Services,
   deps: ServerDependencies,
   httpServer: Server,
   subscriptionPlugins: ApolloServerPlugin<Context>[],
   schema: GraphQLSchema,
 ): ApolloServer<Context> {
   // APQ and the response cache: in Redis when replicas share state, so a query registered (or a response
-  // stored) on one serves all. Otherwise in process, created here (as Apollo would) so both get the same one.
-  const cache = deps.apolloCache ?? new InMemoryLRUCache<string>();
+  // stored) on one serves all. Otherwise in process (composed as Apollo would), so both get the same one.
+  const cache = services.apolloCache;
+  const { metrics } = services;
   return new ApolloServer<Context>({
     schema,
-    logger: deps.logger,
+    logger: services.logger,
     cache,
     // formatError ends with the responses' redaction.
     formatError: (formatted, error) => formatError(formatted, error, { production: config.production }),
@@ -265,11 +222,11 @@ function createApollo(
       ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: DRAIN_GRACE_MS }),
       landingPagePlugin(config.landingPage),
       ...(limits.persistedQueriesOnly
-        ? [persistedOnlyPlugin(requireManifest(deps.persistedManifest), (code) => deps.metrics?.recordLimitRefusal(code))]
+        ? [persistedOnlyPlugin(requireManifest(deps.persistedManifest), (code) => metrics?.recordLimitRefusal(code))]
         : []),
       operationPlugin({
-        logger: deps.logger,
-        ...(deps.metrics === undefined ? {} : { metrics: deps.metrics }),
+        logger: services.logger,
+        ...(metrics === undefined ? {} : { metrics }),
         now: () => performance.now(),
       }),
       // Every root field and every object field without a hint counts as maxAge 0 (uncacheable): each

@@ -6,10 +6,10 @@
  */
 import { SharedTokenProvider, TOKEN_KEY } from '../../src/upstream/stores/sharedTokenProvider';
 import { awaitReady } from '../support/redisReady';
-import { MAX_TTL_MS } from '../../src/upstream/stores/redis/ttl';
-import type { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
-import { SIGN_IN_PATH } from '../../src/upstream/datasources/signIn';
-import { UpstreamError } from '../../src/upstream/failures/upstreamError';
+import { MAX_TTL_MS } from '../../src/redis/ttl';
+import type { SharedRedis } from '../../src/redis/sharedRedis';
+import { SIGN_IN_PATH } from '../../src/kernel/wire';
+import { UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { eventually, redisHarness } from '../support/redisHarness';
 import { describeWithRedis } from '../support/redisServer';
 import { jwtLiving } from '../support/tokenFixtures';

@@ -7,8 +7,8 @@
  * and a replica whose Redis went away keeps the backoff it had.
  */
 import { SharedTokenProvider } from '../../src/upstream/stores/sharedTokenProvider';
-import type { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
-import { SIGN_IN_PATH } from '../../src/upstream/datasources/signIn';
+import type { SharedRedis } from '../../src/redis/sharedRedis';
+import { SIGN_IN_PATH } from '../../src/kernel/wire';
 import { eventually, redisHarness } from '../support/redisHarness';
 import { describeWithRedis } from '../support/redisServer';
 import { refusedSignIn } from '../support/tokenFixtures';

@@ -1,7 +1,7 @@
 import { backoffSeconds, signInState } from '../../src/auth/signInBackoff';
 import { classifySignInFailure, parseSignInFailure } from '../../src/upstream/datasources/signInErrors';
 import { renewalTimeMs } from '../../src/auth/tokenLifetime';
-import { UpstreamError, type UpstreamErrorKind } from '../../src/upstream/failures/upstreamError';
+import { UpstreamError, type UpstreamErrorKind } from '../../src/kernel/failures/upstreamError';
 
 const SIGN_IN = { service: 'reporting', endpoint: '/api/user/signin' } as const;
 const MINUTE = 60_000;

@@ -4,7 +4,7 @@
  * defect 2): the state names the latest date a Date can hold.
  */
 import { backoffSeconds, signInState, type SignInFailure } from '../../src/auth/signInBackoff';
-import { SIGN_IN_PATH } from '../../src/upstream/datasources/signIn';
+import { SIGN_IN_PATH } from '../../src/kernel/wire';
 
 const NOW = Date.UTC(2026, 10, 25, 9);
 

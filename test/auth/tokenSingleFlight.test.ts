@@ -7,13 +7,13 @@
  */
 import type { Redis } from 'ioredis';
 import { SharedTokenProvider } from '../../src/upstream/stores/sharedTokenProvider';
-import { closeRedisClient, createRedisClient } from '../../src/upstream/stores/redis/client';
+import { closeRedisClient, createRedisClient } from '../../src/redis/client';
 import { awaitReady } from '../support/redisReady';
-import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
+import { SharedRedis } from '../../src/redis/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
 import { deferred } from '../support/deferred';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
-import type { UpstreamError } from '../../src/upstream/failures/upstreamError';
+import type { UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { jwtLiving, refusedSignIn, scriptedSignIn } from '../support/tokenFixtures';
 import { REDIS_STATE_DEFAULTS } from '../../src/config';
 import { SIGN_IN_BACKOFF_DEFAULTS, UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';

@@ -2,9 +2,16 @@
  * The one direction data flows (src/README.md): web → graphql → operation →
  * reporting → upstream. A room imports from the rooms below it and from the
  * rooms beside the flow (auth, config, observability, redaction), which never
- * import a room of the flow. The doctor and src/index.ts are entry points:
- * they may import any room, and no room imports them. Type-only imports count:
- * a type that a lower room needs belongs to that room (or to contract/).
+ * import a room of the flow. Under them all is the kernel (the shared
+ * vocabulary: wire types, instants, failures and their codes, the clock): any
+ * room may import it, and it imports no room of the flow. The doctor, the
+ * composition root (app/) and src/index.ts are entry points: they may import
+ * any room, and no room imports them. Inside reporting/ and graphql/, the
+ * floors have the same rule: a file imports from its own floor and the floors
+ * below it. Every file of src/ belongs to a room (a loose file directly under
+ * src/ too), and every folder of a room with floors to a floor. Type-only
+ * imports count: a type that a lower room needs belongs to that room (or to
+ * the kernel, or to contract/).
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -14,8 +21,28 @@ const ROOT = resolve(__dirname, '../..');
 
 /** The rooms of the flow, top first. */
 const FLOW: readonly string[] = ['web', 'graphql', 'operation', 'reporting', 'upstream'];
-const BESIDE: readonly string[] = ['auth', 'config', 'observability', 'redaction'];
-const ENTRY_POINTS: readonly string[] = ['doctor', 'index.ts'];
+const BESIDE: readonly string[] = ['auth', 'config', 'observability', 'redaction', 'redis'];
+const KERNEL = 'kernel';
+const ENTRY_POINTS: readonly string[] = ['doctor', 'app', 'index.ts'];
+
+/** The floors of the rooms that have them, top first; `.` is the room's loose files. */
+const FLOORS: Readonly<Record<string, readonly string[]>> = {
+  reporting: ['.', 'redis', 'reads', 'live', 'analytics', 'tables', 'dashboard', 'budget'],
+  graphql: [
+    'schemaEvolution',
+    '.',
+    'resolvers',
+    'subscriptions',
+    'analytics',
+    'access',
+    'responseCache',
+    'errors',
+    'limits',
+    'scalars',
+    '__generated__',
+    'parents',
+  ],
+};
 
 interface Import {
   from: string;
@@ -48,24 +75,43 @@ function importGraph(): Import[] {
   );
 }
 
-/** The room of a file of src/: its first folder, or `index.ts` for the process itself; undefined outside src/. */
+/** The room of a file of src/: its first folder, or the file's own name for a loose file (`index.ts`); undefined outside src/. */
 function roomOf(file: string): string | undefined {
   const parts = file.split('/');
   if (parts[0] !== 'src') return undefined;
   return parts[1];
 }
 
+/** The floor of a file inside its room: its folder under the room, or `.` for a loose file of the room. */
+function floorOf(file: string): string {
+  const parts = file.split('/');
+  return parts.length > 3 ? (parts[2] ?? '.') : '.';
+}
+
 const isFlow = (room: string): boolean => FLOW.includes(room);
 const isBeside = (room: string): boolean => BESIDE.includes(room);
 const isEntryPoint = (room: string): boolean => ENTRY_POINTS.includes(room);
+const isRoom = (room: string): boolean => isFlow(room) || isBeside(room) || room === KERNEL || isEntryPoint(room);
 
-/** Why an import breaks the flow, or undefined when it keeps it. */
+/** Why an import between rooms breaks the flow, or undefined when it keeps it. */
 function violation(from: string, to: string): string | undefined {
+  if (!isRoom(from)) return `${from} is no room`;
+  if (!isRoom(to)) return `${to} is no room`;
   if (from === to || isEntryPoint(from)) return undefined;
   if (isEntryPoint(to)) return 'imports an entry point';
+  if (from === KERNEL && to !== KERNEL && !isBeside(to)) return 'goes up from the kernel';
   if (isFlow(from) && isFlow(to) && FLOW.indexOf(to) < FLOW.indexOf(from)) return 'goes up the flow';
   if (isBeside(from) && isFlow(to)) return 'goes from beside the flow into it';
   return undefined;
+}
+
+/** Why an import inside a room with floors goes up a floor (or leaves a floor unnamed), or undefined when it keeps them. */
+function floorViolation(room: string, from: string, to: string): string | undefined {
+  const floors = FLOORS[room];
+  if (floors === undefined || from === to) return undefined;
+  if (!floors.includes(from)) return `${room}/${from} is on no floor`;
+  if (!floors.includes(to)) return `${room}/${to} is on no floor`;
+  return floors.indexOf(to) < floors.indexOf(from) ? `goes up a floor of ${room}/` : undefined;
 }
 
 function violations(imports: readonly Import[]): string[] {
@@ -73,7 +119,7 @@ function violations(imports: readonly Import[]): string[] {
     const fromRoom = roomOf(from);
     const toRoom = roomOf(to);
     if (fromRoom === undefined || toRoom === undefined) return [];
-    const why = violation(fromRoom, toRoom);
+    const why = fromRoom === toRoom ? floorViolation(fromRoom, floorOf(from), floorOf(to)) : violation(fromRoom, toRoom);
     return why === undefined ? [] : [`${from} → ${to} (${why})`];
   });
 }
@@ -121,11 +167,34 @@ describe('the one direction data flows through src/', () => {
     });
   });
 
-  it('names every folder of src/ as a room of the flow, a room beside it or an entry point', () => {
+  it('names every folder and every loose file of src/ as a room of the flow, a room beside it, the kernel or an entry point', () => {
     const rooms = readdirSync(join(ROOT, 'src'), { withFileTypes: true })
-      .filter((entry) => entry.isDirectory())
+      .filter((entry) => entry.isDirectory() || entry.name.endsWith('.ts'))
       .map((entry) => entry.name);
-    expect(rooms.filter((room) => !isFlow(room) && !isBeside(room) && !isEntryPoint(room))).toEqual([]);
+    expect(rooms).toContain('index.ts');
+    expect(rooms.filter((room) => !isRoom(room))).toEqual([]);
+  });
+
+  it('names every folder of a room with floors as one of its floors', () => {
+    const unnamed = Object.entries(FLOORS).flatMap(([room, floors]) =>
+      readdirSync(join(ROOT, 'src', room), { withFileTypes: true })
+        .filter((entry) => entry.isDirectory() && !floors.includes(entry.name))
+        .map((entry) => `${room}/${entry.name}`),
+    );
+    expect(unnamed).toEqual([]);
+  });
+
+  it('refuses an import up a floor inside reporting/ and graphql/, and a file on no floor', () => {
+    expect(floorViolation('reporting', 'budget', 'tables')).toBe('goes up a floor of reporting/');
+    expect(floorViolation('reporting', 'tables', '.')).toBe('goes up a floor of reporting/');
+    expect(floorViolation('graphql', 'parents', 'resolvers')).toBe('goes up a floor of graphql/');
+    expect(floorViolation('reporting', 'attic', 'budget')).toBe('reporting/attic is on no floor');
+    expect(floorViolation('reporting', 'tables', 'budget')).toBeUndefined();
+    expect(floorViolation('reporting', '.', 'dashboard')).toBeUndefined();
+    expect(floorViolation('upstream', 'stores', 'stages')).toBeUndefined();
+    expect(violations([{ from: 'src/reporting/budget/budgetQueue.ts', to: 'src/reporting/tables/tableSpec.ts' }])).toEqual([
+      'src/reporting/budget/budgetQueue.ts → src/reporting/tables/tableSpec.ts (goes up a floor of reporting/)',
+    ]);
   });
 
   it('refuses an import up the flow, from beside the flow into it, or of an entry point', () => {
@@ -133,6 +202,12 @@ describe('the one direction data flows through src/', () => {
     expect(violation('upstream', 'reporting')).toBe('goes up the flow');
     expect(violation('auth', 'upstream')).toBe('goes from beside the flow into it');
     expect(violation('web', 'doctor')).toBe('imports an entry point');
+    expect(violation('web', 'app')).toBe('imports an entry point');
+    expect(violation('kernel', 'upstream')).toBe('goes up from the kernel');
+    expect(violation('compose.ts', 'web')).toBe('compose.ts is no room');
+    expect(violation('graphql', 'kernel')).toBeUndefined();
+    expect(violation('auth', 'kernel')).toBeUndefined();
+    expect(violation('app', 'web')).toBeUndefined();
     expect(violation('graphql', 'reporting')).toBeUndefined();
     expect(violation('reporting', 'config')).toBeUndefined();
     expect(violation('doctor', 'web')).toBeUndefined();
@@ -151,7 +226,7 @@ describe('the one direction data flows through src/', () => {
     expect(roomCircles(graph.slice(2))).toEqual([]);
   });
 
-  it('has no import that goes up the flow or from beside it into it', () => {
+  it('has no import that goes up the flow, from beside it into it, up from the kernel or up a floor', () => {
     expect(violations(imports)).toEqual([]);
   });
 

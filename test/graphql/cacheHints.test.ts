@@ -8,8 +8,8 @@ import {
   type GraphQLNamedType,
   type GraphQLSchema,
 } from 'graphql';
-import { dashboardTtlSeconds, PAST_WINDOW_TTL_SECONDS } from '../../src/upstream/endpoints/dashboardTtl';
-import { remainingSeconds } from '../../src/graphql/resolvers/cacheHints';
+import { dashboardTtlSeconds, PAST_WINDOW_TTL_SECONDS } from '../../src/kernel/dashboardTtl';
+import { remainingSeconds } from '../../src/graphql/responseCache/cacheHints';
 import { resolvers } from '../../src/graphql/resolvers';
 import { loadTypeDefs } from '../../src/graphql/schema';
 import { fakeRecommender, itemsFor, startTestServer } from '../support/subgraph';

@@ -4,17 +4,18 @@
  * entity's path, while the other entities of the batch still resolve.
  */
 import type { AddressInfo } from 'node:net';
-import { buildServer, type BuiltServer } from '../../src/web/server';
+import type { BuiltServer } from '../../src/web/server';
 import { DEFAULT_CACHE_TTLS, fakeReporting, fakeRecommender, silentLogger } from '../support/subgraph';
 import { testConfig } from '../support/config';
+import { buildTestServer } from '../support/services';
 
 let server: BuiltServer;
 let graphqlUrl: string;
 
 beforeAll(async () => {
-  server = buildServer(testConfig({ production: true, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS }), {
+  server = buildTestServer(testConfig({ production: true, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS }), {
     recommender: fakeRecommender(),
-    reporting: fakeReporting(),
+    dashboard: fakeReporting(),
     logger: silentLogger,
   });
   await server.start();

@@ -8,7 +8,7 @@ import {
   rejectInvalid,
   upstreamErrorCode,
 } from '../../src/graphql/errors';
-import { UpstreamError, type UpstreamErrorDetails } from '../../src/upstream/failures/upstreamError';
+import { UpstreamError, type UpstreamErrorDetails } from '../../src/kernel/failures/upstreamError';
 
 const SIGN_IN = { service: 'reporting', endpoint: '/api/user/signin' } as const;
 const DASHBOARD = { service: 'reporting', endpoint: '/api/dashboard/query' } as const;

@@ -1,5 +1,5 @@
-import { UpstreamError } from '../../src/upstream/failures/upstreamError';
-import { buildServer, type BuiltServer } from '../../src/web/server';
+import { UpstreamError } from '../../src/kernel/failures/upstreamError';
+import type { BuiltServer } from '../../src/web/server';
 import {
   DEFAULT_CACHE_TTLS,
   FAKE_FETCHED_AT,
@@ -14,6 +14,7 @@ import {
 } from '../support/subgraph';
 import type { RecommendationData } from '../support/recommendationData';
 import { testConfig } from '../support/config';
+import { buildTestServer } from '../support/services';
 
 type Server = Awaited<ReturnType<typeof startTestServer>>;
 
@@ -389,9 +390,9 @@ describe('Query.dashboard', () => {
 
 describe('server lifecycle', () => {
   it('is starting before start(), ready after, stopping after stop()', async () => {
-    const built: BuiltServer = buildServer(testConfig({ production: false, renderMaxConcurrency: 1, cache: DEFAULT_CACHE_TTLS }), {
+    const built: BuiltServer = buildTestServer(testConfig({ production: false, renderMaxConcurrency: 1, cache: DEFAULT_CACHE_TTLS }), {
       recommender: fakeRecommender(),
-      reporting: fakeReporting(),
+      dashboard: fakeReporting(),
       logger: silentLogger,
     });
     expect(built.lifecycle()).toBe('starting');

@@ -4,7 +4,7 @@
  * always execute. Upstream calls are counted at the fakes, under the loaders
  * (which only de-duplicate within one operation), so every execution shows.
  */
-import type { RecommendationWire, RenderParams } from '../../src/upstream/datasources/wire';
+import type { RecommendationWire, RenderParams } from '../../src/kernel/wire';
 import type { BuiltServer } from '../../src/web/server';
 import { itemsFor, startTestServer, type FakeRecommender } from '../support/subgraph';
 

@@ -5,19 +5,20 @@
  * an entry that is not JSON is a miss, never an error.
  */
 import type { Redis } from 'ioredis';
-import type { Served } from '../../src/upstream/datasources/fetched';
-import type { RecommendationWire, RenderParams } from '../../src/upstream/datasources/wire';
-import { createApolloCache } from '../../src/upstream/stores/redis/apolloCache';
-import { closeRedisClient, createRedisClient } from '../../src/upstream/stores/redis/client';
+import type { Served } from '../../src/kernel/fetched';
+import type { RecommendationWire, RenderParams } from '../../src/kernel/wire';
+import { createApolloCache } from '../../src/redis/apolloCache';
+import { closeRedisClient, createRedisClient } from '../../src/redis/client';
 import { awaitReady } from '../support/redisReady';
-import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
+import { SharedRedis } from '../../src/redis/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
-import { buildServer, type BuiltServer } from '../../src/web/server';
+import type { BuiltServer } from '../../src/web/server';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 import { fakeReporting, itemsFor, silentLogger, type FakeRecommender } from '../support/subgraph';
 import { testConfig } from '../support/config';
 import { eventually } from '../support/redisHarness';
 import { REDIS_STATE_DEFAULTS } from '../../src/config';
+import { buildTestServer } from '../support/services';
 
 const RENDER_TTL = 60;
 const RECOMMENDATIONS = `query Front($experienceId: ID!) {
@@ -57,11 +58,11 @@ describeWithRedis('response cache in a shared Redis', () => {
     await awaitReady(client);
     const redis = new SharedRedis({ ...REDIS_STATE_DEFAULTS.sharedRedis, client, logger: silentLogger, retryAfterMs: 0, timeoutMs: 500 });
     const recommender = freshRecommender();
-    const server = buildServer(
+    const server = buildTestServer(
       testConfig({ production: false, renderMaxConcurrency: 4, cache: { renderTtlSeconds: RENDER_TTL, dashboardTtlSeconds: RENDER_TTL } }),
       {
         recommender,
-        reporting: fakeReporting(),
+        dashboard: fakeReporting(),
         logger: silentLogger,
         apolloCache: createApolloCache(redis, REDIS_STATE_DEFAULTS.apolloCache),
       },

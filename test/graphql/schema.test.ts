@@ -12,7 +12,7 @@ import {
 } from 'graphql';
 import { resolvers } from '../../src/graphql/resolvers';
 import { DateTimeScalar } from '../../src/graphql/scalars/dateTime';
-import { checkedUpstreamTimeToIso, parseIsoInstant, upstreamTimeToIso } from '../../src/upstream/datasources/instants';
+import { checkedUpstreamTimeToIso, parseIsoInstant, upstreamTimeToIso } from '../../src/kernel/instants';
 import { loadTypeDefs, SCHEMA_DIR, schemaDirFor } from '../../src/graphql/schema';
 import { buildSchema } from '../../src/graphql/subgraphSchema';
 

@@ -1,4 +1,4 @@
-import type { RenderParams } from '../../src/upstream/datasources/wire';
+import type { RenderParams } from '../../src/kernel/wire';
 import { createLogger } from '../../src/observability/logger';
 import { BoundedLabel, OTHER_LABEL } from '../../src/observability/metrics/boundedLabel';
 import { Metrics } from '../../src/observability/metrics/metrics';

@@ -1,4 +1,4 @@
-import type { CacheOutcome } from '../../src/upstream/datasources/fetched';
+import type { CacheOutcome } from '../../src/kernel/fetched';
 import { countingCacheHits } from '../../src/operation/cacheHits';
 import { UpstreamAllowance } from '../../src/operation/upstreamAllowance';
 

@@ -1,9 +1,11 @@
-import type { DashboardQueryBody, MetricName } from '../../src/upstream/datasources/wire';
+import { BudgetQueue } from '../../src/reporting/budget/budgetQueue';
+import { MetricPlan } from '../../src/reporting/budget/metricPlan';
+import type { DashboardQueryBody, MetricName } from '../../src/kernel/wire';
 import type { DashboardEndpoint } from '../../src/upstream/endpoints/dashboard';
 import { withDashboardAllowance } from '../../src/operation/dashboardAllowance';
 import { AllowanceExceeded, UpstreamAllowance } from '../../src/operation/upstreamAllowance';
 import { DashboardAsks, type DashboardAsker } from '../../src/reporting/dashboard/dashboardAsks';
-import type { CacheOutcome } from '../../src/upstream/datasources/fetched';
+import type { CacheOutcome } from '../../src/kernel/fetched';
 import { FakeClock } from '../reporting/support/tablesFakes';
 
 const body = (metric: MetricName): DashboardQueryBody => ({
@@ -36,7 +38,10 @@ function recording(fail = false, cache: CacheOutcome = 'miss') {
 
 /** The operation's asker over the endpoint: asks of one tick and one kind go as one query; none waits here (a unit is always free). */
 function asker(endpoint: DashboardEndpoint): DashboardAsker {
-  return new DashboardAsks({ dashboard: endpoint, clock: new FakeClock(0), unitLeadMs: 0 }).asker(60_000, 'anonymous');
+  return new DashboardAsks({
+    queue: new BudgetQueue({ reporting: endpoint, clock: new FakeClock(0), outsideShare: 0, plan: new MetricPlan() }),
+    slotLeadMs: 0,
+  }).asker(60_000, 'anonymous');
 }
 
 describe('the dashboard within one operation (a DataLoader keyed by the body, batched by kind)', () => {

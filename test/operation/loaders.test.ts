@@ -1,4 +1,4 @@
-import type { RecommendationWire, RenderParams } from '../../src/upstream/datasources/wire';
+import type { RecommendationWire, RenderParams } from '../../src/kernel/wire';
 import { settleWithConcurrency } from '../../src/operation/loaders/concurrency';
 import { createRecommendationsLoader, renderBatch, renderCacheKey } from '../../src/operation/loaders/recommendations';
 import { FAKE_FETCHED_AT, fakeRecommender, itemsFor } from '../support/subgraph';

@@ -8,6 +8,10 @@ import { OPEN_CALLER } from '../../src/auth/callers/caller';
 import { createContext, type SharedDependencies } from '../../src/operation/context';
 import { createReportingService, type ReportingService } from '../../src/reporting/reportingService';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
+import { MemoryTableStore } from '../../src/reporting/tables/tableStore';
+import { TableRefreshes } from '../../src/reporting/tables/refreshes';
+import { NO_OBSERVER } from '../../src/upstream/observer';
+import { testServices } from '../support/services';
 import { buildServer } from '../../src/web/server';
 import { metricRuleOf } from '../../src/graphql/access/metricRule';
 import { buildSchema } from '../../src/graphql/subgraphSchema';
@@ -28,9 +32,12 @@ function setUp(): { clock: FakeClock; dashboard: FakeDashboard; service: Reporti
     dashboard,
     config: testConfig(),
     clock,
-    tableStore: undefined,
+    tableStore: new MemoryTableStore(),
+    tablesShared: false,
     board: undefined,
-    metrics: undefined,
+    callerSlots: undefined,
+    observer: NO_OBSERVER,
+    refreshes: new TableRefreshes(),
   });
   return { clock, dashboard, service };
 }
@@ -85,23 +92,22 @@ describe('the reporting service, built once per process', () => {
     open.service.close();
   });
 
-  it('a server closes only a reporting service it built itself, never the one the process gave it', async () => {
-    const { service } = setUp();
-    let closes = 0;
-    const given: ReportingService = { ...service, close: () => (closes += 1) };
-    const server = buildServer(testConfig({ production: false }), {
-      reporting: fakeDashboard({ clock: new FakeClock(START), unitMs: UNIT_MS, urls: URLS }),
+  it('a server serves the services it is given and never closes them: the process’s shutdown does, after the drain', async () => {
+    const config = testConfig({ production: false });
+    const services = testServices(config, {
+      dashboard: fakeDashboard({ clock: new FakeClock(START), unitMs: UNIT_MS, urls: URLS }),
       recommender: fakeRecommender(),
-      logger: silentLogger,
-      reportingService: given,
     });
+    let closes = 0;
+    const reporting: ReportingService = { ...services.reporting, close: () => (closes += 1) };
+    const server = buildServer(config, { ...services, reporting, close: () => reporting.close() });
     await server.start();
 
-    const ranking = jest.spyOn(service.tables, 'ranking');
+    const ranking = jest.spyOn(services.reporting.tables, 'ranking');
     await server.createContext().analyticsTables.ranking(WEEK, 2, Date.now() + 1_000);
     expect(ranking).toHaveBeenCalledTimes(1);
     await server.stop();
     expect(closes).toBe(0);
-    service.close();
+    services.close();
   });
 });

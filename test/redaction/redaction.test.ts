@@ -15,10 +15,10 @@ import { Counter, Registry } from 'prom-client';
 import { createLogger } from '../../src/observability/logger';
 import { metricsHandler } from '../../src/observability/metrics/handler';
 import { HeldSecrets, heldSecrets } from '../../src/redaction/secret';
-import { buildServer } from '../../src/web/server';
 import { redactingSpanProcessor } from '../../src/observability/tracing/redactingSpanProcessor';
 import { DEFAULT_CACHE_TTLS, fakeReporting, fakeRecommender } from '../support/subgraph';
 import { testConfig } from '../support/config';
+import { buildTestServer } from '../support/services';
 
 const EMAIL = 'api@news.example';
 const PASSWORD = 'pa"ss\\wörd/+ x&y=1';
@@ -98,9 +98,9 @@ describe.each(Object.entries(FORMS))('a secret %s', (_name, form) => {
       if (params.clientId === 'ext') throw new GraphQLError(`refused ${form}`, { extensions: { code: 'BAD_USER_INPUT', said: form } });
       throw new Error(`upstream echoed: ${form}`);
     });
-    const server = buildServer(testConfig({ production: false, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS }), {
+    const server = buildTestServer(testConfig({ production: false, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS }), {
       recommender,
-      reporting: fakeReporting(),
+      dashboard: fakeReporting(),
       logger: createLogger({ logLevel: 'debug' }, stream),
     });
     await server.start();

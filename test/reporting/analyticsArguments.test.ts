@@ -1,5 +1,5 @@
 import { toTopArticlesRequest, topArticlesSpec, validateTopArticles } from '../../src/reporting/analytics/topArticles';
-import { alignInstant, resolveWindow, validateWindow } from '../../src/reporting/analytics/window';
+import { alignInstant, resolveWindow, validateWindow } from '../../src/reporting/dashboard/analyticsWindow';
 import { canonicalMetrics, tableSpec } from '../../src/reporting/tables/tableSpec';
 
 const NOW = Date.UTC(2026, 10, 20, 12, 0, 30, 250);

@@ -9,16 +9,13 @@ import { upstreamOptions } from '../support/upstreamOptions';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG } from '../../src/config';
 import { Secret } from '../../src/redaction/secret';
-import { AnalyticsTables } from '../../src/reporting/tables/analyticsTables';
-import { MemoryTableStore } from '../../src/reporting/tables/tableStore';
-import { reportingServiceWith } from '../support/reportingService';
-import type { DashboardQueryBody } from '../../src/upstream/datasources/wire';
+import type { DashboardQueryBody } from '../../src/kernel/wire';
 import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';
-import { buildServer, type BuiltServer } from '../../src/web/server';
+import type { BuiltServer } from '../../src/web/server';
+import { buildTestServer } from '../support/services';
 import { DEFAULT_CACHE_TTLS, silentLogger } from '../support/subgraph';
 import { startSmallEmulator } from '../support/subgraphHttp';
 import { FakeClock } from './support/tablesFakes';
-import { analyticsTablesSettings } from '../../src/reporting/reportingService';
 
 let emulator: RunningEmulator;
 let upstreams: Upstreams;
@@ -46,18 +43,7 @@ beforeAll(async () => {
     analytics: DEFAULT_ANALYTICS_CONFIG,
     responseCacheEnabled: false,
   });
-  const analyticsTables = new AnalyticsTables({
-    reporting,
-    store: new MemoryTableStore(),
-    clock,
-    ...analyticsTablesSettings(config),
-  });
-  server = buildServer(config, {
-    reporting,
-    recommender: upstreams.recommender,
-    logger: silentLogger,
-    reportingService: reportingServiceWith(analyticsTables, reporting, { config }),
-  });
+  server = buildTestServer(config, { dashboard: reporting, recommender: upstreams.recommender, logger: silentLogger, clock });
   await server.start();
 });
 

@@ -4,13 +4,15 @@
  * table answers many asks, cold asks wait for the next unit and share one
  * query, deadlines, staleness, refresh by demand, metric learning.
  */
+import { BudgetQueue } from '../../src/reporting/budget/budgetQueue';
+import { MetricPlan } from '../../src/reporting/budget/metricPlan';
 import { NO_OBSERVER } from '../../src/upstream/observer';
 import { AnalyticsTables, type AnalyticsTablesOptions, type Cell } from '../../src/reporting/tables/analyticsTables';
 import { MemoryTableStore } from '../../src/reporting/tables/tableStore';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
-import type { MetricName } from '../../src/upstream/datasources/wire';
-import { UpstreamError } from '../../src/upstream/failures/upstreamError';
-import { explainUpstreamError } from '../../src/upstream/failures/upstreamErrorTable';
+import type { MetricName } from '../../src/kernel/wire';
+import { UpstreamError } from '../../src/kernel/failures/upstreamError';
+import { explainUpstreamError } from '../../src/kernel/failures/upstreamErrorTable';
 import { FakeClock, fakeBoard, fakeDashboard, fakeValue, settle, type FakeDashboard } from './support/tablesFakes';
 import { analyticsTablesSettings } from '../../src/reporting/reportingService';
 import { testConfig } from '../support/config';
@@ -27,7 +29,7 @@ interface SetUpOptions {
   maxRows?: number;
   unplanned?: MetricName[];
   ttlSeconds?: number;
-  coldShare?: number;
+  outsideShare?: number;
   /** The fake dashboard's slots a minute (default: one every 63 s, the vendor's one a minute). */
   slotsPerMinute?: number;
   /** ANALYTICS_NEW_TABLES_PER_CALLER (default: the config's). */
@@ -50,25 +52,31 @@ function setUpReplicas(options: SetUpOptions) {
   const store = new MemoryTableStore();
   const board = fakeBoard();
   const answered: number[] = [];
+  const config = testConfig({
+    cache: { dashboardTtlSeconds: options.ttlSeconds ?? 60 },
+    reportingMaxRows: options.maxRows ?? 500,
+    analytics: {
+      chunkSize: 500,
+      ...(options.outsideShare === undefined ? {} : { outsideShare: options.outsideShare }),
+      ...(options.newTablesPerCaller === undefined ? {} : { newTablesPerCaller: options.newTablesPerCaller }),
+    },
+  });
+  // Each replica its own queue (one per process), as the reporting service composes it.
   const tables = (sharing: Pick<AnalyticsTablesOptions, 'shared' | 'board'>) =>
     new AnalyticsTables({
+      queue: new BudgetQueue({
+        reporting: dashboard,
+        clock,
+        plan: new MetricPlan(),
+        outsideShare: config.analytics.outsideShare,
+        observer: { ...NO_OBSERVER, slotSpent: (_kind, asks) => answered.push(asks) },
+        ...(options.slotsPerMinute === undefined ? {} : { slotsPerMinute: options.slotsPerMinute }),
+      }),
       reporting: dashboard,
       store,
       ...sharing,
       clock,
-      ...analyticsTablesSettings(
-        testConfig({
-          cache: { dashboardTtlSeconds: options.ttlSeconds ?? 60 },
-          reportingMaxRows: options.maxRows ?? 500,
-          analytics: {
-            chunkSize: 500,
-            ...(options.coldShare === undefined ? {} : { coldShare: options.coldShare }),
-            ...(options.newTablesPerCaller === undefined ? {} : { newTablesPerCaller: options.newTablesPerCaller }),
-          },
-        }),
-      ),
-      observer: { ...NO_OBSERVER, slotSpent: (_kind, asks) => answered.push(asks) },
-      ...(options.slotsPerMinute === undefined ? {} : { slotsPerMinute: options.slotsPerMinute }),
+      ...analyticsTablesSettings(config),
     });
   const replica = () => tables({ shared: true, board: board.replica() });
   return { clock, dashboard, board, answered, replica, single: () => tables({}) };
@@ -165,6 +173,7 @@ describe("the vendor refusing the subgraph's own query", () => {
       },
     };
     const tables = new AnalyticsTables({
+      queue: new BudgetQueue({ reporting: refusing, clock, plan: new MetricPlan(), outsideShare: 0.5 }),
       reporting: refusing,
       store: new MemoryTableStore(),
       clock,
@@ -173,7 +182,6 @@ describe("the vendor refusing the subgraph's own query", () => {
       windowAlignSeconds: 60,
       maxRows: 500,
       maxNarrowedUrls: 500,
-      outsideShare: 0.5,
     });
     const answer = await tables.articles(WEEK, ['https://news.example/a'], ['pageViewsTotal'], deadline(clock));
     const failure = errorOf(answer, 'https://news.example/a', 'pageViewsTotal');
@@ -343,7 +351,7 @@ describe('stale beats an error', () => {
 describe('refresh by demand', () => {
   it('refreshes the most demanded table first, keeping a share of the units for cold asks', async () => {
     const urls = site(20);
-    const { clock, dashboard, tables } = setUp({ urls, maxRows: 10, coldShare: 0.5 });
+    const { clock, dashboard, tables } = setUp({ urls, maxRows: 10, outsideShare: 0.5 });
     await tables.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
     await clock.advance(UNIT_MS);
     await tables.ranking(DAY, 3, deadline(clock));

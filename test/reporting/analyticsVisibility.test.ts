@@ -11,13 +11,14 @@ import { DEFAULT_ANALYTICS_CONFIG } from '../../src/config';
 import { Metrics } from '../../src/observability/metrics/metrics';
 import { Secret } from '../../src/redaction/secret';
 import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';
-import { buildServer, type BuiltServer } from '../../src/web/server';
+import type { BuiltServer } from '../../src/web/server';
 import { articleRepresentations } from '../support/analytics';
 import { postGraphQL } from '../support/federationGateway';
 import { countOf, scrape, valueOf } from '../support/metricsText';
 import { DEFAULT_CACHE_TTLS, silentLogger } from '../support/subgraph';
 import { startSmallEmulator } from '../support/subgraphHttp';
 import { METRICS_DEFAULTS } from '../../src/config';
+import { buildTestServer } from '../support/services';
 
 let emulator: RunningEmulator;
 let upstreams: Upstreams;
@@ -39,8 +40,8 @@ beforeAll(async () => {
       logger: silentLogger,
     }),
   );
-  server = buildServer(testConfig({ renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, analytics: DEFAULT_ANALYTICS_CONFIG }), {
-    reporting: upstreams.reporting,
+  server = buildTestServer(testConfig({ renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, analytics: DEFAULT_ANALYTICS_CONFIG }), {
+    dashboard: upstreams.reporting,
     recommender: upstreams.recommender,
     logger,
     metrics,

@@ -7,12 +7,14 @@
  * before the slot is refused with retryAfter; a metric
  * outside the plan fails only the asks naming it.
  */
+import { BudgetQueue, type BudgetQueueOptions } from '../../src/reporting/budget/budgetQueue';
+import { MetricPlan } from '../../src/reporting/budget/metricPlan';
 import { NO_OBSERVER } from '../../src/upstream/observer';
 import { DashboardAsks } from '../../src/reporting/dashboard/dashboardAsks';
 import { Metric } from '../../contract';
-import type { Served } from '../../src/upstream/datasources/fetched';
-import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../src/upstream/datasources/wire';
-import { UpstreamError } from '../../src/upstream/failures/upstreamError';
+import type { Served } from '../../src/kernel/fetched';
+import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../src/kernel/wire';
+import { UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { dashboardBodyKey } from '../../src/upstream/keys';
 import { FakeClock, settle } from './support/tablesFakes';
 
@@ -83,16 +85,18 @@ function setUp(unplanned: readonly MetricName[] = [], queueMs = 0) {
   const vendor = fakeVendor(clock, unplanned, queueMs);
   const counts: number[] = [];
   const refusals: string[] = [];
-  const room = new DashboardAsks({
-    dashboard: vendor,
+  const queue = new BudgetQueue({
+    reporting: vendor,
     clock,
-    unitLeadMs: queueMs,
+    outsideShare: 0,
+    plan: new MetricPlan(),
     observer: {
       ...NO_OBSERVER,
       asksWaiting: (_kind, count) => counts.push(count),
       askRefused: (kind, reason) => refusals.push(`${kind}:${reason}`),
     },
   });
+  const room = new DashboardAsks({ queue, slotLeadMs: queueMs });
   const waiting = () => counts.at(-1) ?? 0;
   /** One operation's asks of one group, with the deadline of an operation started now. */
   const ask = (...bodies: DashboardQueryBody[]) => room.ask(bodies, clock.now() + DEADLINE_MS);
@@ -275,16 +279,14 @@ describe('DashboardAsks', () => {
   it('gives every merged ask any other failure, and does not wait on it', async () => {
     const clock = new FakeClock(0);
     const sent: DashboardQueryBody[] = [];
-    const room = new DashboardAsks({
-      unitLeadMs: 0,
-      dashboard: {
-        query: (asked) => {
-          sent.push(asked);
-          return Promise.reject(new Error('connection refused'));
-        },
+    const failing: BudgetQueueOptions['reporting'] = {
+      query: (asked) => {
+        sent.push(asked);
+        return Promise.reject(new Error('connection refused'));
       },
-      clock,
-    });
+    };
+    const queue = new BudgetQueue({ reporting: failing, clock, outsideShare: 0, plan: new MetricPlan() });
+    const room = new DashboardAsks({ queue, slotLeadMs: 0 });
 
     const answers = await room.ask([body(['pageViewsTotal']), body(['uniqueUsers'])], DEADLINE_MS);
 

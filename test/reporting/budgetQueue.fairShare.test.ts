@@ -7,11 +7,12 @@
  * wait; the newsroom's work (table asks, refreshes) comes before any caller's
  * dashboard, even when the governor would hold a dashboard query for the slot.
  */
-import { BudgetQueue, callerShareOf } from '../../src/reporting/budgetQueue';
+import { MetricPlan } from '../../src/reporting/budget/metricPlan';
+import { BudgetQueue, callerShareOf } from '../../src/reporting/budget/budgetQueue';
 import { DashboardAsks } from '../../src/reporting/dashboard/dashboardAsks';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
-import type { DashboardQueryBody } from '../../src/upstream/datasources/wire';
-import { failurePolicyOf, UpstreamError } from '../../src/upstream/failures/upstreamError';
+import type { DashboardQueryBody } from '../../src/kernel/wire';
+import { failurePolicyOf, UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { recordEvents } from '../support/upstreamEvents';
 import { FakeClock, fakeDashboard, settle, tableAsksIn } from './support/tablesFakes';
 
@@ -31,19 +32,20 @@ function dashboard(days: number): DashboardQueryBody {
   };
 }
 
-function setUp({ slotsPerCaller = 2, unitLeadMs = 0 } = {}) {
+function setUp({ slotsPerCaller = 2, slotLeadMs = 0 } = {}) {
   const observer = recordEvents();
   const clock = new FakeClock(START);
   const endpoint = fakeDashboard({ clock, unitMs: UNIT_MS, urls: ['https://news.example/a'] });
   const queue = new BudgetQueue({
     reporting: endpoint,
     clock,
+    plan: new MetricPlan(),
     outsideShare: 0.5,
     observer,
     callerShare: { slotsPerCaller, windowMs: WINDOW_MS },
   });
-  const tables = tableAsksIn(queue, endpoint, clock);
-  const dashboards = new DashboardAsks({ queue, dashboard: endpoint, clock, unitLeadMs });
+  const tables = tableAsksIn(queue, endpoint);
+  const dashboards = new DashboardAsks({ queue, slotLeadMs });
   return { clock, endpoint, queue, tables, dashboards, observer };
 }
 
@@ -136,7 +138,7 @@ test("a merged query's slot is split between the callers whose asks it carries",
 });
 
 test('while a table ask waits, a dashboard asked within the lead of the slot does not try (the governor would hold it for the slot): the table ask gets the slot', async () => {
-  const { clock, endpoint, tables, dashboards } = setUp({ unitLeadMs: 2_000 });
+  const { clock, endpoint, tables, dashboards } = setUp({ slotLeadMs: 2_000 });
   await endpoint.query(dashboard(30));
   await clock.advance(1_000);
 
@@ -198,8 +200,14 @@ test("a caller's panels asked at once are each answered from the cache, however 
       return answer;
     },
   };
-  const queue = new BudgetQueue({ reporting: endpoint, clock, outsideShare: 0.5, callerShare: { slotsPerCaller: 2, windowMs: WINDOW_MS } });
-  const dashboards = new DashboardAsks({ queue, dashboard: endpoint, clock, unitLeadMs: 0 });
+  const queue = new BudgetQueue({
+    reporting: endpoint,
+    clock,
+    plan: new MetricPlan(),
+    outsideShare: 0.5,
+    callerShare: { slotsPerCaller: 2, windowMs: WINDOW_MS },
+  });
+  const dashboards = new DashboardAsks({ queue, slotLeadMs: 0 });
   for (const days of [1, 2, 3]) {
     await endpoint.query(dashboard(days));
     await clock.advance(UNIT_MS);
@@ -241,11 +249,12 @@ test('a caller over its share is served a cached answer (it costs nothing); only
   const queue = new BudgetQueue({
     reporting: endpoint,
     clock,
+    plan: new MetricPlan(),
     outsideShare: 0.5,
     observer,
     callerShare: { slotsPerCaller: 1, windowMs: WINDOW_MS },
   });
-  const dashboards = new DashboardAsks({ queue, dashboard: endpoint, clock, unitLeadMs: 0 });
+  const dashboards = new DashboardAsks({ queue, slotLeadMs: 0 });
   await expect(dashboards.ask([dashboard(1)], clock.now() + 20_000, 'greedy')).resolves.toHaveLength(1);
   await clock.advance(UNIT_MS);
 
@@ -263,9 +272,15 @@ test('while a table ask waits for the slot, a cached dashboard is answered at on
   const clock = new FakeClock(START);
   const vendor = fakeDashboard({ clock, unitMs: UNIT_MS, urls: ['https://news.example/a'] });
   const endpoint = cachedEndpoint(vendor);
-  const queue = new BudgetQueue({ reporting: endpoint, clock, outsideShare: 0.5, callerShare: { slotsPerCaller: 2, windowMs: WINDOW_MS } });
-  const tables = tableAsksIn(queue, endpoint, clock);
-  const dashboards = new DashboardAsks({ queue, dashboard: endpoint, clock, unitLeadMs: 2_000 });
+  const queue = new BudgetQueue({
+    reporting: endpoint,
+    clock,
+    plan: new MetricPlan(),
+    outsideShare: 0.5,
+    callerShare: { slotsPerCaller: 2, windowMs: WINDOW_MS },
+  });
+  const tables = tableAsksIn(queue, endpoint);
+  const dashboards = new DashboardAsks({ queue, slotLeadMs: 2_000 });
   await endpoint.query(dashboard(1));
   await clock.advance(1_000);
   const table = tables.wait({ spec: WEEK, metrics: ['pageViewsTotal'] }, clock.now() + 2 * UNIT_MS);

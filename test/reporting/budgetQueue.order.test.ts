@@ -7,10 +7,11 @@
  * refreshes, the share of the asks outside the tables) are proven in
  * analyticsTables.test.ts.
  */
-import { BudgetQueue } from '../../src/reporting/budgetQueue';
+import { MetricPlan } from '../../src/reporting/budget/metricPlan';
+import { BudgetQueue } from '../../src/reporting/budget/budgetQueue';
 import { DashboardAsks } from '../../src/reporting/dashboard/dashboardAsks';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
-import type { DashboardQueryBody } from '../../src/upstream/datasources/wire';
+import type { DashboardQueryBody } from '../../src/kernel/wire';
 import { recordEvents } from '../support/upstreamEvents';
 import { FakeClock, fakeDashboard, settle, tableAsksIn } from './support/tablesFakes';
 
@@ -28,9 +29,9 @@ const DASHBOARD: DashboardQueryBody = {
 function setUp(observer = recordEvents()) {
   const clock = new FakeClock(START);
   const endpoint = fakeDashboard({ clock, unitMs: UNIT_MS, urls: ['https://news.example/a'] });
-  const queue = new BudgetQueue({ reporting: endpoint, clock, outsideShare: 0.5, observer });
-  const tables = tableAsksIn(queue, endpoint, clock);
-  const dashboards = new DashboardAsks({ queue, dashboard: endpoint, clock, unitLeadMs: 0 });
+  const queue = new BudgetQueue({ reporting: endpoint, clock, plan: new MetricPlan(), outsideShare: 0.5, observer });
+  const tables = tableAsksIn(queue, endpoint);
+  const dashboards = new DashboardAsks({ queue, slotLeadMs: 0 });
   return { clock, endpoint, queue, tables, dashboards, observer };
 }
 

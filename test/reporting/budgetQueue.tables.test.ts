@@ -4,11 +4,12 @@
  * endpoint granting one slot every 5 s: an ask must start a run of the queue
  * whenever it comes, including the moment a run is ending.
  */
-import { alignInstant, resolveWindow } from '../../src/reporting/analytics/window';
-import { MetricPlan } from '../../src/reporting/tables/metricPlan';
+import { BudgetQueue } from '../../src/reporting/budget/budgetQueue';
+import { alignInstant, resolveWindow } from '../../src/reporting/dashboard/analyticsWindow';
+import { MetricPlan } from '../../src/reporting/budget/metricPlan';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
 import { TableAsks, type Delivery } from '../../src/reporting/tables/tableAsks';
-import { UpstreamError } from '../../src/upstream/failures/upstreamError';
+import { UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { FakeClock, fakeDashboard } from './support/tablesFakes';
 import { analyticsTablesSettings } from '../../src/reporting/reportingService';
 import { testConfig } from '../support/config';
@@ -25,14 +26,12 @@ function setUp() {
   const clock = new FakeClock(START);
   const dashboard = fakeDashboard({ clock, unitMs: UNIT_MS, urls: URLS });
   const scheduler = new TableAsks({
+    queue: new BudgetQueue({ reporting: dashboard, clock, plan: new MetricPlan(), outsideShare: testConfig().analytics.outsideShare }),
     reporting: dashboard,
-    clock,
-    plan: new MetricPlan(),
     tableMetrics: (spec) => [spec.rank],
     windowOf: (spec, now) => resolveWindow(spec.window, alignInstant(now, settings.windowAlignSeconds)),
     maxRows: settings.maxRows,
     maxNarrowedUrls: settings.maxNarrowedUrls,
-    outsideShare: settings.outsideShare,
     onTable: async () => {},
   });
   return { clock, dashboard, scheduler };
@@ -67,14 +66,12 @@ function setUpAway() {
   };
   const settings = analyticsTablesSettings(testConfig());
   const scheduler = new TableAsks({
+    queue: new BudgetQueue({ reporting, clock, plan: new MetricPlan(), outsideShare: testConfig().analytics.outsideShare }),
     reporting,
-    clock,
-    plan: new MetricPlan(),
     tableMetrics: (spec) => [spec.rank],
     windowOf: (spec, now) => resolveWindow(spec.window, alignInstant(now, settings.windowAlignSeconds)),
     maxRows: settings.maxRows,
     maxNarrowedUrls: settings.maxNarrowedUrls,
-    outsideShare: settings.outsideShare,
     onTable: async () => {},
     // The signal comes only with shared tables (Redis): their asks look for other replicas' tables while they wait.
     lookup: async () => undefined,

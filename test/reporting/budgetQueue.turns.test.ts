@@ -7,12 +7,15 @@
  * slots a minute; the tables' writes are heard as the subscriptions hear them
  * (src/reporting/tables/refreshes.ts).
  */
-import { BudgetQueue } from '../../src/reporting/budgetQueue';
+import { NO_OBSERVER } from '../../src/upstream/observer';
+import { MemoryTableStore } from '../../src/reporting/tables/tableStore';
+import { MetricPlan } from '../../src/reporting/budget/metricPlan';
+import { BudgetQueue } from '../../src/reporting/budget/budgetQueue';
 import { createReportingService } from '../../src/reporting/reportingService';
 import { TableRefreshes } from '../../src/reporting/tables/refreshes';
 import { tableSpec, type TableSpec } from '../../src/reporting/tables/tableSpec';
 import { testConfig } from '../support/config';
-import type { DashboardQueryBody } from '../../src/upstream/datasources/wire';
+import type { DashboardQueryBody } from '../../src/kernel/wire';
 import { FakeClock, fakeDashboard, settle, tableAsksIn } from './support/tablesFakes';
 
 const START = Date.UTC(2026, 10, 20, 12, 0, 0);
@@ -44,9 +47,11 @@ function setUp(slotsPerMinute: number, unitMs: number) {
     dashboard: { query: (body) => endpoint.query(body), peek: async () => undefined, onBudgetShared: () => () => undefined },
     config,
     clock,
-    tableStore: undefined,
+    tableStore: new MemoryTableStore(),
+    tablesShared: false,
     board: undefined,
-    metrics: undefined,
+    callerSlots: undefined,
+    observer: NO_OBSERVER,
     refreshes,
   });
   return { clock, endpoint, service, refreshes };
@@ -127,8 +132,8 @@ it('a refresh asked for while its table was being refreshed is dropped once the 
       return answer;
     },
   };
-  const queue = new BudgetQueue({ reporting: slow, clock, outsideShare: 0.5 });
-  const tables = tableAsksIn(queue, slow, clock);
+  const queue = new BudgetQueue({ reporting: slow, clock, plan: new MetricPlan(), outsideShare: 0.5 });
+  const tables = tableAsksIn(queue, slow);
   const week = tableSpec({ last: { number: 7, unit: 'day' } }, {}, 'pageViewsTotal');
   const day = tableSpec({ last: { number: 1, unit: 'day' } }, {}, 'pageViewsTotal');
   const first = tables.wait({ spec: week, metrics: ['pageViewsTotal'] }, clock.now() + 2 * MINUTE_MS);

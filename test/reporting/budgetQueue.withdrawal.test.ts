@@ -6,7 +6,8 @@
  * feeds asked for is withdrawn once they all left. On an injected clock, over
  * a fake dashboard endpoint granting one slot every 63 s.
  */
-import { BudgetQueue } from '../../src/reporting/budgetQueue';
+import { MetricPlan } from '../../src/reporting/budget/metricPlan';
+import { BudgetQueue } from '../../src/reporting/budget/budgetQueue';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
 import { recordEvents } from '../support/upstreamEvents';
 import { FakeClock, fakeDashboard, settle, tableAsksIn } from './support/tablesFakes';
@@ -20,8 +21,8 @@ function setUp() {
   const clock = new FakeClock(START);
   const endpoint = fakeDashboard({ clock, unitMs: UNIT_MS, urls: ['https://news.example/a'] });
   const observer = recordEvents();
-  const queue = new BudgetQueue({ reporting: endpoint, clock, outsideShare: 0.5, observer });
-  const tables = tableAsksIn(queue, endpoint, clock);
+  const queue = new BudgetQueue({ reporting: endpoint, clock, plan: new MetricPlan(), outsideShare: 0.5, observer });
+  const tables = tableAsksIn(queue, endpoint);
   return { clock, endpoint, queue, tables, observer };
 }
 

@@ -4,7 +4,7 @@
  * each slot counted once, by id; a charge of its own is never dropped by
  * what it learns.
  */
-import { CallerSlots } from '../../src/reporting/callerSlots';
+import { CallerSlots } from '../../src/reporting/budget/callerSlots';
 
 const NOW = Date.UTC(2026, 10, 27, 12, 0, 0);
 const WINDOW_MS = 60_000;

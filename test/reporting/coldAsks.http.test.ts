@@ -13,7 +13,7 @@
  */
 import type { RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG, type AnalyticsConfig } from '../../src/config';
-import type { MetricName } from '../../src/upstream/datasources/wire';
+import type { MetricName } from '../../src/kernel/wire';
 import { directArticleMetrics, urlsByPageViews } from '../support/analytics';
 import type { BodyRecorder } from '../support/bodyRecorder';
 import { DEFAULT_CACHE_TTLS } from '../support/subgraph';

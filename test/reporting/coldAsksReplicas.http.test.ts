@@ -6,22 +6,21 @@
  * cluster. A proxy in front of the emulator records every dashboard body it
  * receives.
  *
- * The replicas run on a time-lapse clock, ten times faster than the real
- * one (the governor, the tables' scheduler, the deadlines): the cluster's
- * governor keeps its real-host rate of one query a minute, which passes in
- * 6 real seconds. The emulator keeps its real budget of one query a minute
- * of its own clock, which the test moves on a minute between units.
+ * The replicas share one fake clock (the governor, the tables' scheduler, the
+ * deadlines) that moves only when the test moves it, one replica at a time
+ * (test/reporting/support/clusterClock.ts): the cluster's governor keeps its
+ * real-host rate of one query a minute of that clock, and no real latency
+ * (Redis round trips, HTTP) passes in it, however busy the machine. The
+ * emulator keeps its real budget of one query a minute of its own clock,
+ * which the test moves on a minute between units.
  */
 import type { AddressInfo } from 'node:net';
 import type { RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG, EMBEDDED_GOVERNOR_CONFIG, type AnalyticsConfig } from '../../src/config';
-import { AnalyticsTables } from '../../src/reporting/tables/analyticsTables';
-import { reportingServiceWith } from '../support/reportingService';
-import type { Clock } from '../../src/reporting/tables/clock';
-import type { MetricName } from '../../src/upstream/datasources/wire';
+import type { MetricName } from '../../src/kernel/wire';
+import type { AnalyticsBoard } from '../../src/reporting/tables/analyticsBoard';
 import { sharedAnalyticsBoard } from '../../src/reporting/tables/redis/redisAnalyticsBoard';
 import { sharedTableStore } from '../../src/reporting/tables/redis/redisTableStore';
-import { buildServer } from '../../src/web/server';
 import { articleRepresentations, directArticleMetrics, EMULATOR_UNIT_SECONDS, urlsByPageViews } from '../support/analytics';
 import { startBodyRecorder, type BodyRecorder } from '../support/bodyRecorder';
 import { testConfig } from '../support/config';
@@ -32,33 +31,27 @@ import { describeWithRedis } from '../support/redisServer';
 import { DEFAULT_CACHE_TTLS, silentLogger } from '../support/subgraph';
 import { advanceClock, readStats, resetStats, startSmallEmulator } from '../support/subgraphHttp';
 import { demoUpstreams } from '../support/demoUpstreams';
-import { analyticsTablesSettings } from '../../src/reporting/reportingService';
+import { buildTestServer } from '../support/services';
 import { eventually } from '../support/redisHarness';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
+import { ClusterClock, type ReplicaClock } from './support/clusterClock';
 
 jest.setTimeout(60_000);
 
 const MAX_ROWS = 5;
-/** The longest deadline: the asks wait for a unit up to a minute (of the time-lapse clock) away. */
+/** The longest deadline: the asks wait for the next unit, a minute away. */
 const ANALYTICS: AnalyticsConfig = { ...DEFAULT_ANALYTICS_CONFIG, chunkSize: MAX_ROWS, windowAlignSeconds: 3_600, askDeadlineMs: 120_000 };
 /** Fresh for 5 minutes: no refresh by demand competes with the cold asks. */
 const CACHE = { ...DEFAULT_CACHE_TTLS, dashboardTtlSeconds: 300 };
 const WEEK = `window: { last: { number: 7, unit: DAY } }`;
-const SPEED = 10;
 /** The table of the panels' default window (a week) ranked by page views. */
 const WEEK_TABLE = tableSpec({ last: { number: 7, unit: 'day' } }, {}, 'pageViewsTotal');
 
-/** Time ten times faster than the real clock, from the moment it is made; sleeps as much shorter. */
-function timeLapseClock(): Clock {
-  const start = Date.now();
-  return {
-    now: () => start + (Date.now() - start) * SPEED,
-    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms) / SPEED).unref()),
-  };
-}
-
 interface Replica {
   graphqlUrl: string;
+  clock: ReplicaClock;
+  /** Its board: what it posts for the other replicas is written in the background (`posted`). */
+  board: AnalyticsBoard;
   close(): Promise<void>;
 }
 
@@ -78,7 +71,7 @@ describeWithRedis('cold asks across 3 replicas on Redis', () => {
   let recorder: BodyRecorder;
   let token: string;
   let replicas: Replica[] = [];
-  let clock: Clock;
+  let clock: ClusterClock;
 
   beforeAll(async () => {
     emulator = await startSmallEmulator({ profile: 'realistic' });
@@ -97,12 +90,14 @@ describeWithRedis('cold asks across 3 replicas on Redis', () => {
 
   async function startReplica(analytics: AnalyticsConfig = ANALYTICS): Promise<Replica> {
     const { redis } = await redisCases.connect('redis', { timeoutMs: 1_000 });
+    const replicaClock = clock.replica();
+    const now = (): number => replicaClock.now();
     const upstreams = demoUpstreams({
       reportingBaseUrl: recorder.url,
       recommenderUrl: emulator.url,
       redis,
-      // The real-host rate, on the time-lapse clock; refused at once rather than queued, so asks wait in the tables' scheduler.
-      protection: { now: () => clock.now(), governor: { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 1, queueTimeoutMs: 0 } },
+      // The real-host rate, on the cluster's clock; refused at once rather than queued, so asks wait in the tables' scheduler.
+      protection: { now, governor: { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 1, queueTimeoutMs: 0 } },
     });
     const config = testConfig({
       renderMaxConcurrency: 4,
@@ -111,28 +106,24 @@ describeWithRedis('cold asks across 3 replicas on Redis', () => {
       reportingMaxRows: MAX_ROWS,
       responseCacheEnabled: false,
     });
-    const analyticsTables = new AnalyticsTables({
-      reporting: upstreams.reporting,
-      store: sharedTableStore(redis, config, () => clock.now()),
-      shared: true,
-      board: sharedAnalyticsBoard(redis, config),
-      clock,
-      ...analyticsTablesSettings(config),
-    });
-    const server = buildServer(config, {
-      reporting: upstreams.reporting,
+    const board = sharedAnalyticsBoard(redis, config);
+    const server = buildTestServer(config, {
+      dashboard: upstreams.reporting,
       recommender: upstreams.recommender,
       logger: silentLogger,
-      reportingService: reportingServiceWith(analyticsTables, upstreams.reporting, { config, now: () => clock.now() }),
-      now: () => clock.now(),
+      clock: replicaClock,
+      tableStore: sharedTableStore(redis, config, now),
+      tablesShared: true,
+      board,
     });
     await server.start();
     await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));
     const { port } = server.httpServer.address() as AddressInfo;
     return {
       graphqlUrl: `http://127.0.0.1:${port}/graphql`,
+      clock: replicaClock,
+      board,
       close: async () => {
-        analyticsTables.close();
         await server.stop();
         await upstreams.close();
       },
@@ -168,7 +159,7 @@ describeWithRedis('cold asks across 3 replicas on Redis', () => {
   }
 
   it("one query at the cluster's next unit answers the cold asks waiting on every replica: the union of their urls and metrics", async () => {
-    clock = timeLapseClock();
+    clock = new ClusterClock(Date.now());
     replicas = await Promise.all([startReplica(), startReplica(), startReplica()]);
     const { ranked } = await weekTable(replicas[0]);
     const [a, b, c] = ranked.slice(2 * MAX_ROWS, 2 * MAX_ROWS + 3);
@@ -180,7 +171,11 @@ describeWithRedis('cold asks across 3 replicas on Redis', () => {
       [b, 'uniqueUsers', ['uniqueUsers']],
       [c, 'totalDuration: metric(metric: TOTAL_DURATION)', ['totalDuration']],
     ];
-    const answers = await Promise.all(asks.map(([url, selection], index) => panel(replicas[index], url, selection)));
+    const asking = Promise.all(asks.map(([url, selection], index) => panel(replicas[index], url, selection)));
+    // Every replica's ask waits for the slot (the governor refused it) and is posted for the others, before the slot comes.
+    await Promise.all(replicas.map((replica) => clock.waiting(replica.clock, 1)));
+    await Promise.all(replicas.map((replica) => replica.board.posted()));
+    const answers = await clock.runUntil(asking);
 
     expect(recorder.dashboards).toHaveLength(1);
     const [merged] = recorder.dashboards;
@@ -201,26 +196,33 @@ describeWithRedis('cold asks across 3 replicas on Redis', () => {
   });
 
   it('a metric outside the plan is learned once for the cluster: the other replicas never ask for it', async () => {
-    clock = timeLapseClock();
+    clock = new ClusterClock(Date.now());
     replicas = await Promise.all([startReplica(), startReplica(), startReplica()]);
     const { top } = await weekTable(replicas[0]);
     recorder.dashboards.length = 0;
 
-    const learning = await postGraphQL(
-      replicas[1].graphqlUrl,
-      `query ($reps: [_Any!]!) { _entities(representations: $reps) { ... on Article { analytics { pageViews revenue } } } }`,
-      { reps: articleRepresentations([top[0]]) },
+    const learning = await clock.runUntil(
+      postGraphQL(
+        replicas[1].graphqlUrl,
+        `query ($reps: [_Any!]!) { _entities(representations: $reps) { ... on Article { analytics { pageViews revenue } } } }`,
+        { reps: articleRepresentations([top[0]]) },
+      ),
     );
     expect(learning.errors?.map((error) => [error.extensions?.code, error.path])).toEqual([
       ['UPSTREAM_METRIC_UNAVAILABLE', ['_entities', 0, 'analytics', 'revenue']],
     ]);
     expect(recorder.dashboards.map((body) => body.metrics.includes('revenueTotal'))).toEqual([true]);
+    // What it learned reaches Redis in the background: written before the other replicas are asked.
+    await replicas[1].board.posted();
 
     for (const replica of [replicas[0], replicas[2]]) {
-      const again = await postGraphQL<{ _entities: { analytics: Analytics }[] }>(
-        replica.graphqlUrl,
-        `query ($reps: [_Any!]!) { _entities(representations: $reps) { ... on Article { analytics { pageViews revenue } } } }`,
-        { reps: articleRepresentations([top[1]]) },
+      // Moving the clock on while it is asked: an ask that waited for a slot would get one, and its query would be recorded.
+      const again = await clock.runUntil(
+        postGraphQL<{ _entities: { analytics: Analytics }[] }>(
+          replica.graphqlUrl,
+          `query ($reps: [_Any!]!) { _entities(representations: $reps) { ... on Article { analytics { pageViews revenue } } } }`,
+          { reps: articleRepresentations([top[1]]) },
+        ),
       );
       expect(again.errors?.map((error) => error.extensions?.code)).toEqual(['UPSTREAM_METRIC_UNAVAILABLE']);
       expect(again.data?._entities[0].analytics.pageViews).toBeGreaterThan(0);
@@ -231,7 +233,7 @@ describeWithRedis('cold asks across 3 replicas on Redis', () => {
   it("an ask outside the table whose slot went to a whole-table fetch for another replica's ask gets UPSTREAM_RATE_LIMITED with retryAfter", async () => {
     // Issue 29 item 14: the whole table fetched for the other replica's ask was handed to this ask although it lacks
     // its article, and the ask ended as INTERNAL_SERVER_ERROR "the numbers of this article were in no answer".
-    clock = timeLapseClock();
+    clock = new ClusterClock(Date.now());
     // Deadlines of 150 s: past the slot after the first (126 s on), before the one after that (189 s on).
     replicas = [await startReplica({ ...ANALYTICS, askDeadlineMs: 150_000 })];
     const { redis } = await redisCases.connect('redis', { timeoutMs: 1_000 });
@@ -248,13 +250,17 @@ describeWithRedis('cold asks across 3 replicas on Redis', () => {
     );
     const answeredBefore = recorder.dashboardStatuses.length;
     // Answered (the emulator counted it against its budget), not only received.
-    await eventually(async () => recorder.dashboardStatuses.length === answeredBefore + 1, 30_000);
+    await clock.runUntil(eventually(async () => recorder.dashboardStatuses.length === answeredBefore + 1, 30_000));
     expect(recorder.dashboards[0].filters.some((filter) => filter.filter === 'url')).toBe(false);
     // Another replica now waits for the whole table with a metric it lacks: the slot after goes to the whole table again.
     await advanceClock(emulator, EMULATOR_UNIT_SECONDS);
     otherReplica.post(WEEK_TABLE.key, [{ metrics: ['pageViewsPerUser'], deadline: clock.now() + 100_000 }]);
     await otherReplica.posted();
-    const result = await asking;
+    await clock.runUntil(eventually(async () => recorder.dashboardStatuses.length === answeredBefore + 2, 30_000));
+    // The other replica's ask is answered by that table (from the shared store, at its next look): its post goes.
+    otherReplica.post(WEEK_TABLE.key, []);
+    await otherReplica.posted();
+    const result = await clock.runUntil(asking);
 
     expect(recorder.dashboards).toHaveLength(2);
     expect(recorder.dashboardStatuses.slice(-2)).toEqual([200, 200]);

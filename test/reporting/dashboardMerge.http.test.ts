@@ -19,13 +19,14 @@ import type { AddressInfo } from 'node:net';
 import type { RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG, EMBEDDED_GOVERNOR_CONFIG } from '../../src/config';
 import { Metric } from '../../contract';
-import { DashboardAsks } from '../../src/reporting/dashboard/dashboardAsks';
-import type { DashboardMetricResultWire, DashboardQueryBody } from '../../src/upstream/datasources/wire';
+import type { DashboardMetricResultWire, DashboardQueryBody } from '../../src/kernel/wire';
 import type { Upstreams } from '../../src/upstream/upstreams';
-import { buildServer, type BuiltServer } from '../../src/web/server';
+import type { BuiltServer } from '../../src/web/server';
+import type { Clock } from '../../src/kernel/clock';
+import type { UpstreamObserver } from '../../src/upstream/observer';
+import { buildTestServer } from '../support/services';
 import { startBodyRecorder, type BodyRecorder } from '../support/bodyRecorder';
 import { testConfig } from '../support/config';
-import { reportingServiceWithDashboards } from '../support/reportingService';
 import { demoUpstreams } from '../support/demoUpstreams';
 import { apiToken, call } from '../support/emulator';
 import { postGraphQL } from '../support/federationGateway';
@@ -61,8 +62,10 @@ interface Rig {
 async function startRig(options: {
   rates?: { reportingPerMinute: number };
   protection: ProtectionOverrides;
-  dashboardAsks?: (upstreams: Upstreams) => DashboardAsks;
-  now?: () => number;
+  /** The subgraph's one clock (the queue's, the asks' deadlines); default the system's. */
+  clock?: Clock;
+  /** The budget queue's observer (asks waiting for a slot); default none. */
+  observer?: UpstreamObserver;
 }): Promise<Rig> {
   const emulator = await startSmallEmulator({ profile: 'realistic', ...(options.rates === undefined ? {} : { rates: options.rates }) });
   const recorder = await startBodyRecorder(emulator.url);
@@ -75,23 +78,18 @@ async function startRig(options: {
   const config = testConfig({
     renderMaxConcurrency: 4,
     cache: DEFAULT_CACHE_TTLS,
-    analytics: DEFAULT_ANALYTICS_CONFIG,
+    // Every dashboard ask one caller's: its fair share is the whole budget, so only the merge rule is under test here.
+    analytics: { ...DEFAULT_ANALYTICS_CONFIG, dashboardSharePerCaller: 1 },
+    // The queue's lead and rate are the governor's the rig protects the endpoint with.
+    ...(options.protection.governor === undefined ? {} : { governor: options.protection.governor }),
     responseCacheEnabled: false,
   });
-  const { now } = options;
-  const server = buildServer(config, {
-    reporting: upstreams.reporting,
+  const server = buildTestServer(config, {
+    dashboard: upstreams.reporting,
     recommender: upstreams.recommender,
     logger: silentLogger,
-    ...(options.dashboardAsks === undefined
-      ? {}
-      : {
-          reportingService: reportingServiceWithDashboards(options.dashboardAsks(upstreams), upstreams.reporting, {
-            config,
-            ...(now === undefined ? {} : { now }),
-          }),
-        }),
-    ...(now === undefined ? {} : { now }),
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.observer === undefined ? {} : { observer: options.observer }),
   });
   await server.start();
   await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));
@@ -168,14 +166,8 @@ describe('with the real budget: one query a minute', () => {
     rig = await startRig({
       // One a minute, as on a real host; refused at once rather than queued, so asks wait on the injected clock.
       protection: { now: () => clock.now(), governor: { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 1, queueTimeoutMs: 0 } },
-      dashboardAsks: (upstreams) =>
-        new DashboardAsks({
-          dashboard: upstreams.reporting,
-          clock,
-          unitLeadMs: 0,
-          observer: { ...NO_OBSERVER, asksWaiting: (_kind, count) => onWaiting(count) },
-        }),
-      now: () => clock.now(),
+      clock,
+      observer: { ...NO_OBSERVER, asksWaiting: (_kind, count) => onWaiting(count) },
     });
   });
 

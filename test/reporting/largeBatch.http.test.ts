@@ -13,7 +13,7 @@
  */
 import type { RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG } from '../../src/config';
-import type { DashboardMetricResultWire, DashboardQueryBody } from '../../src/upstream/datasources/wire';
+import type { DashboardMetricResultWire, DashboardQueryBody } from '../../src/kernel/wire';
 import { articleRepresentations, EMULATOR_UNIT_SECONDS } from '../support/analytics';
 import { call } from '../support/emulator';
 import { postGraphQL } from '../support/federationGateway';

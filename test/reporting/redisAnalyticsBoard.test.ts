@@ -6,7 +6,7 @@
  */
 import { DEMAND_HALF_LIFE_MS } from '../../src/reporting/tables/demand';
 import { sharedAnalyticsBoard } from '../../src/reporting/tables/redis/redisAnalyticsBoard';
-import { MAX_TTL_MS } from '../../src/upstream/stores/redis/ttl';
+import { MAX_TTL_MS } from '../../src/redis/ttl';
 import { eventually, redisHarness } from '../support/redisHarness';
 import { describeWithRedis } from '../support/redisServer';
 

@@ -7,11 +7,12 @@
  * member or a key of another type is repaired, counted, and the charge
  * written again.
  */
-import { BudgetQueue } from '../../src/reporting/budgetQueue';
+import { MetricPlan } from '../../src/reporting/budget/metricPlan';
+import { BudgetQueue } from '../../src/reporting/budget/budgetQueue';
 import { DashboardAsks } from '../../src/reporting/dashboard/dashboardAsks';
 import { sharedCallerSlots } from '../../src/reporting/redis/redisCallerSlots';
-import type { DashboardQueryBody } from '../../src/upstream/datasources/wire';
-import { failurePolicyOf, UpstreamError } from '../../src/upstream/failures/upstreamError';
+import type { DashboardQueryBody } from '../../src/kernel/wire';
+import { failurePolicyOf, UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { eventually, redisHarness } from '../support/redisHarness';
 import { describeWithRedis } from '../support/redisServer';
 import { FakeClock, fakeDashboard } from './support/tablesFakes';
@@ -51,11 +52,12 @@ describeWithRedis('the fair share shared by the replicas on Redis', () => {
     const queue = new BudgetQueue({
       reporting: endpoint,
       clock,
+      plan: new MetricPlan(),
       outsideShare: 0.5,
       callerShare: { slotsPerCaller, windowMs: WINDOW_MS },
       sharedCallerSlots: ledger,
     });
-    const dashboards = new DashboardAsks({ queue, dashboard: endpoint, clock, unitLeadMs: 0 });
+    const dashboards = new DashboardAsks({ queue, slotLeadMs: 0 });
     const ask = async (body: DashboardQueryBody, caller: string) => (await dashboards.ask([body], clock.now() + 20_000, caller))[0];
     return { redis, refusals, ledger, endpoint, queue, ask };
   }

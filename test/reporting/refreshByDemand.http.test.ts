@@ -14,7 +14,7 @@
  * and analyticsTables.test.ts.
  */
 import { DEFAULT_ANALYTICS_CONFIG } from '../../src/config';
-import type { DashboardQueryBody } from '../../src/upstream/datasources/wire';
+import type { DashboardQueryBody } from '../../src/kernel/wire';
 import { articleRepresentations } from '../support/analytics';
 import { postGraphQL } from '../support/federationGateway';
 import { DEFAULT_CACHE_TTLS } from '../support/subgraph';

@@ -4,7 +4,7 @@
  * every url it was narrowed to, so each article it left out read as 0.
  */
 import { readCell, tabulate } from '../../src/reporting/tables/table';
-import type { DashboardMetricResultWire } from '../../src/upstream/datasources/wire';
+import type { DashboardMetricResultWire } from '../../src/kernel/wire';
 
 function answer(rows: [string, number][]): DashboardMetricResultWire[] {
   return [

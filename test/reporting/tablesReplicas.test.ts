@@ -9,9 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG, EMBEDDED_GOVERNOR_CONFIG } from '../../src/config';
 import { sharedTableStore } from '../../src/reporting/tables/redis/redisTableStore';
-import { buildServer } from '../../src/web/server';
-import { createReportingService } from '../../src/reporting/reportingService';
-import { SYSTEM_CLOCK } from '../../src/reporting/tables/clock';
+import { buildTestServer } from '../support/services';
 import { articleRepresentations } from '../support/analytics';
 import { postGraphQL } from '../support/federationGateway';
 import { contractRedis } from '../support/redisReplica';
@@ -52,19 +50,12 @@ describeWithRedis('analytics tables across 3 replicas on Redis', () => {
       protection: { governor: { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 1 } },
     });
     const config = testConfig({ renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, analytics: ANALYTICS });
-    const reportingService = createReportingService({
+    const server = buildTestServer(config, {
       dashboard: upstreams.reporting,
-      config,
-      clock: SYSTEM_CLOCK,
-      tableStore: sharedTableStore(redis, config, Date.now),
-      board: undefined,
-      metrics: undefined,
-    });
-    const server = buildServer(config, {
-      reporting: upstreams.reporting,
       recommender: upstreams.recommender,
       logger: silentLogger,
-      reportingService,
+      tableStore: sharedTableStore(redis, config, Date.now),
+      tablesShared: true,
     });
     await server.start();
     await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));
@@ -73,7 +64,6 @@ describeWithRedis('analytics tables across 3 replicas on Redis', () => {
       graphqlUrl: `http://127.0.0.1:${port}/graphql`,
       close: async () => {
         await server.stop();
-        reportingService.close();
         await upstreams.close();
       },
     };

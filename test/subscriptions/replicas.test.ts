@@ -13,9 +13,7 @@ import { connectRefreshChannel, type RefreshChannel } from '../../src/reporting/
 import { sharedTableStore } from '../../src/reporting/tables/redis/redisTableStore';
 import { TableRefreshes } from '../../src/reporting/tables/refreshes';
 import type { TableStore } from '../../src/reporting/tables/tableStore';
-import { createReportingService } from '../../src/reporting/reportingService';
-import { SYSTEM_CLOCK } from '../../src/reporting/tables/clock';
-import { buildServer } from '../../src/web/server';
+import { buildTestServer } from '../support/services';
 import { testConfig } from '../support/config';
 import { demoUpstreams } from '../support/demoUpstreams';
 import { contractRedis } from '../support/redisReplica';
@@ -73,21 +71,13 @@ describeWithRedis('live numbers across 2 replicas on Redis', () => {
     const channel: RefreshChannel = connectRefreshChannel(redis, PREFIX, tableRefreshes);
     const tableStore = sharedTableStore(redis, { analytics: ANALYTICS }, Date.now);
     const config = testConfig({ renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, analytics: ANALYTICS });
-    const reportingService = createReportingService({
+    const server = buildTestServer(config, {
       dashboard: upstreams.reporting,
-      config,
-      clock: SYSTEM_CLOCK,
-      tableStore,
-      board: undefined,
-      metrics: undefined,
-      refreshes: tableRefreshes,
-    });
-    const server = buildServer(config, {
-      reporting: upstreams.reporting,
       recommender: upstreams.recommender,
       logger: silentLogger,
-      reportingService,
-      tableRefreshes,
+      tableStore,
+      tablesShared: true,
+      refreshes: tableRefreshes,
     });
     await server.start();
     await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));
@@ -97,7 +87,6 @@ describeWithRedis('live numbers across 2 replicas on Redis', () => {
       watchedStore: tableRefreshes.watch(tableStore),
       close: async () => {
         await server.stop();
-        reportingService.close();
         await channel.close();
         await upstreams.close();
       },

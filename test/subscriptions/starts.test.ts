@@ -1,9 +1,10 @@
 /**
  * A subscribe flood costs little and leaves the replica responsive (issue 35
- * item 5), over real sockets, ordering asserted by events: ws hands every
- * frame of one read to graphql-ws at once, and each starts Apollo's
- * pipeline. Starts now wait their turn, a few per turn of the event loop, so
- * an HTTP request that arrived meanwhile is answered between them; a start
+ * item 5), over real sockets, ordering asserted by events: ws handed every
+ * frame of one read to graphql-ws at once, and each started Apollo's
+ * pipeline. Now a socket's frames are read one a turn of the event loop and
+ * starts wait their turn, a few per turn, so an HTTP request that arrived
+ * meanwhile is answered between them; a start
  * completed before its turn never reaches the pipeline; and a socket
  * starting more than SUBSCRIPTION_STARTS_PER_SECOND (past a burst of
  * MAX_SUBSCRIPTIONS_PER_CONNECTION) gets refusals, before the pipeline.
@@ -16,6 +17,8 @@ import { connect as tcpConnect, type Socket } from 'node:net';
 import WebSocket from 'ws';
 import { DEFAULT_SUBSCRIPTIONS_CONFIG, type SubscriptionsConfig } from '../../src/config';
 import { SocketSubscriptions } from '../../src/graphql/subscriptions/socketSubscriptions';
+import { StartRate } from '../../src/web/subscriptions/startRate';
+import { IN_FLIGHT } from '../../src/web/subscriptions/startTurns';
 import { registryValue } from './support/registryValue';
 import { startLiveOverHttp, type LiveOverHttp } from './support/liveOverHttp';
 
@@ -85,7 +88,7 @@ async function acceptedConnection(live: LiveOverHttp): Promise<Socket> {
   return socket;
 }
 
-it('answers an HTTP request that arrives while a socket floods subscribe frames between the starts, not after all of them', async () => {
+it('answers an HTTP request that arrives while a socket floods subscribe frames between its frames and starts, not after all of them', async () => {
   const live = await startWith({ maxPerConnection: 500 });
   const count = 200;
   const { socket } = await ackedSocket(live.wsUrl);
@@ -98,13 +101,23 @@ it('answers an HTTP request that arrives while a socket floods subscribe frames 
     });
   });
 
-  // The starts so far when the server reads the health request (its `request` event), and when all have started.
+  // The frames read and the starts so far when the server reads the health request (its `request` event), and when all have started.
+  let read = 0;
+  let readAtRequest: number | undefined;
   let started = 0;
   let startedAtRequest: number | undefined;
   let allStarted: () => void = () => undefined;
   const everyStart = new Promise<void>((resolve) => (allStarted = resolve));
   live.server.httpServer.on('request', (request: { url?: string }) => {
-    if (request.url === '/health/live') startedAtRequest = started;
+    if (request.url !== '/health/live') return;
+    readAtRequest = read;
+    startedAtRequest = started;
+  });
+  const take = StartRate.prototype.take;
+  // Every subscribe frame read is counted by the socket's start rate, before it waits for its turn.
+  jest.spyOn(StartRate.prototype, 'take').mockImplementation(function (this: StartRate, ...args) {
+    read += 1;
+    return take.apply(this, args);
   });
   const original = SocketSubscriptions.prototype.subscribe;
   jest.spyOn(SocketSubscriptions.prototype, 'subscribe').mockImplementation(function (this: SocketSubscriptions, ...args) {
@@ -122,28 +135,59 @@ it('answers an HTTP request that arrives while a socket floods subscribe frames 
   // Before: all 200 started in the one read's microtasks, and the request was read after them (200).
   expect(startedAtRequest).toBeGreaterThanOrEqual(1);
   expect(startedAtRequest).toBeLessThan(count);
+  // Before: ws handed all 200 frames of the read to graphql-ws at once, before the request was read (200).
+  expect(readAtRequest).toBeGreaterThanOrEqual(1);
+  expect(readAtRequest).toBeLessThan(count);
   http.destroy();
 });
 
 it('never starts the pipeline for a subscription completed before its turn, and counts it as abandoned', async () => {
   const live = await startWith({});
   const pairs = 50;
-  const { socket, message } = await ackedSocket(live.wsUrl);
-  const pipeline = jest.spyOn(SocketSubscriptions.prototype, 'subscribe');
+  const holder = await ackedSocket(live.wsUrl);
+  const flooder = await ackedSocket(live.wsUrl);
 
+  // The first IN_FLIGHT starts hold every turn until released, so the flood's starts wait while all its frames are read.
+  let release: () => void = () => undefined;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let held: () => void = () => undefined;
+  const allHeld = new Promise<void>((resolve) => (held = resolve));
+  const original = SocketSubscriptions.prototype.subscribe;
+  const pipeline = jest.spyOn(SocketSubscriptions.prototype, 'subscribe').mockImplementation(async function (this: SocketSubscriptions, ...args) {
+    if (pipeline.mock.calls.length <= IN_FLIGHT) {
+      if (pipeline.mock.calls.length === IN_FLIGHT) held();
+      await released;
+    }
+    return original.apply(this, args);
+  });
+  // Every subscribe frame read is counted by the socket's start rate; the flood's last frame is read after every complete before it.
+  let read = 0;
+  let readAll: () => void = () => undefined;
+  const everyFrameRead = new Promise<void>((resolve) => (readAll = resolve));
+  const take = StartRate.prototype.take;
+  jest.spyOn(StartRate.prototype, 'take').mockImplementation(function (this: StartRate, ...args) {
+    read += 1;
+    if (read === IN_FLIGHT + pairs + 1) readAll();
+    return take.apply(this, args);
+  });
+
+  for (let id = 0; id < IN_FLIGHT; id += 1) holder.socket.send(subscribeFrame(`hold-${id}`));
+  await allHeld;
   for (let id = 0; id < pairs; id += 1) {
-    socket.send(subscribeFrame(String(id)));
-    socket.send(completeFrame(String(id)));
+    flooder.socket.send(subscribeFrame(String(id)));
+    flooder.socket.send(completeFrame(String(id)));
   }
   // Starts take their turns in order: once the last one has its numbers, every earlier one had its turn.
-  socket.send(subscribeFrame('last'));
-  const last = await message((m) => m.type === 'next' && m.id === 'last');
+  flooder.socket.send(subscribeFrame('last'));
+  await everyFrameRead;
+  release();
+  const last = await flooder.message((m) => m.type === 'next' && m.id === 'last');
 
   expect(last.payload?.errors).toBeUndefined();
-  // Before: 51 starts, each through Apollo's pipeline, the feed opened and closed for nothing.
-  expect(pipeline).toHaveBeenCalledTimes(1);
+  // Before: 50 more starts, each through Apollo's pipeline, the feed opened and closed for nothing.
+  expect(pipeline).toHaveBeenCalledTimes(IN_FLIGHT + 1);
   expect(await registryValue(live.metrics.registry, 'subgraph_subscription_starts_total', { outcome: 'abandoned' })).toBe(pairs);
-  expect(await registryValue(live.metrics.registry, 'subgraph_subscription_starts_total', { outcome: 'pipeline' })).toBe(1);
+  expect(await registryValue(live.metrics.registry, 'subgraph_subscription_starts_total', { outcome: 'pipeline' })).toBe(IN_FLIGHT + 1);
 });
 
 it('refuses starts past SUBSCRIPTION_STARTS_PER_SECOND, after a burst of MAX_SUBSCRIPTIONS_PER_CONNECTION, with a result naming it, before the pipeline', async () => {
@@ -168,6 +212,7 @@ it('refuses starts past SUBSCRIPTION_STARTS_PER_SECOND, after a burst of MAX_SUB
     ]);
     await message((m) => m.type === 'complete' && m.id === id);
   }
-  expect(pipeline).not.toHaveBeenCalled();
+  // Only the burst's three (each read in a turn of its own, and started before its complete was read): d and e never reach it.
+  expect(pipeline).toHaveBeenCalledTimes(3);
   expect(await registryValue(live.metrics.registry, 'subgraph_subscription_starts_total', { outcome: 'refused_rate' })).toBe(2);
 });

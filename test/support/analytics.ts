@@ -6,15 +6,15 @@
 import type { AddressInfo } from 'node:net';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import type { AnalyticsConfig } from '../../src/config';
-import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../src/upstream/datasources/wire';
+import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../src/kernel/wire';
 import { Secret } from '../../src/redaction/secret';
-import { buildServer } from '../../src/web/server';
 import { createUpstreams } from '../../src/upstream/upstreams';
 import { upstreamOptions } from './upstreamOptions';
 import { apiToken, call } from './emulator';
 import { DEFAULT_CACHE_TTLS, silentLogger } from './subgraph';
 import { testConfig } from './config';
 import { advanceClock } from './subgraphHttp';
+import { buildTestServer } from './services';
 
 /** The realistic profile's one dashboard query a minute, with the governor's margin: moving the emulator's clock this far gives it a unit again. */
 export const EMULATOR_UNIT_SECONDS = 63;
@@ -44,8 +44,8 @@ export async function startRecordingSubgraph(emulator: RunningEmulator, analytic
       return upstreams.reporting.query(body);
     },
   };
-  const server = buildServer(testConfig({ production: false, renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, analytics }), {
-    reporting,
+  const server = buildTestServer(testConfig({ production: false, renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, analytics }), {
+    dashboard: reporting,
     recommender: upstreams.recommender,
     logger: silentLogger,
   });

@@ -8,9 +8,9 @@ import type { AddressInfo } from 'node:net';
 import { DEMO_API_USER } from '../../emulator';
 import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/observability/logger';
-import { buildServer } from '../../src/web/server';
 import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';
 import { upstreamOptions } from './upstreamOptions';
+import { buildTestServer } from './services';
 
 export interface RunningAnalyticsSubgraph {
   /** The GraphQL endpoint, `http://127.0.0.1:<port>/graphql`. */
@@ -51,7 +51,7 @@ export async function startAnalyticsSubgraph(upstreamUrl: string, env: NodeJS.Pr
       protection: { cache: config.cache, governor: config.governor, breaker: config.breaker },
     }),
   );
-  const server = buildServer(config, { reporting: upstreams.reporting, recommender: upstreams.recommender, logger });
+  const server = buildTestServer(config, { dashboard: upstreams.reporting, recommender: upstreams.recommender, logger });
   await server.start();
   const port = await listenOnFreePort(server.httpServer);
   return {

@@ -15,7 +15,8 @@ import { createHttpClient, type HttpClient, type HttpClientOptions } from '../..
 
 type Warn = (details: object, message: string) => void;
 
-export interface RetryingClientOptions extends Omit<HttpClientOptions, 'maxResponseBytes' | 'maxRetryAfterSeconds'> {
+export interface RetryingClientOptions extends Omit<HttpClientOptions, 'maxResponseBytes' | 'maxRetryAfterSeconds' | 'deadlines'> {
+  deadlines?: DeadlineSlots;
   maxResponseBytes?: number;
   maxRetryAfterSeconds?: number;
   backoff?: BackoffOptions;

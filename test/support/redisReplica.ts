@@ -3,9 +3,9 @@
  * SharedRedis, prefixed keys, a short command timeout. Close with `quit`.
  */
 import type { Redis } from 'ioredis';
-import { closeRedisClient, createRedisClient } from '../../src/upstream/stores/redis/client';
+import { closeRedisClient, createRedisClient } from '../../src/redis/client';
 import { awaitReady } from './redisReady';
-import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
+import { SharedRedis } from '../../src/redis/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
 import { redisServerAvailable } from './redisAvailability';
 import { startRedisServer, type RedisServer } from './redisServer';

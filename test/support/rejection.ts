@@ -1,4 +1,4 @@
-import { UpstreamError } from '../../src/upstream/failures/upstreamError';
+import { UpstreamError } from '../../src/kernel/failures/upstreamError';
 
 /** The UpstreamError `work` rejects with; fails the test when it resolves or rejects with anything else. */
 export async function rejection(work: Promise<unknown>): Promise<UpstreamError> {

@@ -4,11 +4,13 @@
  * DashboardEndpoint.query and RenderEndpoint.render) and a started server to run operations against.
  */
 import type { GraphQLFormattedError } from 'graphql';
-import type { Served } from '../../src/upstream/datasources/fetched';
-import type { DashboardMetricResultWire, DashboardQueryBody, RecommendationWire, RenderParams } from '../../src/upstream/datasources/wire';
+import type { Served } from '../../src/kernel/fetched';
+import type { DashboardMetricResultWire, DashboardQueryBody, RecommendationWire, RenderParams } from '../../src/kernel/wire';
 import type { PersistedManifest } from '../../src/graphql/limits/persistedManifest';
-import { buildServer, type BuiltServer, type ServerConfig, type ServerDependencies } from '../../src/web/server';
+import type { BuiltServer, ServerConfig } from '../../src/web/server';
 import { testConfig } from './config';
+import type { Services } from '../../src/web/services';
+import { buildTestServer } from './services';
 
 export interface FakeRecommender {
   calls: RenderParams[];
@@ -107,7 +109,7 @@ export interface TestServerOptions {
   reporting?: FakeReporting;
   config?: Partial<ServerConfig>;
   persistedManifest?: PersistedManifest;
-  logger?: ServerDependencies['logger'];
+  logger?: Services['logger'];
 }
 
 /** A started server over fakes; stop it in afterAll/afterEach. */
@@ -116,9 +118,9 @@ export async function startTestServer(
 ): Promise<BuiltServer & { recommender: FakeRecommender; reporting: FakeReporting }> {
   const recommender = options.recommender ?? fakeRecommender();
   const reporting = options.reporting ?? fakeReporting();
-  const server = buildServer(testConfig({ production: false, renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, ...options.config }), {
+  const server = buildTestServer(testConfig({ production: false, renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, ...options.config }), {
     recommender,
-    reporting,
+    dashboard: reporting,
     logger: options.logger ?? silentLogger,
     ...(options.persistedManifest === undefined ? {} : { persistedManifest: options.persistedManifest }),
   });

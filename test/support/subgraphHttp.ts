@@ -7,12 +7,14 @@ import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import type { EmulatorOptions } from '../../emulator';
 import type { Metrics } from '../../src/observability/metrics/metrics';
 import { Secret } from '../../src/redaction/secret';
-import { buildServer, type BuiltServer, type ServerConfig, type ServerDependencies } from '../../src/web/server';
+import type { BuiltServer, ServerConfig } from '../../src/web/server';
 import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';
 import { upstreamOptions, type ProtectionOverrides } from './upstreamOptions';
 import { call, startTestEmulator } from './emulator';
 import { DEFAULT_CACHE_TTLS, silentLogger } from './subgraph';
 import { testConfig } from './config';
+import type { Services } from '../../src/web/services';
+import { buildTestServer } from './services';
 
 export interface RunningSubgraph {
   /** `http://127.0.0.1:port` (no path). */
@@ -31,7 +33,7 @@ export interface SubgraphOverEmulatorOptions {
   /** Wired into the upstreams and the server (GET /metrics) as `npm start` does. */
   metrics?: Metrics;
   /** The server's logger (tests that read its lines); default: silent. */
-  logger?: ServerDependencies['logger'];
+  logger?: Services['logger'];
 }
 
 /**
@@ -58,12 +60,12 @@ export async function startSubgraph(emulator: RunningEmulator, options: Subgraph
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
     }),
   );
-  const server = buildServer(
+  const server = buildTestServer(
     // The response cache would answer a repeated operation before the layers these tests exercise
     // (test/graphql/responseCache.test.ts turns it on).
     testConfig({ production: false, renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, responseCacheEnabled: false, ...options.config }),
     {
-      reporting: upstreams.reporting,
+      dashboard: upstreams.reporting,
       recommender: upstreams.recommender,
       logger: options.logger ?? silentLogger,
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),

@@ -3,8 +3,8 @@
  * lifetime, sign-ins the test settles by hand, and the upstream errors a
  * refused or unavailable sign-in produces.
  */
-import { SIGN_IN_PATH } from '../../src/upstream/datasources/signIn';
-import { UpstreamError } from '../../src/upstream/failures/upstreamError';
+import { SIGN_IN_PATH } from '../../src/kernel/wire';
+import { UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { deferred } from './deferred';
 
 /** An unsigned JWT: the provider only decodes, it never verifies. */

@@ -2,8 +2,8 @@
  * An UpstreamObserver that records what it hears as plain events, so tests
  * can assert the sequence of what the call path reported.
  */
-import type { CacheOutcome } from '../../src/upstream/datasources/fetched';
-import type { UpstreamService } from '../../src/upstream/failures/upstreamError';
+import type { CacheOutcome } from '../../src/kernel/fetched';
+import type { UpstreamService } from '../../src/kernel/failures/upstreamError';
 import type { AskKindName, AskRefusalReason, RateName, UpstreamObserver } from '../../src/upstream/observer';
 
 export type UpstreamEvent =

@@ -8,7 +8,7 @@
  * store, and the Redis store while Redis is away) the coalescing stage
  * already leaves one filler per key, so every claim is `unclaimed`.
  */
-import type { Fetched } from '../../src/upstream/datasources/fetched';
+import type { Fetched } from '../../src/kernel/fetched';
 import { RedisAnswerStore } from '../../src/upstream/stores/redisAnswerStore';
 import type { AnswerStore } from '../../src/upstream/stores/answerStore';
 import { MemoryAnswerStore } from '../../src/upstream/stores/memoryAnswerStore';

@@ -1,4 +1,4 @@
-import { UpstreamError } from '../../src/upstream/failures/upstreamError';
+import { UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { createBreaker, isBreakerFailure } from '../../src/upstream/stages/breaker';
 import { recordEvents, type UpstreamEvent } from '../support/upstreamEvents';
 

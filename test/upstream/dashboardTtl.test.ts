@@ -1,5 +1,5 @@
-import { dashboardTtlSeconds, PAST_WINDOW_TTL_SECONDS } from '../../src/upstream/endpoints/dashboardTtl';
-import type { DashboardQueryBody } from '../../src/upstream/datasources/wire';
+import { dashboardTtlSeconds, PAST_WINDOW_TTL_SECONDS } from '../../src/kernel/dashboardTtl';
+import type { DashboardQueryBody } from '../../src/kernel/wire';
 
 // The answer cache reads the upstream body's `dates`; the cache hints read the GraphQL input's (test/graphql/cacheHints.test.ts).
 const NOW = Date.UTC(2026, 10, 23, 12);

@@ -7,12 +7,12 @@
  */
 import { recordEvents } from '../support/upstreamEvents';
 import type { Redis } from 'ioredis';
-import type { Fetched } from '../../src/upstream/datasources/fetched';
-import { UpstreamError } from '../../src/upstream/failures/upstreamError';
-import { closeRedisClient, createRedisClient } from '../../src/upstream/stores/redis/client';
+import type { Fetched } from '../../src/kernel/fetched';
+import { UpstreamError } from '../../src/kernel/failures/upstreamError';
+import { closeRedisClient, createRedisClient } from '../../src/redis/client';
 import { awaitReady } from '../support/redisReady';
 import { RedisAnswerStore } from '../../src/upstream/stores/redisAnswerStore';
-import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
+import { SharedRedis } from '../../src/redis/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
 import { createBreaker } from '../../src/upstream/stages/breaker';
 import { protectEndpoint } from '../../src/upstream/pipeline';

@@ -5,11 +5,11 @@
  */
 import { classifySignInFailure } from '../../src/upstream/datasources/signInErrors';
 import { formatError } from '../../src/graphql/errors';
-import { FAILURE_POLICY, policyOfDetails } from '../../src/upstream/failures/policy';
-import { UpstreamError, failurePolicyOf, type UpstreamErrorDetails } from '../../src/upstream/failures/upstreamError';
+import { FAILURE_POLICY, policyOfDetails } from '../../src/kernel/failures/policy';
+import { UpstreamError, failurePolicyOf, type UpstreamErrorDetails } from '../../src/kernel/failures/upstreamError';
 import { isBreakerFailure } from '../../src/upstream/stages/breaker';
 import { isUpstreamOutage } from '../../src/upstream/stages/freshness';
-import { builtQueryFailure, splitsOnEmptyBody, waitsForSlot } from '../../src/reporting/tables/errors';
+import { builtQueryFailure, splitsOnEmptyBody, waitsForSlot } from '../../src/reporting/budget/errors';
 
 const dashboard = { service: 'reporting', endpoint: '/api/dashboard/query' } as const;
 const render = { service: 'recommender', endpoint: '/recommenderexperience/render.json' } as const;

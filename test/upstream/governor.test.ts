@@ -1,4 +1,4 @@
-import { UpstreamError } from '../../src/upstream/failures/upstreamError';
+import { UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { DEFAULT_UPSTREAM_PATH } from '../support/upstreamOptions';
 import { MemoryRateStore, RATE_WINDOW_MS } from '../../src/upstream/stores/rateStore';
 import { recordEvents, type UpstreamEvent } from '../support/upstreamEvents';

@@ -1,6 +1,6 @@
 import type { HttpClient, JsonRequest } from '../../src/upstream/transport/httpClient';
 import { DEFAULT_UPSTREAM_PATH } from '../support/upstreamOptions';
-import { UpstreamError } from '../../src/upstream/failures/upstreamError';
+import { UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { MemoryRateStore } from '../../src/upstream/stores/rateStore';
 import { recordEvents, type UpstreamEvent } from '../support/upstreamEvents';
 import { governedPath } from '../support/httpPath';

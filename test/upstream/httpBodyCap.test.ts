@@ -10,7 +10,7 @@ import { createAgent } from '../../src/upstream/transport/agent';
 import type { HttpClient, JsonRequest } from '../../src/upstream/transport/httpClient';
 import { retryingClient as createHttpClient } from '../support/httpPath';
 import { buildUrl } from '../../src/upstream/transport/url';
-import { UpstreamError } from '../../src/upstream/failures/upstreamError';
+import { UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { sendJson, useFakeUpstream } from '../support/fakeUpstream';
 
 const upstream = useFakeUpstream();

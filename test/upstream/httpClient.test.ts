@@ -5,7 +5,7 @@ import { DeadlineSlots } from '../../src/upstream/transport/deadlines';
 import type { HttpClient, JsonRequest } from '../../src/upstream/transport/httpClient';
 import { retryingClient as createHttpClient } from '../support/httpPath';
 import { buildUrl } from '../../src/upstream/transport/url';
-import { UpstreamError } from '../../src/upstream/failures/upstreamError';
+import { UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { inSequence, resetConnection, sendJson, startFakeUpstream, useFakeUpstream } from '../support/fakeUpstream';
 
 const upstream = useFakeUpstream();

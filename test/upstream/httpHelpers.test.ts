@@ -2,7 +2,7 @@ import { redactCredentials } from '../../src/redaction/redactCredentials';
 import { DEFAULT_UPSTREAM_PATH } from '../support/upstreamOptions';
 import { parseRetryAfter } from '../../src/upstream/transport/retryAfter';
 import { buildUrl } from '../../src/upstream/transport/url';
-import { UpstreamError } from '../../src/upstream/failures/upstreamError';
+import { UpstreamError } from '../../src/kernel/failures/upstreamError';
 
 describe('buildUrl', () => {
   test('keeps a path prefix of the base, with or without a trailing slash', () => {

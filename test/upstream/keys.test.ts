@@ -1,4 +1,4 @@
-import type { DashboardQueryBody } from '../../src/upstream/datasources/wire';
+import type { DashboardQueryBody } from '../../src/kernel/wire';
 import { dashboardAnswerKey, renderAnswerKey } from '../../src/upstream/keys';
 
 const BODY: DashboardQueryBody = {

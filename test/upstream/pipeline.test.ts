@@ -1,5 +1,5 @@
-import type { Fetched } from '../../src/upstream/datasources/fetched';
-import { UpstreamError } from '../../src/upstream/failures/upstreamError';
+import type { Fetched } from '../../src/kernel/fetched';
+import { UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { createBreaker } from '../../src/upstream/stages/breaker';
 import { protectEndpoint } from '../../src/upstream/pipeline';
 import { recordEvents, type UpstreamEvent } from '../support/upstreamEvents';

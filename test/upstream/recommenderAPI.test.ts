@@ -1,6 +1,6 @@
 import type { Agent } from 'undici';
 import { findRenderShapeProblem, RecommenderAPI } from '../../src/upstream/datasources/recommenderAPI';
-import type { RecommendationWire } from '../../src/upstream/datasources/wire';
+import type { RecommendationWire } from '../../src/kernel/wire';
 import { formatError } from '../../src/graphql/errors';
 import { createAgent } from '../../src/upstream/transport/agent';
 import { retryingClient as createHttpClient } from '../support/httpPath';

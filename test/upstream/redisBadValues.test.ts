@@ -4,7 +4,7 @@
  * not write is a miss, logged once by key (never its content), counted and
  * deleted; a time from the future is clamped to now (an answer) or, beyond
  * clock skew, bad (a table); a key of another type is deleted where it is
- * read or refuses a write (src/upstream/stores/redis/readValue.ts).
+ * read or refuses a write (src/redis/readValue.ts).
  */
 import { sharedAnalyticsBoard } from '../../src/reporting/tables/redis/redisAnalyticsBoard';
 import { sharedTableStore } from '../../src/reporting/tables/redis/redisTableStore';

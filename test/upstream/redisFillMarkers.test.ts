@@ -4,7 +4,7 @@
  * skipped, or whose owner is gone never holds another replica up. Waiters'
  * clocks are frozen, so only the marker's own end can stop their wait.
  */
-import type { Fetched } from '../../src/upstream/datasources/fetched';
+import type { Fetched } from '../../src/kernel/fetched';
 import { MemoryAnswerStore } from '../../src/upstream/stores/memoryAnswerStore';
 import { RedisAnswerStore } from '../../src/upstream/stores/redisAnswerStore';
 import { eventually, redisHarness, type HarnessReplica } from '../support/redisHarness';

@@ -1,4 +1,4 @@
-import { hashTagged } from '../../src/upstream/stores/redis/client';
+import { hashTagged } from '../../src/redis/client';
 
 describe('the key prefix a cluster hashes on', () => {
   test.each([

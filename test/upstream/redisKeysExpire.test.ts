@@ -5,12 +5,12 @@
  * one member per live replica.
  */
 import { SharedTokenProvider } from '../../src/upstream/stores/sharedTokenProvider';
-import { createApolloCache } from '../../src/upstream/stores/redis/apolloCache';
+import { createApolloCache } from '../../src/redis/apolloCache';
 import { MemoryAnswerStore } from '../../src/upstream/stores/memoryAnswerStore';
 import { RedisAnswerStore } from '../../src/upstream/stores/redisAnswerStore';
 import { RedisRateStore } from '../../src/upstream/stores/redisRateStore';
 import { sharedAnalyticsBoard } from '../../src/reporting/tables/redis/redisAnalyticsBoard';
-import { MAX_TTL_MS } from '../../src/upstream/stores/redis/ttl';
+import { MAX_TTL_MS } from '../../src/redis/ttl';
 import { redisHarness } from '../support/redisHarness';
 import { describeWithRedis } from '../support/redisServer';
 import { jwtLiving } from '../support/tokenFixtures';

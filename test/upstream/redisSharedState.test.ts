@@ -5,14 +5,14 @@
  */
 import type { Redis } from 'ioredis';
 import { SharedTokenProvider, TOKEN_KEY } from '../../src/upstream/stores/sharedTokenProvider';
-import type { Fetched } from '../../src/upstream/datasources/fetched';
-import { createApolloCache } from '../../src/upstream/stores/redis/apolloCache';
-import { closeRedisClient, createRedisClient } from '../../src/upstream/stores/redis/client';
+import type { Fetched } from '../../src/kernel/fetched';
+import { createApolloCache } from '../../src/redis/apolloCache';
+import { closeRedisClient, createRedisClient } from '../../src/redis/client';
 import { awaitReady } from '../support/redisReady';
 import { RedisAnswerStore } from '../../src/upstream/stores/redisAnswerStore';
 import { RedisRateStore } from '../../src/upstream/stores/redisRateStore';
 import { RATE_WINDOW_MS } from '../../src/upstream/stores/rateStore';
-import { SharedRedis } from '../../src/upstream/stores/redis/sharedRedis';
+import { SharedRedis } from '../../src/redis/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
 import type { AnswerStore } from '../../src/upstream/stores/answerStore';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';

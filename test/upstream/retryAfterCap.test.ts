@@ -3,13 +3,14 @@
  * pause one probe goes first: the others follow only once it succeeds.
  * Everything runs on an injected clock: time moves only when the test says so.
  */
+import { DeadlineSlots } from '../../src/upstream/transport/deadlines';
 import type { HttpClient, JsonRequest } from '../../src/upstream/transport/httpClient';
 import { DEFAULT_UPSTREAM_PATH, transportDefaults } from '../support/upstreamOptions';
 import { createAgent } from '../../src/upstream/transport/agent';
 import { createHttpClient } from '../../src/upstream/transport/httpClient';
 import { parseRetryAfter } from '../../src/upstream/transport/retryAfter';
 import { buildUrl } from '../../src/upstream/transport/url';
-import { UpstreamError } from '../../src/upstream/failures/upstreamError';
+import { UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { formatError } from '../../src/graphql/errors';
 import { MemoryRateStore } from '../../src/upstream/stores/rateStore';
 import { recordEvents, type UpstreamEvent } from '../support/upstreamEvents';
@@ -48,6 +49,7 @@ describe('Retry-After is clamped to the cap', () => {
 
     test('a 429 with an absurd Retry-After becomes an error whose retryAfter (and extensions.retryAfter) is the cap', async () => {
       const http = createHttpClient({
+        deadlines: new DeadlineSlots(),
         ...transportDefaults(),
         dispatcher: agent,
         timeoutMs: 2_000,

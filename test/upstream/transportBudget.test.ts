@@ -6,7 +6,6 @@
 import type { AddressInfo } from 'node:net';
 import type { RunningEmulator } from '../../emulator';
 import { Secret } from '../../src/redaction/secret';
-import { buildServer } from '../../src/web/server';
 import { recordEvents, type UpstreamEvent } from '../support/upstreamEvents';
 import { createUpstreams } from '../../src/upstream/upstreams';
 import { upstreamOptions } from '../support/upstreamOptions';
@@ -24,6 +23,7 @@ import {
   type RunningSubgraph,
 } from '../support/subgraphHttp';
 import { testConfig } from '../support/config';
+import { buildTestServer } from '../support/services';
 
 const DASHBOARD = `query D($query: DashboardQueryInput!) { dashboard(query: $query) { metric total } }`;
 const lastDays = (number: number, metrics = ['PAGE_VIEWS_TOTAL']) => ({ dates: { last: { number, unit: 'DAY' } }, metrics });
@@ -108,8 +108,8 @@ describe('an empty 200 body from the dashboard', () => {
         protection: { breaker: { cooldownSeconds: 60, failureThreshold: 1 } },
       }),
     );
-    const server = buildServer(testConfig({ production: true, renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS }), {
-      reporting: upstreams.reporting,
+    const server = buildTestServer(testConfig({ production: true, renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS }), {
+      dashboard: upstreams.reporting,
       recommender: upstreams.recommender,
       logger: silentLogger,
     });

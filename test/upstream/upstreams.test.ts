@@ -1,10 +1,10 @@
 import { DEMO_API_USER, startEmulator, type RunningEmulator } from '../../emulator';
 import { createSignIn } from '../../src/upstream/datasources/signIn';
-import type { DashboardQueryBody } from '../../src/upstream/datasources/wire';
+import type { DashboardQueryBody } from '../../src/kernel/wire';
 import { formatError } from '../../src/graphql/errors';
 import { createAgent } from '../../src/upstream/transport/agent';
 import { retryingClient as createHttpClient } from '../support/httpPath';
-import { UpstreamError } from '../../src/upstream/failures/upstreamError';
+import { UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { createLogger } from '../../src/observability/logger';
 import { Secret } from '../../src/redaction/secret';
 import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';

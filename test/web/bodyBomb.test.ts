@@ -5,9 +5,10 @@
  */
 import type { AddressInfo } from 'node:net';
 import * as zlib from 'node:zlib';
-import { buildServer, type BuiltServer } from '../../src/web/server';
+import type { BuiltServer } from '../../src/web/server';
 import { DEFAULT_CACHE_TTLS, fakeReporting, fakeRecommender, silentLogger } from '../support/subgraph';
 import { testConfig } from '../support/config';
+import { buildTestServer } from '../support/services';
 
 const MiB = 1024 * 1024;
 /** The subgraph's body limit (src/web/server.ts). */
@@ -18,9 +19,9 @@ let server: BuiltServer;
 let graphqlUrl: string;
 
 beforeAll(async () => {
-  server = buildServer(testConfig({ production: false, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS }), {
+  server = buildTestServer(testConfig({ production: false, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS }), {
     recommender: fakeRecommender(),
-    reporting: fakeReporting(),
+    dashboard: fakeReporting(),
     logger: silentLogger,
   });
   await server.start();

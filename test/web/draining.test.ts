@@ -4,10 +4,11 @@
  * load balancers and Kubernetes move traffic away before the listener closes.
  */
 import type { AddressInfo } from 'node:net';
-import { buildServer, type BuiltServer } from '../../src/web/server';
+import type { BuiltServer } from '../../src/web/server';
 import { testConfig } from '../support/config';
 import { deferred } from '../support/deferred';
 import { DEFAULT_CACHE_TTLS, fakeReporting, fakeRecommender, silentLogger } from '../support/subgraph';
+import { buildTestServer } from '../support/services';
 
 const CONFIG = testConfig({ production: false, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS });
 const QUERY = JSON.stringify({ query: '{ recommendations(experienceId: "IL_1", domain: "d.example") { url } }' });
@@ -33,9 +34,9 @@ describe('draining on stop', () => {
         return delayEnds.promise;
       },
     };
-    const server = buildServer(
+    const server = buildTestServer(
       { ...CONFIG, shutdownDelaySeconds: 5 },
-      { recommender: fakeRecommender(), reporting: fakeReporting(), logger: silentLogger },
+      { recommender: fakeRecommender(), dashboard: fakeReporting(), logger: silentLogger },
       options,
     );
     const baseUrl = await listening(server);
@@ -61,7 +62,7 @@ describe('draining on stop', () => {
   });
 
   it('stops at once without a delay', async () => {
-    const server = buildServer(CONFIG, { recommender: fakeRecommender(), reporting: fakeReporting(), logger: silentLogger });
+    const server = buildTestServer(CONFIG, { recommender: fakeRecommender(), dashboard: fakeReporting(), logger: silentLogger });
     const baseUrl = await listening(server);
     await server.stop();
     await expect(fetch(`${baseUrl}/health/live`)).rejects.toThrow();
@@ -72,12 +73,12 @@ describe('/health/ready details', () => {
   it('shows each named status provider (e.g. a sign-in backoff) and stays 200', async () => {
     const deps = {
       recommender: fakeRecommender(),
-      reporting: fakeReporting(),
+      dashboard: fakeReporting(),
       logger: silentLogger,
       redisMode: () => 'degraded',
       readinessDetails: { signIn: () => ({ state: 'backing_off', retryAfterSeconds: 60 }) },
     };
-    const server = buildServer(CONFIG, deps);
+    const server = buildTestServer(CONFIG, deps);
     const baseUrl = await listening(server);
     try {
       const ready = await fetch(`${baseUrl}/health/ready`);

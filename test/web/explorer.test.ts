@@ -9,10 +9,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { defaultLandingPage, type LandingPage } from '../../src/config';
 import { explorerAssetRoutes, explorerDirFor } from '../../src/web/explorer/assets';
-import { buildServer, type BuiltServer } from '../../src/web/server';
+import type { BuiltServer } from '../../src/web/server';
 import { ensureExplorerBuilt } from '../support/browser';
 import { testConfig } from '../support/config';
 import { fakeRecommender, fakeReporting, silentLogger } from '../support/subgraph';
+import { buildTestServer } from '../support/services';
 
 interface Listening {
   server: BuiltServer;
@@ -20,13 +21,13 @@ interface Listening {
 }
 
 async function listen(config: { production: boolean; landingPage?: LandingPage }): Promise<Listening> {
-  const server = buildServer(
+  const server = buildTestServer(
     testConfig({
       renderMaxConcurrency: 2,
       production: config.production,
       landingPage: config.landingPage ?? defaultLandingPage(config.production),
     }),
-    { recommender: fakeRecommender(), reporting: fakeReporting(), logger: silentLogger },
+    { recommender: fakeRecommender(), dashboard: fakeReporting(), logger: silentLogger },
   );
   await server.start();
   await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));

@@ -6,10 +6,11 @@
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { HeaderMap } from '@apollo/server';
-import { buildServer, type BuiltServer, type ServerConfig, type ServerOptions } from '../../src/web/server';
+import type { BuiltServer, ServerConfig, ServerOptions } from '../../src/web/server';
 import { APOLLO_SANDBOX_ORIGIN } from '../../src/web/cors';
 import { DEFAULT_CACHE_TTLS, fakeReporting, fakeRecommender, silentLogger } from '../support/subgraph';
 import { testConfig } from '../support/config';
+import { buildTestServer } from '../support/services';
 
 interface Listening {
   server: BuiltServer;
@@ -20,9 +21,9 @@ interface Listening {
 const running: Listening[] = [];
 
 async function listen(config: Partial<ServerConfig> = {}, options: ServerOptions = {}): Promise<Listening> {
-  const server = buildServer(
+  const server = buildTestServer(
     testConfig({ production: false, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS, ...config }),
-    { recommender: fakeRecommender(), reporting: fakeReporting(), logger: silentLogger },
+    { recommender: fakeRecommender(), dashboard: fakeReporting(), logger: silentLogger },
     options,
   );
   await server.start();
@@ -232,9 +233,9 @@ describe('extra routes', () => {
 
   it('refuses a path that is already served', () => {
     const build = (path: string) =>
-      buildServer(
+      buildTestServer(
         testConfig({ production: false, renderMaxConcurrency: 1, cache: DEFAULT_CACHE_TTLS }),
-        { recommender: fakeRecommender(), reporting: fakeReporting(), logger: silentLogger },
+        { recommender: fakeRecommender(), dashboard: fakeReporting(), logger: silentLogger },
         { extraRoutes: { [path]: () => undefined } },
       );
 

@@ -5,9 +5,10 @@
  */
 import { connect, type AddressInfo } from 'node:net';
 import type { HttpTimeouts } from '../../src/config';
-import { buildServer, type BuiltServer } from '../../src/web/server';
+import type { BuiltServer } from '../../src/web/server';
 import { DEFAULT_CACHE_TTLS, fakeReporting, fakeRecommender, silentLogger } from '../support/subgraph';
 import { testConfig } from '../support/config';
+import { buildTestServer } from '../support/services';
 
 /** Apollo Router closes idle subgraph connections after this long (apollographql/router#3470). */
 const APOLLO_ROUTER_POOL_IDLE_MS = 5_000;
@@ -15,9 +16,9 @@ const NODE_DEFAULT_HEADERS_TIMEOUT_MS = 60_000;
 
 function build(httpTimeouts: Partial<HttpTimeouts> = {}): BuiltServer {
   const config = testConfig({ production: false, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS });
-  return buildServer(
+  return buildTestServer(
     { ...config, httpTimeouts: { ...config.httpTimeouts, ...httpTimeouts } },
-    { recommender: fakeRecommender(), reporting: fakeReporting(), logger: silentLogger },
+    { recommender: fakeRecommender(), dashboard: fakeReporting(), logger: silentLogger },
   );
 }
 

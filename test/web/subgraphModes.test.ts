@@ -5,10 +5,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHealthRoutes } from '../../src/web/health';
-import { buildServer, type BuiltServer, type ServerConfig } from '../../src/web/server';
+import type { BuiltServer, ServerConfig } from '../../src/web/server';
 import { postGraphQL } from '../support/federationGateway';
 import { DEFAULT_CACHE_TTLS, fakeReporting, fakeRecommender, silentLogger } from '../support/subgraph';
 import { testConfig } from '../support/config';
+import { buildTestServer } from '../support/services';
 
 interface Listening {
   server: BuiltServer;
@@ -16,9 +17,9 @@ interface Listening {
 }
 
 async function listen(config: Partial<ServerConfig>, start = true): Promise<Listening> {
-  const server = buildServer(testConfig({ production: false, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS, ...config }), {
+  const server = buildTestServer(testConfig({ production: false, renderMaxConcurrency: 2, cache: DEFAULT_CACHE_TTLS, ...config }), {
     recommender: fakeRecommender(),
-    reporting: fakeReporting(),
+    dashboard: fakeReporting(),
     logger: silentLogger,
   });
   if (start) await server.start();
@@ -126,9 +127,9 @@ describe('readiness', () => {
       await held;
       return [];
     });
-    const server = buildServer(testConfig({ production: false, renderMaxConcurrency: 1, cache: DEFAULT_CACHE_TTLS }), {
+    const server = buildTestServer(testConfig({ production: false, renderMaxConcurrency: 1, cache: DEFAULT_CACHE_TTLS }), {
       recommender,
-      reporting: fakeReporting(),
+      dashboard: fakeReporting(),
       logger: silentLogger,
     });
     await server.start();

@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { ErrorCode } from '../../upstream/failures/errorCodes';
+import { ErrorCode } from '../../kernel/failures/errorCodes';
 
 /** A field or value the caller may not read: FORBIDDEN at its path, the fields beside it still answer. */
 export function forbidden(message: string): GraphQLError {

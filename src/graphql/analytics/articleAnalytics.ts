@@ -1,19 +1,16 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { DateWindowInput } from '../../reporting/dashboard/dashboardQueryInput';
 import type { Context } from '../../operation/context';
-import type { MetricName } from '../../upstream/datasources/wire';
+import type { MetricName } from '../../kernel/wire';
 import type { ArticleMetricsLoader } from '../../operation/loaders/articleMetrics';
 import type { Cell } from '../../reporting/tables/analyticsTables';
 import { tableSpec, type TableSpec } from '../../reporting/tables/tableSpec';
-import { Metric, TimeUnit } from '../../../contract';
-import { hintDashboardAnswer } from '../resolvers/cacheHints';
+import { Metric } from '../../../contract';
+import { hintDashboardAnswer } from '../responseCache/cacheHints';
 import { rejectInvalid } from '../errors';
-import type { ArticleAnalyticsParent } from '../resolvers/mappers';
+import type { ArticleAnalyticsParent } from '../parents/mappers';
 import { selectedMetrics } from './selection';
-import { validateWindow } from '../../reporting/analytics/window';
-
-/** The schema's default, also used for an explicit `window: null`. */
-const DEFAULT_ANALYTICS_WINDOW: DateWindowInput = { last: { number: 7, unit: TimeUnit.DAY } };
+import { DEFAULT_ANALYTICS_WINDOW, validateWindow } from '../../reporting/dashboard/analyticsWindow';
 
 /** Asked for when the selection reads `fetchedAt` or `from`/`to` and no metric: some answer must say when and over what. */
 const PROBE_METRIC = Metric.PAGE_VIEWS_TOTAL;

@@ -4,8 +4,8 @@ import type { Context } from '../../operation/context';
 import type { CallerRanking } from '../../reporting/reads/callerReads';
 import { toTopArticlesRequest, validateTopArticles } from '../../reporting/analytics/topArticles';
 import { rejectInvalid } from '../errors';
-import type { ArticleRankingParent } from '../resolvers/mappers';
-import { hintDashboardAnswer } from '../resolvers/cacheHints';
+import type { ArticleRankingParent } from '../parents/mappers';
+import { hintDashboardAnswer } from '../responseCache/cacheHints';
 
 /** `topArticles`: the first rows of its table the caller may see (its read path), with the table's age for the cache hint. */
 export async function resolveTopArticles(

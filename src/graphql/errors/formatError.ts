@@ -1,12 +1,12 @@
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, type GraphQLFormattedError } from 'graphql';
-import { SIGN_IN_PATH } from '../../upstream/datasources/signIn';
+import { SIGN_IN_PATH } from '../../kernel/wire';
 import { redactErrorResponse } from '../../redaction';
-import { UpstreamError } from '../../upstream/failures/upstreamError';
+import { UpstreamError } from '../../kernel/failures/upstreamError';
 import { limitCodeOf } from '../limits/limitErrors';
 import { ReadForbidden } from '../../reporting/reads/readForbidden';
-import { ErrorCode } from '../../upstream/failures/errorCodes';
-import { explainUpstreamError, type UpstreamCallContext } from '../../upstream/failures/upstreamErrorTable';
+import { ErrorCode } from '../../kernel/failures/errorCodes';
+import { explainUpstreamError, type UpstreamCallContext } from '../../kernel/failures/upstreamErrorTable';
 
 export interface FormatErrorOptions {
   production: boolean;

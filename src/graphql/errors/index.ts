@@ -3,7 +3,7 @@
  * hook, and the upstream error table (src/upstream/transport/ imports the table from
  * ./upstreamErrorTable directly: through this index it would import itself).
  */
-export { ErrorCode } from '../../upstream/failures/errorCodes';
+export { ErrorCode } from '../../kernel/failures/errorCodes';
 export { formatError, upstreamErrorCode, type FormatErrorOptions } from './formatError';
 export { invalidArguments, rejectInvalid, type InvalidArgument } from './invalidArguments';
-export { describeUpstreamFailure } from '../../upstream/failures/upstreamErrorTable';
+export { describeUpstreamFailure } from '../../kernel/failures/upstreamErrorTable';

@@ -1,6 +1,6 @@
 import { GraphQLError } from 'graphql';
-import { ErrorCode } from '../../upstream/failures/errorCodes';
-import type { InvalidArgument } from '../../reporting/invalidArgument';
+import { ErrorCode } from '../../kernel/failures/errorCodes';
+import type { InvalidArgument } from '../../reporting/dashboard/invalidArgument';
 
 export type { InvalidArgument };
 

@@ -1,9 +1,9 @@
 import type { ArticleResolvers } from '../__generated__/resolvers-types';
 import { resolveArticleAnalytics } from '../analytics/articleAnalytics';
 import { rejectInvalid } from '../errors';
-import { rankRecommendations } from './mappers';
+import { rankRecommendations } from '../parents/mappers';
 import { representationKey } from './representationKey';
-import { hintEntityReference, hintRenderAnswer, recommendationScope } from './cacheHints';
+import { hintEntityReference, hintRenderAnswer, recommendationScope } from '../responseCache/cacheHints';
 import { toRenderParams, validateRenderParams } from './renderParams';
 
 /** The article's url is its canonical URL: an invalid one is reported against `url`, where it came from. */

@@ -1,6 +1,6 @@
 import type { ArticleAnalyticsResolvers } from '../__generated__/resolvers-types';
 import { analyticsValue } from '../analytics/articleAnalytics';
-import { FIELD_METRICS } from '../../reporting/analytics/articleMetrics';
+import { FIELD_METRICS } from '../../reporting/tables/articleMetrics';
 import { dateTimeOf } from '../scalars/dateTime';
 
 export const ArticleAnalytics: ArticleAnalyticsResolvers = {

@@ -3,8 +3,8 @@ import { resolveTopArticles } from '../analytics/topArticles';
 import { toDashboardQueryBody } from '../../reporting/dashboard/toQueryBody';
 import { validateDashboardQuery } from '../../reporting/dashboard/validate';
 import { rejectInvalid } from '../errors';
-import { rankRecommendations, stampDashboardResults } from './mappers';
-import { hintDashboardAnswer, hintRenderAnswer, recommendationScope } from './cacheHints';
+import { rankRecommendations, stampDashboardResults } from '../parents/mappers';
+import { hintDashboardAnswer, hintRenderAnswer, recommendationScope } from '../responseCache/cacheHints';
 import { toRenderParams, validateRenderParams } from './renderParams';
 
 export const Query: QueryResolvers = {

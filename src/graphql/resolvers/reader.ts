@@ -1,8 +1,8 @@
 import type { ReaderResolvers } from '../__generated__/resolvers-types';
 import { rejectInvalid } from '../errors';
-import { rankRecommendations } from './mappers';
+import { rankRecommendations } from '../parents/mappers';
 import { representationKey } from './representationKey';
-import { hintEntityReference, hintRenderAnswer } from './cacheHints';
+import { hintEntityReference, hintRenderAnswer } from '../responseCache/cacheHints';
 import { toRenderParams, validateRenderParams } from './renderParams';
 
 export const Reader: ReaderResolvers = {

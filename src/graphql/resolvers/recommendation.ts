@@ -1,5 +1,5 @@
 import type { RecommendationResolvers } from '../__generated__/resolvers-types';
-import { upstreamTimeToIso } from '../../upstream/datasources/instants';
+import { upstreamTimeToIso } from '../../kernel/instants';
 import { dateTimeOf } from '../scalars/dateTime';
 
 export const Recommendation: RecommendationResolvers = {

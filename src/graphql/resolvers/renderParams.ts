@@ -1,4 +1,4 @@
-import type { RenderParams } from '../../upstream/datasources/wire';
+import type { RenderParams } from '../../kernel/wire';
 import type { InvalidArgument } from '../errors';
 
 /** The arguments a render.json call is made from, as GraphQL delivers them (null = not given). */

@@ -1,7 +1,7 @@
 import { GraphQLError } from 'graphql';
 import type { SubscriptionResolvers } from '../__generated__/resolvers-types';
 import type { Context } from '../../operation/context';
-import { ErrorCode } from '../../upstream/failures/errorCodes';
+import { ErrorCode } from '../../kernel/failures/errorCodes';
 import { formatError } from '../errors/formatError';
 import type { Emission, FeedSource } from '../../reporting/live/liveFeed';
 import { SubscriptionRefused, type LiveNumbers } from '../../reporting/live/liveNumbers';

@@ -30,7 +30,7 @@ function parseStored(serialized: string): unknown {
  * an `Age` header; a router folding subgraph `cache-control` headers ignores
  * `Age`, so it would keep the answer up to a full TTL longer than the
  * subgraph itself does. Read back here, a response carries the seconds it has
- * left (rounded up, as the cache hints are: src/graphql/resolvers/cacheHints.ts) and
+ * left (rounded up, as the cache hints are: src/graphql/responseCache/cacheHints.ts) and
  * counts as stored now (`Age: 0`), so its header says exactly what an
  * executed operation's would. One left with no seconds is a miss.
  */

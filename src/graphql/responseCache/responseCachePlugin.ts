@@ -11,7 +11,7 @@ import { CountdownCache } from './countdownCache';
  * text, operation name, variables; a router's `_entities` request for the
  * same representations is the same key), stored in the given cache (the one
  * APQ uses: in process, or Redis when `REDIS_URL` is set) for the response's
- * max-age, i.e. the cache hints the resolvers set (src/graphql/resolvers/cacheHints.ts).
+ * max-age, i.e. the cache hints the resolvers set (src/graphql/responseCache/cacheHints.ts).
  *
  * What a caller may read is part of every key: a response made for a caller
  * holding revenue:read (or other sites) is never served to one without;

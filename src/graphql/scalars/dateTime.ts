@@ -1,5 +1,5 @@
 import { GraphQLError, GraphQLScalarType, Kind, type ValueNode } from 'graphql';
-import { isCanonicalInstant, parseIsoInstant } from '../../upstream/datasources/instants';
+import { isCanonicalInstant, parseIsoInstant } from '../../kernel/instants';
 
 const EXPECTED = 'an ISO-8601 date-time with a zone (e.g. "2026-11-20T08:15:00Z") or a date "YYYY-MM-DD"';
 

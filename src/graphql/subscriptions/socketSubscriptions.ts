@@ -2,7 +2,7 @@ import type { ApolloServer, ApolloServerPlugin, GraphQLRequest } from '@apollo/s
 import { HeaderMap } from '@apollo/server';
 import { GraphQLError, subscribe, type DocumentNode, type ExecutionResult, type GraphQLSchema } from 'graphql';
 import type { Context } from '../../operation/context';
-import { ErrorCode } from '../../upstream/failures/errorCodes';
+import { ErrorCode } from '../../kernel/failures/errorCodes';
 
 /** What a subscribe message became once Apollo's pipeline let it through. */
 export interface SubscribedOperation {

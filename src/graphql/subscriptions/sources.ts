@@ -6,15 +6,13 @@ import { toTopArticlesRequest, validateTopArticles } from '../../reporting/analy
 import type { CallerReads } from '../../reporting/reads/callerReads';
 import { selectedMetrics } from '../analytics/selection';
 import { rankingParents } from '../analytics/topArticles';
-import { validateWindow } from '../../reporting/analytics/window';
-import type { MetricName } from '../../upstream/datasources/wire';
-import { Metric, TimeUnit } from '../../../contract';
+import { DEFAULT_ANALYTICS_WINDOW, validateWindow } from '../../reporting/dashboard/analyticsWindow';
+import type { MetricName } from '../../kernel/wire';
+import { Metric } from '../../../contract';
 import { rejectInvalid, type InvalidArgument } from '../errors';
-import type { ArticleAnalyticsParent, ArticleRankingParent } from '../resolvers/mappers';
+import type { ArticleAnalyticsParent, ArticleRankingParent } from '../parents/mappers';
 import type { FeedSource } from '../../reporting/live/liveFeed';
 
-/** The schema's default window of `articleAnalytics`, also for an explicit null (as `Article.analytics`). */
-const DEFAULT_ANALYTICS_WINDOW: DateWindowInput = { last: { number: 7, unit: TimeUnit.DAY } };
 /** Article tables are ranked by page views, as `Article.analytics` reads them: the same table serves both. */
 const ARTICLE_TABLE_RANK = Metric.PAGE_VIEWS_TOTAL;
 /** Read when the selection reads no metric (only `fetchedAt`, `from`, `to`): some answer must say when. */

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import type { AnalyticsTables, Cell } from '../../reporting/tables/analyticsTables';
 import type { TableSpec } from '../../reporting/tables/tableSpec';
-import type { MetricName } from '../../upstream/datasources/wire';
+import type { MetricName } from '../../kernel/wire';
 
 /** One number: one metric of one article in one table. */
 export interface ArticleMetricKey {

@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
-import type { Fetched } from '../../upstream/datasources/fetched';
-import type { RecommendationWire, RenderParams } from '../../upstream/datasources/wire';
+import type { Fetched } from '../../kernel/fetched';
+import type { RecommendationWire, RenderParams } from '../../kernel/wire';
 import type { UpstreamAllowance } from '../upstreamAllowance';
 import type { RenderEndpoint } from '../../upstream/endpoints/render';
 import { settleWithConcurrency } from './concurrency';

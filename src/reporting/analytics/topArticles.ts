@@ -1,9 +1,9 @@
 import type { DateWindowInput } from '../dashboard/dashboardQueryInput';
-import type { MetricName } from '../../upstream/datasources/wire';
+import type { MetricName } from '../../kernel/wire';
 import { Metric, TimeUnit } from '../../../contract';
 import { tableSpec, type TableSpec } from '../tables/tableSpec';
-import { validateWindow } from './window';
-import type { InvalidArgument } from '../invalidArgument';
+import { validateWindow } from '../dashboard/analyticsWindow';
+import type { InvalidArgument } from '../dashboard/invalidArgument';
 
 const MAX_TOP_ARTICLES = 100;
 

@@ -1,12 +1,11 @@
 import { OPEN_CALLER } from '../../auth/callers/caller';
-import type { DashboardQueryBody } from '../../upstream/datasources/wire';
-import type { UpstreamError } from '../../upstream/failures/upstreamError';
-import type { UpstreamObserver } from '../../upstream/observer';
+import type { DashboardQueryBody } from '../../kernel/wire';
+import type { UpstreamError } from '../../kernel/failures/upstreamError';
 import { dashboardBodyKey } from '../../upstream/keys';
-import { type BudgetQueueOptions, BudgetQueue, type AskKind, type Candidate, type QueuedAsk, type Turn } from '../budgetQueue';
-import type { Clock } from '../tables/clock';
-import { splitsOnEmptyBody, waitsForSlot } from '../tables/errors';
-import { carriesMetrics, kindOf, mergedBody, sliceAnswer, type DashboardAnswer } from './metricKinds';
+import { type BudgetQueue, type AskKind, type Candidate, type QueuedAsk, type Turn } from '../budget/budgetQueue';
+import { splitsOnEmptyBody, waitsForSlot } from '../budget/errors';
+import type { DashboardAnswer } from '../../kernel/fetched';
+import { carriesMetrics, kindOf, mergedBody, sliceAnswer } from './metricKinds';
 
 /** How one operation's dashboard asks reach the upstream: grouped by what may share a query, each group asked at once. */
 export interface DashboardAsker {
@@ -17,19 +16,14 @@ export interface DashboardAsker {
 }
 
 export interface DashboardAsksOptions {
-  /** The one queue for the reporting budget (default: a queue of dashboard asks alone, over `dashboard`). */
-  queue?: BudgetQueue;
-  /** Without a queue: the protected endpoint, process-wide (it caches, coalesces and governs). */
-  dashboard: BudgetQueueOptions['reporting'];
-  clock: Clock;
+  /** The one queue for the reporting budget (src/reporting/reportingService.ts builds it once; tests their own). */
+  queue: BudgetQueue;
   /**
    * How long before the next slot the waiting asks' query goes
    * (UPSTREAM_QUEUE_TIMEOUT_MS): the governor holds it until the slot, so an
    * ask arriving in those last moments cannot take the slot for its body alone.
    */
-  unitLeadMs: number;
-  /** Without a queue: the observer of the queue it builds (tests await the asks waiting). */
-  observer?: UpstreamObserver;
+  slotLeadMs: number;
 }
 
 /** The last body answered per kind is remembered for this many kinds (oldest forgotten first). */
@@ -39,7 +33,7 @@ const REMEMBERED_KINDS = 1000;
 type Waiter = QueuedAsk<DashboardAnswer> & { body: DashboardQueryBody; caller: string };
 
 /**
- * Dashboard asks in the budget queue (src/reporting/budgetQueue.ts): asks
+ * Dashboard asks in the budget queue (src/reporting/budget/budgetQueue.ts): asks
  * that differ only in their metrics share one upstream query, without adding
  * latency to any ask that can be answered now:
  * - one operation's asks of a kind are one query at once (`ask`, called from
@@ -66,15 +60,8 @@ export class DashboardAsks implements AskKind {
   private readonly lastFetched = new Map<string, DashboardQueryBody>();
 
   constructor(options: DashboardAsksOptions) {
-    this.leadMs = options.unitLeadMs;
-    this.queue =
-      options.queue ??
-      new BudgetQueue({
-        reporting: options.dashboard,
-        clock: options.clock,
-        outsideShare: 0,
-        ...(options.observer === undefined ? {} : { observer: options.observer }),
-      });
+    this.leadMs = options.slotLeadMs;
+    this.queue = options.queue;
   }
 
   /**

@@ -1,8 +1,6 @@
-import type { Served } from '../../upstream/datasources/fetched';
-import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../upstream/datasources/wire';
+import type { DashboardAnswer } from '../../kernel/fetched';
+import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../kernel/wire';
 import { dashboardBodyKey } from '../../upstream/keys';
-
-export type DashboardAnswer = Served<DashboardMetricResultWire[]>;
 
 /** Any fixed metric: without `groupBy` the order names nothing the answer depends on, so it is no part of a kind. */
 const UNGROUPED_ORDER = { metric: 'pageViewsTotal', sort: 'DESC' } as const;

@@ -1,5 +1,5 @@
 import type { DashboardQueryInput } from './dashboardQueryInput';
-import type { DashboardQueryBody } from '../../upstream/datasources/wire';
+import type { DashboardQueryBody } from '../../kernel/wire';
 import { SortDirection } from '../../../contract';
 
 /**

@@ -1,7 +1,7 @@
 import type { DashboardQueryInput } from './dashboardQueryInput';
 import { availableGranularities as granularitiesForLength, exceedsMaxWindow, MAX_WINDOW_DAYS, UNIT_MS } from '../../../contract';
 import type { Granularity } from '../../../contract';
-import { rangeInstants } from '../../upstream/datasources/instants';
+import { rangeInstants } from '../../kernel/instants';
 
 /**
  * The window's length in milliseconds as the upstream measures it (end minus

@@ -1,4 +1,4 @@
-import type { Clock } from '../tables/clock';
+import type { Clock } from '../../kernel/clock';
 import type { TableRefreshes } from '../tables/refreshes';
 import type { FeedReadTrigger } from '../../observability/metrics/subscriptions';
 import type { FanOut } from './fanOut';

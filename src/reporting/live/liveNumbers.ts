@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '../tables/clock';
+import type { Clock } from '../../kernel/clock';
 import type { TableRefreshes } from '../tables/refreshes';
 import type { Logger } from '../../observability/logger';
 import type { FeedReadTrigger, SubscriptionMetrics } from '../../observability/metrics/subscriptions';

@@ -1,8 +1,8 @@
 import type { Caller } from '../../auth/callers/caller';
-import type { DashboardQueryBody, MetricName } from '../../upstream/datasources/wire';
+import type { DashboardQueryBody, MetricName } from '../../kernel/wire';
 import type { DashboardEndpoint } from '../../upstream/endpoints/dashboard';
 import type { DashboardAsker, DashboardAsks } from '../dashboard/dashboardAsks';
-import type { DashboardAnswer } from '../dashboard/metricKinds';
+import type { DashboardAnswer } from '../../kernel/fetched';
 import type { AskOutcome, Cell, TablesReader } from '../tables/analyticsTables';
 import type { TableSpec } from '../tables/tableSpec';
 import { topArticlesSpec, type TopArticlesRequest } from '../analytics/topArticles';

@@ -1,5 +1,5 @@
 import { Dimension, FilterOperator } from '../../../contract';
-import type { DashboardQueryBody } from '../../upstream/datasources/wire';
+import type { DashboardQueryBody } from '../../kernel/wire';
 import { ReadForbidden } from './readForbidden';
 
 /**

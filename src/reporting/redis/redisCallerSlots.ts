@@ -1,7 +1,7 @@
-import type { Charge, SharedCallerSlots, SpentSlot } from '../callerSlots';
-import { repairWrongType, repairWrongTypes } from '../../upstream/stores/redis/readValue';
-import type { SharedRedis } from '../../upstream/stores/redis/sharedRedis';
-import { ttlMs } from '../../upstream/stores/redis/ttl';
+import type { Charge, SharedCallerSlots, SpentSlot } from '../budget/callerSlots';
+import { repairWrongType, repairWrongTypes } from '../../redis/readValue';
+import type { SharedRedis } from '../../redis/sharedRedis';
+import { ttlMs } from '../../redis/ttl';
 import { MAX_CLOCK_SKEW_MS } from '../tables/redis/storedTable';
 
 /**

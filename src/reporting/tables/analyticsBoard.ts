@@ -1,4 +1,4 @@
-import type { MetricName } from '../../upstream/datasources/wire';
+import type { MetricName } from '../../kernel/wire';
 
 /** A waiting ask as the other replicas see it: the urls it needs (absent: the whole table), its metrics, its deadline. */
 export interface PostedNeed {

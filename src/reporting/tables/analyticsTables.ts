@@ -1,20 +1,19 @@
-import type { MetricName } from '../../upstream/datasources/wire';
-import { dashboardTtlSeconds } from '../../upstream/endpoints/dashboardTtl';
-import { alignInstant, resolveWindow } from '../analytics/window';
-import { FIELD_METRICS } from '../analytics/articleMetrics';
+import type { MetricName } from '../../kernel/wire';
+import { dashboardTtlSeconds } from '../../kernel/dashboardTtl';
+import { alignInstant, resolveWindow } from '../dashboard/analyticsWindow';
+import { FIELD_METRICS } from './articleMetrics';
 import type { AnalyticsBoard } from './analyticsBoard';
-import type { Clock } from './clock';
+import type { Clock } from '../../kernel/clock';
 import { Demand } from './demand';
-import { UpstreamError } from '../../upstream/failures/upstreamError';
-import { metricUnavailable, newTablesSpent, splitsOnEmptyBody, waitsForSlot } from './errors';
+import { UpstreamError } from '../../kernel/failures/upstreamError';
+import { metricUnavailable, newTablesSpent, splitsOnEmptyBody, waitsForSlot } from '../budget/errors';
 import { NewTablesPerCaller } from './newTablesPerCaller';
-import type { MetricPlan } from './metricPlan';
+import type { MetricPlan } from '../budget/metricPlan';
 import { readCell, topRows, type Table } from './table';
 import type { TableStore } from './tableStore';
 import type { TableSpec } from './tableSpec';
 import { TableAsks, type Delivery, type Need } from './tableAsks';
-import type { BudgetQueue, BudgetQueueOptions } from '../budgetQueue';
-import type { UpstreamObserver } from '../../upstream/observer';
+import type { BudgetQueue, BudgetQueueOptions } from '../budget/budgetQueue';
 
 /**
  * How an ask was answered, for the operation log: fetched for it alone
@@ -42,8 +41,8 @@ export interface Ranking {
 }
 
 export interface AnalyticsTablesOptions {
-  /** The one queue for the reporting budget, shared with the dashboards (default: a queue of the tables' asks alone). */
-  queue?: BudgetQueue;
+  /** The one queue for the reporting budget, shared with the dashboards (src/reporting/reportingService.ts builds it once). */
+  queue: BudgetQueue;
   reporting: BudgetQueueOptions['reporting'];
   store: TableStore;
   clock: Clock;
@@ -54,15 +53,10 @@ export interface AnalyticsTablesOptions {
   maxRows: number;
   /** ANALYTICS_CHUNK_SIZE: most urls of one narrowed query. */
   maxNarrowedUrls: number;
-  outsideShare: number;
-  /** Without a queue: REPORTING_RATE_PER_MINUTE, the slots a minute of the queue the tables build. */
-  slotsPerMinute?: number;
   /** The store is shared by replicas (Redis): waiting asks also look for tables other replicas fetched. */
   shared?: boolean;
   /** Replicas share their waiting asks, demand and learned plan (Redis); default: this process's own. */
   board?: AnalyticsBoard;
-  /** Without a queue: the observer of the queue the tables build (asks waiting, refused, answered per slot; tables fetched). */
-  observer?: UpstreamObserver;
   /**
    * ANALYTICS_NEW_TABLES_PER_CALLER over DASHBOARD_SHARE_WINDOW_SECONDS: the tables no store holds one caller's asks
    * may make the subgraph fetch (`ReadOptions.caller`). Absent: no cap (tests of one caller).
@@ -112,17 +106,13 @@ export class AnalyticsTables {
     this.newTables = cap === undefined ? undefined : new NewTablesPerCaller(cap.tables, cap.windowMs);
     const board = options.board;
     this.tableAsks = new TableAsks({
-      ...(options.queue === undefined ? {} : { queue: options.queue }),
+      queue: options.queue,
       reporting: options.reporting,
-      clock: options.clock,
       tableMetrics: (spec) => this.tableMetrics(spec),
       windowOf: (spec, now) => resolveWindow(spec.window, alignInstant(now, options.windowAlignSeconds)),
       maxRows: options.maxRows,
       maxNarrowedUrls: this.maxNarrowedUrls,
-      outsideShare: options.outsideShare,
-      ...(options.slotsPerMinute === undefined ? {} : { slotsPerMinute: options.slotsPerMinute }),
       onTable: (table) => this.storeTable(table),
-      ...(options.observer === undefined ? {} : { observer: options.observer }),
       ...(options.shared === true ? { lookup: (need: Need) => this.sharedAnswer(need) } : {}),
       ...(board === undefined ? {} : { board, adoptSharedPlan: () => this.adoptSharedPlan() }),
     });

@@ -1,4 +1,4 @@
-import type { MetricName } from '../../upstream/datasources/wire';
+import type { MetricName } from '../../kernel/wire';
 import type { TableSpec } from './tableSpec';
 
 /**

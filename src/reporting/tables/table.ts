@@ -1,4 +1,4 @@
-import type { DashboardMetricResultWire, MetricName } from '../../upstream/datasources/wire';
+import type { DashboardMetricResultWire, MetricName } from '../../kernel/wire';
 import { Dimension } from '../../../contract';
 
 /**

@@ -1,13 +1,11 @@
-import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../upstream/datasources/wire';
-import type { Served } from '../../upstream/datasources/fetched';
-import type { UpstreamObserver } from '../../upstream/observer';
-import { type BudgetQueueOptions, BudgetQueue, type AskKind, type Candidate, type QueuedAsk, type Turn } from '../budgetQueue';
-import type { ResolvedWindow } from '../analytics/window';
+import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../kernel/wire';
+import type { Served } from '../../kernel/fetched';
+import { type BudgetQueueOptions, type BudgetQueue, type AskKind, type Candidate, type QueuedAsk, type Turn } from '../budget/budgetQueue';
+import type { ResolvedWindow } from '../dashboard/analyticsWindow';
 import type { AnalyticsBoard, PostedNeed } from './analyticsBoard';
-import type { Clock } from './clock';
-import { builtQueryFailure, metricUnavailable, refused, splitsOnEmptyBody, waitsForSlot } from './errors';
+import { builtQueryFailure, metricUnavailable, refused, splitsOnEmptyBody, waitsForSlot } from '../budget/errors';
+import type { MetricPlan } from '../budget/metricPlan';
 import { LeftDemand, type Left } from './leftDemand';
-import type { MetricPlan } from './metricPlan';
 import { readCell, tabulate, type Table } from './table';
 import { narrowedQuery, tableQuery, type TableSpec } from './tableSpec';
 
@@ -30,13 +28,10 @@ export interface Delivery {
 }
 
 export interface TableAsksOptions {
-  /** The one queue for the reporting budget (default: a queue of these asks alone, over `reporting`). */
-  queue?: BudgetQueue;
-  /** Without a queue: the protected endpoint, process-wide (it caches, coalesces and governs). */
+  /** The one queue for the reporting budget (src/reporting/reportingService.ts builds it once; tests their own). */
+  queue: BudgetQueue;
+  /** The protected endpoint, process-wide: its answer cache is read (`peek`) before an ask waits. */
   reporting: BudgetQueueOptions['reporting'];
-  clock: Clock;
-  /** Without a queue: what the account's plan allows (the queue's, with one). */
-  plan?: MetricPlan;
   /** The metrics every table of the spec carries (those the plan allows); waiting asks add theirs. */
   tableMetrics(spec: TableSpec): MetricName[];
   /** The spec's window over the instants of now (relative windows aligned). */
@@ -45,14 +40,8 @@ export interface TableAsksOptions {
   maxRows: number;
   /** Most urls one narrowed query carries (ANALYTICS_CHUNK_SIZE, at most REPORTING_MAX_ROWS). */
   maxNarrowedUrls: number;
-  /** ANALYTICS_COLD_SHARE (without a queue: the queue's share for asks outside the tables). */
-  outsideShare: number;
-  /** Without a queue: REPORTING_RATE_PER_MINUTE, the queue's slots a minute (they bound a refresh's turn). */
-  slotsPerMinute?: number;
   /** Every fetched table goes here (the store) before the asks that waited for it are answered. */
   onTable(table: Table): Promise<void>;
-  /** Without a queue: the observer of the queue it builds. */
-  observer?: UpstreamObserver;
   /**
    * Set when the tables are shared by replicas (Redis): what the shared store
    * holds now for a spec, so an ask waiting here is answered by a table
@@ -114,7 +103,7 @@ interface InFlight {
 }
 
 /**
- * The tables' asks in the budget queue (src/reporting/budgetQueue.ts): an ask
+ * The tables' asks in the budget queue (src/reporting/budget/budgetQueue.ts): an ask
  * that needs a query waits there for the next slot within its deadline; its
  * merge rule is by table, url and metric (one query answers every waiting ask
  * of the same table: the union of their urls and metrics), and a table in
@@ -141,16 +130,7 @@ export class TableAsks implements AskKind {
   private readonly inFlight = new Map<string, InFlight>();
 
   constructor(private readonly options: TableAsksOptions) {
-    this.queue =
-      options.queue ??
-      new BudgetQueue({
-        reporting: options.reporting,
-        clock: options.clock,
-        outsideShare: options.outsideShare,
-        ...(options.slotsPerMinute === undefined ? {} : { slotsPerMinute: options.slotsPerMinute }),
-        ...(options.plan === undefined ? {} : { plan: options.plan }),
-        ...(options.observer === undefined ? {} : { observer: options.observer }),
-      });
+    this.queue = options.queue;
     this.left = new LeftDemand(options.maxNarrowedUrls);
     const lookup = options.lookup;
     this.refusesHopeless = lookup === undefined;

@@ -1,7 +1,7 @@
 import type { DateWindowInput } from '../dashboard/dashboardQueryInput';
-import type { DashboardFilterWire, DashboardQueryBody, MetricName } from '../../upstream/datasources/wire';
+import type { DashboardFilterWire, DashboardQueryBody, MetricName } from '../../kernel/wire';
 import { Dimension, FilterOperator, Granularity, Metric, SortDirection } from '../../../contract';
-import type { ResolvedWindow } from '../analytics/window';
+import type { ResolvedWindow } from '../dashboard/analyticsWindow';
 
 const METRIC_ORDER: readonly MetricName[] = Object.values(Metric);
 

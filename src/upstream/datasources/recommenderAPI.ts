@@ -1,9 +1,9 @@
 import type { HttpClient } from '../transport/httpClient';
 import { isRecord, isStringArray } from '../transport/typeGuards';
 import { buildUrl } from '../transport/url';
-import { UpstreamError } from '../failures/upstreamError';
-import type { Fetched } from './fetched';
-import type { RecommendationWire, RenderParams, RenderResponseWire } from './wire';
+import { UpstreamError } from '../../kernel/failures/upstreamError';
+import type { Fetched } from '../../kernel/fetched';
+import type { RecommendationWire, RenderParams, RenderResponseWire } from '../../kernel/wire';
 
 export const RENDER_PATH = '/recommenderexperience/render.json';
 

@@ -1,12 +1,12 @@
 import type { HttpClient } from '../transport/httpClient';
 import { isRecord, isStringArray } from '../transport/typeGuards';
 import { buildUrl } from '../transport/url';
-import { UpstreamError } from '../failures/upstreamError';
+import { UpstreamError } from '../../kernel/failures/upstreamError';
 import { Metric } from '../../../contract';
-import { upstreamTimeToIso } from './instants';
+import { upstreamTimeToIso } from '../../kernel/instants';
 import { UPSTREAM_MAX_ROWS } from '../../config';
-import type { Fetched } from './fetched';
-import { GRANULARITY_NAMES, type DashboardMetricResultWire, type DashboardQueryBody, type GranularityName } from './wire';
+import type { Fetched } from '../../kernel/fetched';
+import { GRANULARITY_NAMES, type DashboardMetricResultWire, type DashboardQueryBody, type GranularityName } from '../../kernel/wire';
 
 export const DASHBOARD_QUERY_PATH = '/api/dashboard/query';
 

@@ -1,11 +1,9 @@
 import type { HttpClient } from '../transport/httpClient';
 import { isRecord } from '../transport/typeGuards';
 import { buildUrl } from '../transport/url';
-import { UpstreamError } from '../failures/upstreamError';
+import { UpstreamError } from '../../kernel/failures/upstreamError';
 import type { Secret } from '../../redaction/secret';
-import type { SignInRequest } from './wire';
-
-export const SIGN_IN_PATH = '/api/user/signin';
+import { SIGN_IN_PATH, type SignInRequest } from '../../kernel/wire';
 
 export interface SignInOptions {
   baseUrl: string;

@@ -1,6 +1,6 @@
 import type { SignInFailure } from '../../auth/signInBackoff';
 import type { SignInErrors, SignInFailureDetails, SignInFailureReason } from '../../auth/signInErrors';
-import { UpstreamError, failurePolicyOf, type UpstreamErrorDetails } from '../failures/upstreamError';
+import { UpstreamError, failurePolicyOf, type UpstreamErrorDetails } from '../../kernel/failures/upstreamError';
 import { DASHBOARD_QUERY_PATH } from './reportingAPI';
 
 /**

@@ -1,7 +1,7 @@
-import { dashboardTtlSeconds } from './dashboardTtl';
-import type { Served } from '../datasources/fetched';
+import { dashboardTtlSeconds } from '../../kernel/dashboardTtl';
+import type { Served } from '../../kernel/fetched';
 import { DASHBOARD_QUERY_PATH, findDashboardShapeProblem, type ReportingAPI } from '../datasources/reportingAPI';
-import type { DashboardMetricResultWire, DashboardQueryBody } from '../datasources/wire';
+import type { DashboardMetricResultWire, DashboardQueryBody } from '../../kernel/wire';
 import type { AnswerStore } from '../stores/answerStore';
 import type { Breaker } from '../stages/breaker';
 import type { UpstreamObserver } from '../observer';
@@ -34,7 +34,7 @@ export interface DashboardEndpointOptions {
   account: string;
   store: AnswerStore;
   breaker: Breaker;
-  /** DASHBOARD_CACHE_TTL_SECONDS for windows that are still moving (see endpoints/dashboardTtl.ts). */
+  /** DASHBOARD_CACHE_TTL_SECONDS for windows that are still moving (see ../../kernel/dashboardTtl.ts). */
   ttlSeconds: number;
   staleIfErrorMs: number;
   now: () => number;

@@ -1,6 +1,6 @@
-import type { Served } from '../datasources/fetched';
+import type { Served } from '../../kernel/fetched';
 import { RENDER_PATH, findRenderShapeProblem, type RecommenderAPI } from '../datasources/recommenderAPI';
-import type { RecommendationWire, RenderParams } from '../datasources/wire';
+import type { RecommendationWire, RenderParams } from '../../kernel/wire';
 import type { AnswerStore } from '../stores/answerStore';
 import type { Breaker } from '../stages/breaker';
 import type { UpstreamObserver } from '../observer';

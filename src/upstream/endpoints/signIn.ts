@@ -8,7 +8,7 @@ import { REPORTING_SIGN_IN_ERRORS } from '../datasources/signInErrors';
 import { SharedTokenProvider } from '../stores/sharedTokenProvider';
 import type { Logger } from '../../observability/logger';
 import type { Metrics } from '../../observability/metrics/metrics';
-import type { SharedRedis } from '../stores/redis/sharedRedis';
+import type { SharedRedis } from '../../redis/sharedRedis';
 import type { UpstreamObserver } from '../observer';
 
 /** The reporting API's sign-in: a new token. Its requests pass the governor's `signin` rate, then the transport. */

@@ -1,5 +1,5 @@
 import { BrokenCircuitError, CircuitState, ConsecutiveBreaker, circuitBreaker, handleWhen, type CircuitBreakerPolicy } from 'cockatiel';
-import { UpstreamError, failurePolicyOf, type UpstreamService } from '../failures/upstreamError';
+import { UpstreamError, failurePolicyOf, type UpstreamService } from '../../kernel/failures/upstreamError';
 import type { UpstreamObserver } from '../observer';
 import type { Stage } from './stage';
 

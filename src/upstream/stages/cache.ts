@@ -1,4 +1,4 @@
-import type { Fetched, Served } from '../datasources/fetched';
+import type { Fetched, Served } from '../../kernel/fetched';
 import type { AnswerStore } from '../stores/answerStore';
 import { freshnessOf, isServableOnError, isUpstreamOutage } from './freshness';
 import type { FreshnessPolicy } from './freshness';

@@ -1,4 +1,4 @@
-import type { Served } from '../datasources/fetched';
+import type { Served } from '../../kernel/fetched';
 import type { Stage } from './stage';
 
 /**

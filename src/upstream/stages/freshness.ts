@@ -1,5 +1,5 @@
-import type { Fetched } from '../datasources/fetched';
-import { failurePolicyOf } from '../failures/upstreamError';
+import type { Fetched } from '../../kernel/fetched';
+import { failurePolicyOf } from '../../kernel/failures/upstreamError';
 
 /** How long an endpoint's answers are good for; a time to live of 0 turns its cache off. */
 export interface FreshnessPolicy {

@@ -1,5 +1,5 @@
 import { clampSeconds } from '../transport/retryAfter';
-import { UpstreamError, type UpstreamService } from '../failures/upstreamError';
+import { UpstreamError, type UpstreamService } from '../../kernel/failures/upstreamError';
 import type { RateStore } from '../stores/rateStore';
 import type { RateName, UpstreamObserver } from '../observer';
 
@@ -26,10 +26,10 @@ export interface GovernorOptions {
 type Where = { service: UpstreamService; endpoint: string };
 
 /**
- * The right to send one HTTP attempt. After a pause, the first turn is the
+ * The right to send one HTTP attempt (not the budget queue's `Turn`, a slot's query). After a pause, the first grant is the
  * probe: the others wait until it reports how the upstream answered.
  */
-export interface Turn {
+export interface AttemptGrant {
   readonly probe: boolean;
   /** `answered`: the upstream took the request (any status but 429); `rate_limited`: a 429; `unanswered`: no answer (timeout, network). */
   finish(outcome: 'answered' | 'rate_limited' | 'unanswered'): void;
@@ -41,7 +41,7 @@ interface PauseGate {
   probe?: { ended: Promise<void>; end: () => void };
 }
 
-const PLAIN_TURN: Turn = { probe: false, finish: () => undefined };
+const PLAIN_GRANT: AttemptGrant = { probe: false, finish: () => undefined };
 
 /**
  * Spends the upstream budgets the way the upstream counts them, so calls wait
@@ -66,7 +66,7 @@ export class Governor {
    * belongs to, so a probe's own retry does not wait for itself, and any
    * other retry is refused rather than made the probe.
    */
-  async acquire(rate: Rate, where: Where, maxWaitMs?: number, within?: Turn): Promise<Turn> {
+  async acquire(rate: Rate, where: Where, maxWaitMs?: number, within?: AttemptGrant): Promise<AttemptGrant> {
     const limitMs = maxWaitMs ?? this.options.queueTimeoutMs;
     const key = bucketKey(rate);
     const startedAt = this.options.now();
@@ -75,7 +75,7 @@ export class Governor {
       const gate = this.gates.get(key);
       if (gate === undefined || (gate.probe !== undefined && within?.probe === true)) {
         await this.reserve(rate, where, leftMs);
-        return PLAIN_TURN;
+        return PLAIN_GRANT;
       }
       if (gate.probe === undefined) {
         // A retry never probes: a probe's outcome must be reported, and a retry's turn has no one to report it,
@@ -122,7 +122,7 @@ export class Governor {
     this.options.observer.budgetPaused(rate.name, waitMs);
   }
 
-  private async probe(rate: Rate, where: Where, gate: PauseGate, leftMs: number): Promise<Turn> {
+  private async probe(rate: Rate, where: Where, gate: PauseGate, leftMs: number): Promise<AttemptGrant> {
     let end!: () => void;
     const ended = new Promise<void>((resolve) => {
       end = resolve;

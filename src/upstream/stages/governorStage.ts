@@ -1,5 +1,5 @@
 import type { JsonRequest } from '../transport/httpClient';
-import { failurePolicyOf, type UpstreamError } from '../failures/upstreamError';
+import { failurePolicyOf, type UpstreamError } from '../../kernel/failures/upstreamError';
 import type { UpstreamObserver } from '../observer';
 import type { Rate, Governor } from './governor';
 import type { HttpStage } from './retry';

@@ -2,7 +2,7 @@ import { backoffDelayMs, type BackoffOptions } from '../transport/backoff';
 import { CallDeadline } from '../transport/callDeadline';
 import type { DeadlineSlots } from '../transport/deadlines';
 import type { HttpClient } from '../transport/httpClient';
-import { failurePolicyOf, type UpstreamError } from '../failures/upstreamError';
+import { failurePolicyOf, type UpstreamError } from '../../kernel/failures/upstreamError';
 import type { UpstreamObserver } from '../observer';
 
 export interface RetryOptions {

@@ -1,4 +1,4 @@
-import type { Served } from '../datasources/fetched';
+import type { Served } from '../../kernel/fetched';
 import type { FreshnessPolicy } from './freshness';
 
 /** One call to a protected endpoint as it travels the stages (see pipeline.ts). */

@@ -1,5 +1,5 @@
 import type { TokenProvider } from '../../auth/tokenProvider';
-import { UpstreamError } from '../failures/upstreamError';
+import { UpstreamError } from '../../kernel/failures/upstreamError';
 import type { HttpStage } from './retry';
 
 /**

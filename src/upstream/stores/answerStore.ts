@@ -1,4 +1,4 @@
-import type { Fetched } from '../datasources/fetched';
+import type { Fetched } from '../../kernel/fetched';
 
 /**
  * What `claim` gives the caller that missed:

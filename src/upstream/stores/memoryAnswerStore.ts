@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { Fetched } from '../datasources/fetched';
+import type { Fetched } from '../../kernel/fetched';
 import type { AnswerStore, Claim } from './answerStore';
 
 export interface MemoryAnswerStoreOptions {

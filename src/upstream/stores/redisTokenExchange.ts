@@ -2,10 +2,10 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { SignInFailure } from '../../auth/signInBackoff';
 import type { IssuedToken, SignInOutcome, TokenDemand, TokenExchange } from '../../auth/tokenExchange';
 import { parseSignInFailure, withoutUpstreamWords } from '../datasources/signInErrors';
-import { takeLease, type Lease } from './redis/lease';
-import { fieldsOf, readValue } from './redis/readValue';
-import type { SharedRedis } from './redis/sharedRedis';
-import { MAX_TTL_MS, clampTime, ttlMs } from './redis/ttl';
+import { takeLease, type Lease } from '../../redis/lease';
+import { fieldsOf, readValue } from '../../redis/readValue';
+import type { SharedRedis } from '../../redis/sharedRedis';
+import { MAX_TTL_MS, clampTime, ttlMs } from '../../redis/ttl';
 
 /** Keys under the configured REDIS_KEY_PREFIX. Only the token and a failure's details are stored, never the password. */
 export const TOKEN_KEY = 'reporting:token';

@@ -1,6 +1,6 @@
 import { TokenProvider, type TokenProviderOptions } from '../../auth/tokenProvider';
 import { REPORTING_SIGN_IN_ERRORS } from '../datasources/signInErrors';
-import type { SharedRedis } from './redis/sharedRedis';
+import type { SharedRedis } from '../../redis/sharedRedis';
 import { RedisTokenExchange } from './redisTokenExchange';
 
 export { TOKEN_KEY } from './redisTokenExchange';

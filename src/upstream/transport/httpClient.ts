@@ -5,7 +5,7 @@ import { readBodyText, UnreadableBody } from './responseBody';
 import { parseRetryAfter } from './retryAfter';
 import { isRecord } from './typeGuards';
 import type { HttpAttempt, UpstreamObserver } from '../observer';
-import { UpstreamError, type UpstreamFieldError, type UpstreamService } from '../failures/upstreamError';
+import { UpstreamError, type UpstreamFieldError, type UpstreamService } from '../../kernel/failures/upstreamError';
 
 export interface JsonRequest {
   service: UpstreamService;
@@ -42,8 +42,8 @@ export interface HttpClientOptions {
   timeoutMs: number;
   /** Clock for HTTP-date `Retry-After` values. */
   now?: () => number;
-  /** Shared call deadlines; one per client unless given. */
-  deadlines?: DeadlineSlots;
+  /** Shared call deadlines: the retry stage's and the transport's (src/upstream/upstreams.ts builds one per endpoint). */
+  deadlines: DeadlineSlots;
   /** Told about every attempt, e.g. to record metrics. */
   observer?: Pick<UpstreamObserver, 'attemptFinished'>;
   /** Largest body read from the upstream, after decoding (UPSTREAM_MAX_RESPONSE_BYTES). */
@@ -62,10 +62,7 @@ const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'
  * the retry stage's decision (stages/retry.ts), above the governor.
  */
 export function createHttpClient(options: HttpClientOptions): HttpClient {
-  const resolved: ResolvedOptions = {
-    ...options,
-    deadlines: options.deadlines ?? new DeadlineSlots(),
-  };
+  const resolved: ResolvedOptions = options;
   return {
     requestJson: (jsonRequest, call) => {
       const deadline = call?.deadline ?? new CallDeadline(resolved.timeoutMs, resolved.deadlines);

@@ -2,7 +2,7 @@ import type { ApolloServerPlugin } from '@apollo/server';
 import { GraphQLError } from 'graphql';
 import type { CallbackUrlRule } from '../../config';
 import type { Context } from '../../operation/context';
-import { ErrorCode } from '../../upstream/failures/errorCodes';
+import { ErrorCode } from '../../kernel/failures/errorCodes';
 
 /**
  * Apollo's callback plugin behind SUBSCRIPTION_CALLBACK_URLS: a callback

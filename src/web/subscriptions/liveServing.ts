@@ -9,8 +9,8 @@ import { SocketSubscriptions } from '../../graphql/subscriptions/socketSubscript
 import type { Logger } from '../../observability/logger';
 import type { Metrics } from '../../observability/metrics/metrics';
 import { subscriptionMetrics } from '../../observability/metrics/subscriptions';
-import { SYSTEM_CLOCK, type Clock } from '../../reporting/tables/clock';
-import { TableRefreshes } from '../../reporting/tables/refreshes';
+import type { Clock } from '../../kernel/clock';
+import type { TableRefreshes } from '../../reporting/tables/refreshes';
 import { withCallbackUrlPolicy } from './callbackUrls';
 import type { SubscriptionGate } from './gate';
 import { attachWebSocketTransport, type WebSocketTransport } from './webSocketTransport';
@@ -19,16 +19,17 @@ export interface LiveServingOptions {
   config: SubscriptionsConfig;
   askDeadlineMs: number;
   dashboardTtlSeconds: number;
-  /** The tables' writes, when the caller watches their store (tests, the Redis channel); default: a new one. */
-  refreshes?: TableRefreshes;
-  /** The feeds' pulse clock (tests on a fake clock); default the system's. */
-  clock?: Clock;
+  /** The tables' writes: the reporting service's store is watched through it (and the Redis channel, with replicas). */
+  refreshes: TableRefreshes;
+  /** The feeds' pulse clock: the process's one clock (tests: their fake one). */
+  clock: Clock;
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
-  metrics?: Pick<Metrics, 'registry'>;
+  /** The subscriptions' metrics are registered here; undefined, none. */
+  metrics: Pick<Metrics, 'registry'> | undefined;
 }
 
 /**
- * Everything the server needs for subscriptions, built once per server: the
+ * Everything the server needs for subscriptions, built once per process (src/app/composeServices.ts): the
  * hub the Subscription fields read, the Apollo plugins (WebSocket
  * subscriptions through the pipeline; Apollo's HTTP callback protocol; the
  * drain), and the WebSocket transport, attached once Apollo exists.
@@ -41,11 +42,11 @@ export class LiveServing {
   private transport: WebSocketTransport | undefined;
 
   constructor(private readonly options: LiveServingOptions) {
-    this.refreshes = options.refreshes ?? new TableRefreshes();
+    this.refreshes = options.refreshes;
     this.metrics = options.metrics === undefined ? undefined : subscriptionMetrics(options.metrics.registry);
     this.live = new LiveNumbers({
       refreshes: this.refreshes,
-      clock: options.clock ?? SYSTEM_CLOCK,
+      clock: options.clock,
       askDeadlineMs: options.askDeadlineMs,
       dashboardTtlSeconds: options.dashboardTtlSeconds,
       maxSubscriptions: options.config.maxSubscriptions,

@@ -2,7 +2,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { BulkheadRejectedError, bulkhead, type BulkheadPolicy } from 'cockatiel';
 
 /** Starts through Apollo's pipeline at once, across every socket of the replica. */
-const IN_FLIGHT = 4;
+export const IN_FLIGHT = 4;
 
 /** What `run` answers when MAX_SUBSCRIPTIONS starts wait already. */
 export const TOO_MANY_WAITING = Symbol('tooManyWaiting');
@@ -10,8 +10,8 @@ export const TOO_MANY_WAITING = Symbol('tooManyWaiting');
 /**
  * The replica's one pace for starting subscriptions: at most IN_FLIGHT at
  * once, each beginning in a turn of the event loop of its own, the rest
- * waiting in order (cockatiel's bulkhead). ws hands graphql-ws every frame of
- * one read at once, and a start (parse, validation, Apollo's plugins, the
+ * waiting in order (cockatiel's bulkhead). ws handed graphql-ws every frame
+ * of one read at once (now one a socket a turn: ./webSocketTransport.ts), and a start (parse, validation, Apollo's plugins, the
  * resolver, the feed) is about a millisecond of CPU: a flood of subscribe
  * frames once ran thousands of starts in one turn, and health checks, queries
  * and other sockets waited seconds behind them, while thousands of pipelines

@@ -7,7 +7,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { refusalArgs } from './refusalResult';
 import type { SubscriptionsConfig } from '../../config';
 import type { Context } from '../../operation/context';
-import { ErrorCode } from '../../upstream/failures/errorCodes';
+import { ErrorCode } from '../../kernel/failures/errorCodes';
 import type { SocketSubscriptions, SubscribedOperation } from '../../graphql/subscriptions/socketSubscriptions';
 import type { Logger } from '../../observability/logger';
 import type { SubscriptionMetrics } from '../../observability/metrics/subscriptions';
@@ -65,7 +65,10 @@ interface SocketExtra<Admission> extends BaseExtra {
  * socket (no subscription) is closed after SUBSCRIPTION_IDLE_TIMEOUT_SECONDS.
  */
 export function attachWebSocketTransport<Admission>(options: WebSocketTransportOptions<Admission>): WebSocketTransport {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  // One frame a socket a turn of the event loop (ws ≥ 8.16): by default ws emits every frame of one read at once, and a
+  // flood of 200 sockets' reads was ~20,000 frames parsed and queued before a health check's read (issue 35). A
+  // flooding client is slowed to the pace it is read at.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES, allowSynchronousEvents: false });
   const { config } = options;
   // The stream Apollo's pipeline subscribed to, or the refusal to send, by the subscription's context (one per subscribe message).
   const streams = new WeakMap<object, AsyncIterable<ExecutionResult> | ExecutionResult>();

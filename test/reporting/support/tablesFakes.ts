@@ -5,14 +5,14 @@
  * `budget_exhausted` and `retryAfter` in between), recording every body it sent.
  */
 import type { AnalyticsBoard, PostedNeed } from '../../../src/reporting/tables/analyticsBoard';
-import type { Clock } from '../../../src/reporting/tables/clock';
+import type { Clock } from '../../../src/kernel/clock';
 import { Demand } from '../../../src/reporting/tables/demand';
-import type { BudgetQueue, BudgetQueueOptions } from '../../../src/reporting/budgetQueue';
+import type { BudgetQueue, BudgetQueueOptions } from '../../../src/reporting/budget/budgetQueue';
 import { TableAsks } from '../../../src/reporting/tables/tableAsks';
-import { alignInstant, resolveWindow } from '../../../src/reporting/analytics/window';
-import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../../src/upstream/datasources/wire';
-import type { Served } from '../../../src/upstream/datasources/fetched';
-import { UpstreamError } from '../../../src/upstream/failures/upstreamError';
+import { alignInstant, resolveWindow } from '../../../src/reporting/dashboard/analyticsWindow';
+import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../../src/kernel/wire';
+import type { Served } from '../../../src/kernel/fetched';
+import { UpstreamError } from '../../../src/kernel/failures/upstreamError';
 
 export class FakeClock implements Clock {
   private timers: { at: number; wake: () => void }[] = [];
@@ -180,16 +180,14 @@ export function fakeBoard() {
 }
 
 /** The tables' asks in a test's budget queue: one metric per table (its rank), a minute's alignment, 500 rows. */
-export function tableAsksIn(queue: BudgetQueue, reporting: BudgetQueueOptions['reporting'], clock: Clock): TableAsks {
+export function tableAsksIn(queue: BudgetQueue, reporting: BudgetQueueOptions['reporting']): TableAsks {
   return new TableAsks({
     queue,
     reporting,
-    clock,
     tableMetrics: (spec) => [spec.rank],
     windowOf: (spec, now) => resolveWindow(spec.window, alignInstant(now, 60)),
     maxRows: 500,
     maxNarrowedUrls: 500,
-    outsideShare: 0.5,
     onTable: async () => {},
   });
 }

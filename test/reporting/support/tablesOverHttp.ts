@@ -11,10 +11,6 @@ import { NO_OBSERVER } from '../../../src/upstream/observer';
 import type { AddressInfo } from 'node:net';
 import type { RunningEmulator } from '../../../emulator';
 import { EMBEDDED_GOVERNOR_CONFIG, type AnalyticsConfig } from '../../../src/config';
-import { AnalyticsTables } from '../../../src/reporting/tables/analyticsTables';
-import { MemoryTableStore } from '../../../src/reporting/tables/tableStore';
-import { reportingServiceWith } from '../../support/reportingService';
-import { buildServer } from '../../../src/web/server';
 import { startBodyRecorder, type BodyRecorder } from '../../support/bodyRecorder';
 import { testConfig } from '../../support/config';
 import { apiToken } from '../../support/emulator';
@@ -22,7 +18,7 @@ import { silentLogger, type DEFAULT_CACHE_TTLS } from '../../support/subgraph';
 import { advanceClock, startSmallEmulator } from '../../support/subgraphHttp';
 import { FakeClock } from './tablesFakes';
 import { demoUpstreams } from '../../support/demoUpstreams';
-import { analyticsTablesSettings } from '../../../src/reporting/reportingService';
+import { buildTestServer } from '../../support/services';
 import { articleRepresentations } from '../../support/analytics';
 import { postGraphQL } from '../../support/federationGateway';
 
@@ -108,25 +104,17 @@ export async function startTablesOverHttp(options: {
   const { analytics, cache, maxRows } = options;
   // The response cache runs on the real clock: off, so every ask reaches the tables on the fake one.
   const config = testConfig({ renderMaxConcurrency: 4, cache, analytics, reportingMaxRows: maxRows, responseCacheEnabled: false });
-  const analyticsTables = new AnalyticsTables({
-    reporting: upstreams.reporting,
-    store: new MemoryTableStore(),
+  const server = buildTestServer(config, {
+    dashboard: upstreams.reporting,
+    recommender: upstreams.recommender,
+    logger: silentLogger,
     clock,
-    ...analyticsTablesSettings(config),
     // The tables' events, as the one observer hears them: asks waiting for a slot, tables fetched and stored.
     observer: {
       ...NO_OBSERVER,
       asksWaiting: (kind, count) => (kind === 'table' ? onWaiting(count) : undefined),
       tableFetched: () => onTable(),
     },
-  });
-  const now = (): number => clock.now();
-  const server = buildServer(config, {
-    reporting: upstreams.reporting,
-    recommender: upstreams.recommender,
-    logger: silentLogger,
-    reportingService: reportingServiceWith(analyticsTables, upstreams.reporting, { config, now }),
-    now,
   });
   await server.start();
   await new Promise<void>((resolve) => server.httpServer.listen(0, '127.0.0.1', resolve));
@@ -149,7 +137,6 @@ export async function startTablesOverHttp(options: {
       return new Promise((reached) => storedWatchers.push({ count, reached }));
     },
     async close() {
-      analyticsTables.close();
       await server.stop();
       await upstreams.close();
       await recorder.close();

@@ -9,14 +9,13 @@
 import type { AddressInfo } from 'node:net';
 import type { RunningEmulator } from '../../../emulator';
 import { EMBEDDED_GOVERNOR_CONFIG, DEFAULT_ANALYTICS_CONFIG, METRICS_DEFAULTS, type Config } from '../../../src/config';
-import { analyticsTablesSettings } from '../../../src/reporting/reportingService';
 import { NO_OBSERVER } from '../../../src/upstream/observer';
-import { reportingServiceWith } from '../../support/reportingService';
 import { Metrics } from '../../../src/observability/metrics/metrics';
-import { AnalyticsTables } from '../../../src/reporting/tables/analyticsTables';
 import { TableRefreshes } from '../../../src/reporting/tables/refreshes';
 import { MemoryTableStore, type TableStore } from '../../../src/reporting/tables/tableStore';
-import { buildServer, type BuiltServer, type ServerDependencies, type ServerOptions } from '../../../src/web/server';
+import type { BuiltServer, ServerDependencies, ServerOptions } from '../../../src/web/server';
+import type { Services } from '../../../src/web/services';
+import { buildTestServer } from '../../support/services';
 import { startBodyRecorder, type BodyRecorder } from '../../support/bodyRecorder';
 import { testConfig, type ConfigOverrides } from '../../support/config';
 import { demoUpstreams } from '../../support/demoUpstreams';
@@ -66,7 +65,7 @@ export interface LiveHarnessOptions {
 
 export async function startLiveOverHttp(
   overrides: ConfigOverrides = {},
-  deps: Partial<Pick<ServerDependencies, 'subscriptionGate' | 'logger'>> = {},
+  deps: Pick<ServerDependencies, 'subscriptionGate'> & { logger?: Services['logger'] } = {},
   serverOptions: ServerOptions = {},
   harness: LiveHarnessOptions = {},
 ): Promise<LiveOverHttp> {
@@ -98,36 +97,30 @@ export async function startLiveOverHttp(
   });
   const refreshes = new TableRefreshes();
   const memory = new MemoryTableStore();
-  const store = refreshes.watch(harness.tablesOverIo === true ? overIo(memory) : memory);
-  const analyticsTables = new AnalyticsTables({
-    reporting: upstreams.reporting,
-    store,
-    clock,
-    ...analyticsTablesSettings(config),
-    // The tables' events, as the one observer hears them: a table fetched and stored.
-    observer: {
-      ...NO_OBSERVER,
-      tableFetched: () => {
-        stored += 1;
-        for (const watcher of [...storedWatchers]) {
-          if (stored < watcher.count) continue;
-          storedWatchers.splice(storedWatchers.indexOf(watcher), 1);
-          watcher.reached();
-        }
-      },
-    },
-  });
-  const server = buildServer(
+  const tableStore = harness.tablesOverIo === true ? overIo(memory) : memory;
+  const store = refreshes.watch(tableStore);
+  const server = buildTestServer(
     config,
     {
-      reporting: upstreams.reporting,
+      dashboard: upstreams.reporting,
       recommender: upstreams.recommender,
       logger: silentLogger,
-      reportingService: reportingServiceWith(analyticsTables, upstreams.reporting, { config, now: () => clock.now() }),
-      tableRefreshes: refreshes,
-      liveClock: clock,
-      now: () => clock.now(),
+      clock,
       metrics,
+      tableStore,
+      refreshes,
+      // The tables' events, as the one observer hears them: a table fetched and stored.
+      observer: {
+        ...NO_OBSERVER,
+        tableFetched: () => {
+          stored += 1;
+          for (const watcher of [...storedWatchers]) {
+            if (stored < watcher.count) continue;
+            storedWatchers.splice(storedWatchers.indexOf(watcher), 1);
+            watcher.reached();
+          }
+        },
+      },
       ...deps,
     },
     serverOptions,
@@ -154,7 +147,6 @@ export async function startLiveOverHttp(
       return new Promise((reached) => storedWatchers.push({ count, reached }));
     },
     async close() {
-      analyticsTables.close();
       await server.stop();
       await upstreams.close();
       await recorder.close();

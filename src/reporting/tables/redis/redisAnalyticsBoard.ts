@@ -1,10 +1,10 @@
-import type { MetricName } from '../../../upstream/datasources/wire';
+import type { MetricName } from '../../../kernel/wire';
 import { METRIC_NAMES as WIRE_METRIC_NAMES } from '../../../../contract/names';
 import { MAX_PROMISED_MS, type AnalyticsBoard, type PostedNeed } from '../analyticsBoard';
 import { DEMAND_HALF_LIFE_MS } from '../demand';
-import { fieldsOf, readField, readMembers, repairWrongType, repairWrongTypes } from '../../../upstream/stores/redis/readValue';
-import { ttlMs } from '../../../upstream/stores/redis/ttl';
-import type { SharedRedis } from '../../../upstream/stores/redis/sharedRedis';
+import { fieldsOf, readField, readMembers, repairWrongType, repairWrongTypes } from '../../../redis/readValue';
+import { ttlMs } from '../../../redis/ttl';
+import type { SharedRedis } from '../../../redis/sharedRedis';
 import { MAX_CLOCK_SKEW_MS } from './storedTable';
 
 /**
@@ -170,7 +170,7 @@ class RedisAnalyticsBoard implements AnalyticsBoard {
   }
 }
 
-/** Every TTL written goes through the one clamp (src/upstream/stores/redis/ttl.ts). */
+/** Every TTL written goes through the one clamp (src/redis/ttl.ts). */
 function clampedTtl(durationMs: number): number {
   return ttlMs(durationMs) ?? 1;
 }

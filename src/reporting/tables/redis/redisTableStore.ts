@@ -1,7 +1,7 @@
 import type { Table } from '../table';
 import { MemoryTableStore, type TableStore } from '../tableStore';
-import { readField, readValue, repairWrongType, repairWrongTypes } from '../../../upstream/stores/redis/readValue';
-import type { SharedRedis } from '../../../upstream/stores/redis/sharedRedis';
+import { readField, readValue, repairWrongType, repairWrongTypes } from '../../../redis/readValue';
+import type { SharedRedis } from '../../../redis/sharedRedis';
 import { storedTable, tableFromStored } from './storedTable';
 
 /** Keys under the configured REDIS_KEY_PREFIX: a whole table, and a hash of cold answers (url → answer) per table. */
@@ -80,7 +80,7 @@ class RedisTableStore implements TableStore {
   }
 }
 
-/** An hour: how long a table of a window that has ended stays fresh (src/upstream/endpoints/dashboardTtl.ts). */
+/** An hour: how long a table of a window that has ended stays fresh (src/kernel/dashboardTtl.ts). */
 const ENDED_WINDOW_KEEP_SECONDS = 3_600;
 
 /** The replicas' table store (REDIS_URL): kept as long as any table may still be served; `now` is the tables' clock. */

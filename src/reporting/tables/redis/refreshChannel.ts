@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Cluster } from 'ioredis';
-import { closeRedisClient, reconnectAfterUnplannedEnd, type RedisClient } from '../../../upstream/stores/redis/client';
-import type { SharedRedis } from '../../../upstream/stores/redis/sharedRedis';
+import { closeRedisClient, reconnectAfterUnplannedEnd, type RedisClient } from '../../../redis/client';
+import type { SharedRedis } from '../../../redis/sharedRedis';
 import type { TableRefreshed, TableRefreshes } from '../refreshes';
 
 /** Channel names are not key names: ioredis does not prefix them, so the deployment's prefix is added here. */

@@ -1,6 +1,6 @@
 import { METRIC_NAMES } from '../../../../contract/names';
-import type { MetricName } from '../../../upstream/datasources/wire';
-import { fieldsOf, isCount } from '../../../upstream/stores/redis/readValue';
+import type { MetricName } from '../../../kernel/wire';
+import { fieldsOf, isCount } from '../../../redis/readValue';
 import type { Table } from '../table';
 
 /** A Table as JSON in Redis: Maps and Sets as arrays. */

@@ -4,7 +4,7 @@
  * becomes March 2nd) and guesses a local zone for zone-less date-times.
  */
 
-import { DAY_MS } from '../../../contract';
+import { DAY_MS } from '../../contract';
 
 const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2}))?$/i;
 

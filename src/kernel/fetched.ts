@@ -1,3 +1,5 @@
+import type { DashboardMetricResultWire } from './wire';
+
 /**
  * An upstream answer and the instant it arrived from the upstream. Answers
  * may be served again later (from the shared cache, or stale when the
@@ -23,3 +25,6 @@ export type CacheOutcome = 'hit' | 'miss' | 'stale' | 'coalesced' | 'stale_if_er
 export interface Served<T> extends Fetched<T> {
   cache: CacheOutcome;
 }
+
+/** A dashboard query's answer as the protected endpoint serves it: the queue sends the query, the asks slice it. */
+export type DashboardAnswer = Served<DashboardMetricResultWire[]>;

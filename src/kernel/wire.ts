@@ -14,7 +14,7 @@ export interface SignInRequest {
 // ---- dashboard: POST {base_url}/api/dashboard/query -------------------------
 
 // The names are the contract's (contract/names.ts), defined once for the subgraph and the emulator.
-export { GRANULARITY_NAMES } from '../../../contract';
+export { GRANULARITY_NAMES } from '../../contract';
 import type {
   MetricName,
   DimensionName,
@@ -22,7 +22,7 @@ import type {
   TimeUnitName,
   SortName,
   FilterOperatorName as OperatorName,
-} from '../../../contract';
+} from '../../contract';
 export type { MetricName, DimensionName, GranularityName, TimeUnitName, SortName, OperatorName };
 
 /** One dashboard filter on the wire: `{"filter": "domain", "op": "eq", "value": ["example.com"]}`. */
@@ -95,3 +95,6 @@ export interface RenderResponseWire {
   type: 'RecommenderExperienceResponse';
   recommendation: RecommendationWire[];
 }
+
+/** The vendor's sign-in path: the call path posts to it, and client errors name a failure there as the sign-in's. */
+export const SIGN_IN_PATH = '/api/user/signin';

@@ -2,7 +2,7 @@ import { cacheControlFromInfo, type CacheScope } from '@apollo/cache-control-typ
 import type { GraphQLResolveInfo } from 'graphql';
 import type { DashboardQueryInput } from '../__generated__/resolvers-types';
 import type { CacheTtls } from '../../operation/context';
-import { dashboardTtlSeconds } from '../../upstream/endpoints/dashboardTtl';
+import { dashboardTtlSeconds } from '../../kernel/dashboardTtl';
 
 export interface FreshnessHint {
   /** How long an answer stays fresh once fetched (0: never cached). */

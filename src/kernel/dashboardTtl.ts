@@ -1,4 +1,4 @@
-import { rangeInstants } from '../datasources/instants';
+import { rangeInstants } from './instants';
 
 /** A window that ended in the past cannot change any more: its answer keeps an hour (issue 6). */
 export const PAST_WINDOW_TTL_SECONDS = 3600;

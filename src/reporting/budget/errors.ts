@@ -1,6 +1,6 @@
-import type { MetricName } from '../../upstream/datasources/wire';
+import type { MetricName } from '../../kernel/wire';
 import { DASHBOARD_QUERY_PATH, metricUnavailable as metricUnavailableError } from '../../upstream/datasources/reportingAPI';
-import { failurePolicyOf, UpstreamError } from '../../upstream/failures/upstreamError';
+import { failurePolicyOf, UpstreamError } from '../../kernel/failures/upstreamError';
 
 /**
  * The ask waited as long as it may and no slot came: the governor's own

@@ -1,12 +1,12 @@
-import type { DashboardEndpoint } from '../upstream/endpoints/dashboard';
-import type { DashboardQueryBody } from '../upstream/datasources/wire';
-import type { UpstreamError } from '../upstream/failures/upstreamError';
-import { NO_OBSERVER, safeObserver, type AskKindName, type UpstreamObserver } from '../upstream/observer';
-import type { DashboardAnswer } from './dashboard/metricKinds';
-import type { Clock } from './tables/clock';
+import type { DashboardEndpoint } from '../../upstream/endpoints/dashboard';
+import type { DashboardAnswer } from '../../kernel/fetched';
+import type { DashboardQueryBody } from '../../kernel/wire';
+import type { UpstreamError } from '../../kernel/failures/upstreamError';
+import { NO_OBSERVER, safeObserver, type AskKindName, type UpstreamObserver } from '../../upstream/observer';
+import type { Clock } from '../../kernel/clock';
 import { CallerSlots, type SharedCallerSlots } from './callerSlots';
-import { refused, shareSpent, waitsForSlot } from './tables/errors';
-import { MetricPlan } from './tables/metricPlan';
+import { refused, shareSpent, waitsForSlot } from './errors';
+import type { MetricPlan } from './metricPlan';
 import { nextRefresh, refreshDue } from './refreshTurns';
 
 /**
@@ -56,7 +56,7 @@ export interface Candidate {
   weight: number;
   /** Within a class and weight, the earliest deadline first. */
   earliestDeadline: number;
-  /** A refresh: when the numbers it replaces were fetched (their age bounds its turn: src/reporting/refreshTurns.ts). */
+  /** A refresh: when the numbers it replaces were fetched (their age bounds its turn: src/reporting/budget/refreshTurns.ts). */
   fetchedAt?: number;
   /** The kind's merge rule: the turn for this group now (undefined: nothing to send after all, e.g. another replica did it). */
   take(): Promise<Turn | undefined>;
@@ -103,8 +103,8 @@ export interface BudgetQueueOptions {
   clock: Clock;
   /** ANALYTICS_COLD_SHARE: the share of the tables' slots kept for asks outside the tables while refreshes wait. */
   outsideShare: number;
-  /** What the account's plan allows, learned from every answer of every kind (default: a plan of this process). */
-  plan?: MetricPlan;
+  /** What the account's plan allows, learned from every answer of every kind (the reporting service's one plan). */
+  plan: MetricPlan;
   /** Hears the asks waiting, refused and answered per slot, and the tables fetched (the metrics; tests record it). */
   observer?: UpstreamObserver;
   /**
@@ -119,7 +119,7 @@ export interface BudgetQueueOptions {
   sharedCallerSlots?: SharedCallerSlots;
   /**
    * REPORTING_RATE_PER_MINUTE: the slots a minute the governor grants, which bound how long a table in demand
-   * waits for its refresh (src/reporting/refreshTurns.ts). Default 1, the real hosts' budget.
+   * waits for its refresh (src/reporting/budget/refreshTurns.ts). Default 1, the real hosts' budget.
    */
   slotsPerMinute?: number;
 }
@@ -182,7 +182,7 @@ export class BudgetQueue {
   private readonly stopListening: (() => void) | undefined;
 
   constructor(private readonly options: BudgetQueueOptions) {
-    this.plan = options.plan ?? new MetricPlan();
+    this.plan = options.plan;
     this.clock = options.clock;
     this.observer = safeObserver(options.observer ?? NO_OBSERVER);
     const share = options.callerShare;

@@ -37,7 +37,7 @@ const EPSILON = 1e-9;
 /**
  * The budget queue's ledger of the slots each caller's dashboard asks spent
  * over the last `windowMs` (DASHBOARD_SHARE_WINDOW_SECONDS): the queue
- * (src/reporting/budgetQueue.ts) reads it to decide whether a caller still
+ * (src/reporting/budget/budgetQueue.ts) reads it to decide whether a caller still
  * has room for a whole slot, and when it will. Nothing else counts slots per
  * caller.
  *

@@ -1,7 +1,7 @@
-import type { Fetched } from '../../upstream/datasources/fetched';
+import type { Fetched } from '../../kernel/fetched';
 import type { Cell } from '../../reporting/tables/analyticsTables';
 import type { TableSpec } from '../../reporting/tables/tableSpec';
-import type { DashboardMetricResultWire, MetricName, RecommendationWire } from '../../upstream/datasources/wire';
+import type { DashboardMetricResultWire, MetricName, RecommendationWire } from '../../kernel/wire';
 
 /**
  * Resolver parents that are not plain wire payloads (codegen `mappers`).

@@ -1,10 +1,17 @@
-import type { DateWindowInput } from '../dashboard/dashboardQueryInput';
-import { validateDashboardQuery } from '../dashboard/validate';
-import { windowLengthMs } from '../dashboard/window';
-import { rangeInstants } from '../../upstream/datasources/instants';
-import type { DashboardQueryBody } from '../../upstream/datasources/wire';
-import { Metric } from '../../../contract';
-import type { InvalidArgument } from '../invalidArgument';
+import type { DateWindowInput } from './dashboardQueryInput';
+import { validateDashboardQuery } from './validate';
+import { windowLengthMs } from './window';
+import { rangeInstants } from '../../kernel/instants';
+import type { DashboardQueryBody } from '../../kernel/wire';
+import { Metric, TimeUnit } from '../../../contract';
+import type { InvalidArgument } from './invalidArgument';
+
+/**
+ * `Article.analytics` and `Subscription.articleAnalytics`' window when none is given: the schema's default
+ * argument (schema/*.graphql, which GraphQL applies to an omitted window; test/graphql/defaultWindow.test.ts
+ * holds the two equal), and the one an explicit `window: null` gets.
+ */
+export const DEFAULT_ANALYTICS_WINDOW: DateWindowInput = { last: { number: 7, unit: TimeUnit.DAY } };
 
 /** A window pinned to instants: what every article of one operation is measured over. */
 export interface ResolvedWindow {
