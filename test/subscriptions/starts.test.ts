@@ -153,7 +153,10 @@ it('never starts the pipeline for a subscription completed before its turn, and 
   let held: () => void = () => undefined;
   const allHeld = new Promise<void>((resolve) => (held = resolve));
   const original = SocketSubscriptions.prototype.subscribe;
-  const pipeline = jest.spyOn(SocketSubscriptions.prototype, 'subscribe').mockImplementation(async function (this: SocketSubscriptions, ...args) {
+  const pipeline = jest.spyOn(SocketSubscriptions.prototype, 'subscribe').mockImplementation(async function (
+    this: SocketSubscriptions,
+    ...args
+  ) {
     if (pipeline.mock.calls.length <= IN_FLIGHT) {
       if (pipeline.mock.calls.length === IN_FLIGHT) held();
       await released;
