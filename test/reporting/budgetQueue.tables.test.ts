@@ -37,6 +37,52 @@ function setUp() {
   return { clock, dashboard, scheduler };
 }
 
+/**
+ * A scheduler whose endpoint refuses as the local share did while Redis was away (next unit five minutes off),
+ * until `back()`: the shared budget again, told to the listeners as the governor tells them.
+ */
+function setUpAway() {
+  const clock = new FakeClock(START);
+  const shared = fakeDashboard({ clock, unitMs: UNIT_MS, urls: URLS });
+  let away = true;
+  const listeners: (() => void)[] = [];
+  const reporting = {
+    sent: shared.sent,
+    query: (body: Parameters<typeof shared.query>[0]) => {
+      // Redis away: the local share's next unit is five minutes off.
+      if (away)
+        throw new UpstreamError({
+          service: 'reporting',
+          endpoint: '/api/dashboard/query',
+          kind: 'budget_exhausted',
+          retryAfterSeconds: 300,
+        });
+      return shared.query(body);
+    },
+    onBudgetShared: (listener: () => void) => {
+      listeners.push(listener);
+      return () => undefined;
+    },
+  };
+  const settings = analyticsTablesSettings(testConfig());
+  const scheduler = new TableAsks({
+    queue: new BudgetQueue({ reporting, clock, plan: new MetricPlan(), outsideShare: testConfig().analytics.outsideShare }),
+    reporting,
+    tableMetrics: (spec) => [spec.rank],
+    windowOf: (spec, now) => resolveWindow(spec.window, alignInstant(now, settings.windowAlignSeconds)),
+    maxRows: settings.maxRows,
+    maxNarrowedUrls: settings.maxNarrowedUrls,
+    onTable: async () => {},
+    // The signal comes only with shared tables (Redis): their asks look for other replicas' tables while they wait.
+    lookup: async () => undefined,
+  });
+  const back = () => {
+    away = false;
+    for (const listener of listeners) listener();
+  };
+  return { clock, reporting, scheduler, back };
+}
+
 describe('table asks in the budget queue', () => {
   // Fixed test-first: the run set `running = false` a microtask after its last look at the list, so an ask
   // arriving in that gap found a run "in progress", started none, and was refused at its deadline.
@@ -55,51 +101,37 @@ describe('table asks in the budget queue', () => {
   // Fixed test-first (issue 29, defect 12): a next unit learned from the small local share's refusal while Redis was
   // away was forgotten only by a successful send, so asks were refused at once for minutes after Redis came back.
   it('forgets the next unit learned from a refusal when the endpoint says the shared budget is back', async () => {
-    const clock = new FakeClock(START);
-    const shared = fakeDashboard({ clock, unitMs: UNIT_MS, urls: URLS });
-    let away = true;
-    const listeners: (() => void)[] = [];
-    const reporting = {
-      sent: shared.sent,
-      query: (body: Parameters<typeof shared.query>[0]) => {
-        // Redis away: the local share's next unit is five minutes off.
-        if (away)
-          throw new UpstreamError({
-            service: 'reporting',
-            endpoint: '/api/dashboard/query',
-            kind: 'budget_exhausted',
-            retryAfterSeconds: 300,
-          });
-        return shared.query(body);
-      },
-      onBudgetShared: (listener: () => void) => {
-        listeners.push(listener);
-        return () => undefined;
-      },
-    };
-    const settings = analyticsTablesSettings(testConfig());
-    const scheduler = new TableAsks({
-      queue: new BudgetQueue({ reporting, clock, plan: new MetricPlan(), outsideShare: testConfig().analytics.outsideShare }),
-      reporting,
-      tableMetrics: (spec) => [spec.rank],
-      windowOf: (spec, now) => resolveWindow(spec.window, alignInstant(now, settings.windowAlignSeconds)),
-      maxRows: settings.maxRows,
-      maxNarrowedUrls: settings.maxNarrowedUrls,
-      onTable: async () => {},
-      // The signal comes only with shared tables (Redis): their asks look for other replicas' tables while they wait.
-      lookup: async () => undefined,
-    });
+    const { clock, reporting, scheduler, back } = setUpAway();
     const refused = scheduler.wait({ spec: WEEK, metrics: ['pageViewsTotal'] }, clock.now() + DEADLINE_MS).catch((error: unknown) => error);
     await clock.advance(DEADLINE_MS);
     expect(await refused).toMatchObject({ kind: 'budget_exhausted', retryAfterSeconds: 300 - DEADLINE_MS / 1000 });
 
-    away = false;
-    for (const listener of listeners) listener();
+    back();
     const delivered = scheduler.wait({ spec: WEEK, metrics: ['pageViewsTotal'] }, clock.now() + DEADLINE_MS);
     await clock.advance(1_000);
 
     // One query: the waiting ask's, carrying what the refused ask left for its retry (issue 38).
     await expect(delivered).resolves.toMatchObject<Partial<Delivery>>({ asks: 2 });
     expect(reporting.sent).toHaveLength(1);
+  });
+
+  // Fixed test-first (issue 38 follow-up, test/upstream/redisPausedBudget.test.ts): when the shared budget came
+  // back, every replica's demand left took the slot at once; the losers' refused tries taught the next unit, and
+  // the retries the demand was left for were refused at once with a unit free.
+  it('sends what a refused ask left at the slot its refusal named, not before, even when the shared budget comes back sooner', async () => {
+    const { clock, reporting, scheduler, back } = setUpAway();
+    const refused = scheduler.wait({ spec: WEEK, metrics: ['pageViewsTotal'] }, clock.now() + DEADLINE_MS).catch((error: unknown) => error);
+    await clock.advance(DEADLINE_MS);
+    const retryAfterSeconds = 300 - DEADLINE_MS / 1000;
+    expect(await refused).toMatchObject({ kind: 'budget_exhausted', retryAfterSeconds });
+
+    back();
+    await clock.advance(1_000);
+    expect(reporting.sent).toHaveLength(0);
+
+    // The slot it names (a second's grace, as retryAfter is in whole seconds): its one query, for the whole table.
+    await clock.advance(retryAfterSeconds * 1000 - 2_000);
+    expect(reporting.sent).toHaveLength(1);
+    expect(reporting.sent[0]?.filters).toEqual([]);
   });
 });

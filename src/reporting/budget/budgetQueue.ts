@@ -80,6 +80,11 @@ export interface AskKind {
   candidates(asks: readonly QueuedAsk[]): Candidate[];
   /** Whether it has work besides waiting asks (a refresh). */
   hasWork?(): boolean;
+  /**
+   * When work it holds but may not send yet becomes due (demand refused asks left for a later slot):
+   * with nothing to send before, the queue sleeps until then, or until an ask arrives.
+   */
+  workDueAt?(): number | undefined;
   /** While no slot is free: how often it looks for answers elsewhere (tables other replicas fetched), and the look. */
   pollMs?: number;
   poll?(asks: readonly QueuedAsk[]): Promise<void>;
@@ -172,6 +177,8 @@ export class BudgetQueue {
   private readonly callerSlots: CallerSlots | undefined;
   /** Ends the run loop's current sleep early (the next slot was forgotten). */
   private wake: (() => void) | undefined;
+  /** The loop sleeps with nothing to send until work comes due (`workDueAt`): an arriving ask wakes it. */
+  private idle = false;
   private readonly stopListening: (() => void) | undefined;
 
   constructor(private readonly options: BudgetQueueOptions) {
@@ -363,6 +370,7 @@ export class BudgetQueue {
   /** A kind with work besides asks (a refresh) wakes the queue. */
   start(kind?: AskKind): void {
     if (kind !== undefined) this.kinds.add(kind);
+    if (this.running && this.idle) this.wake?.();
     if (this.running || this.closed) return;
     this.running = true;
     void this.run();
@@ -462,7 +470,14 @@ export class BudgetQueue {
           await this.learnSharedSlots(this.waiting.flatMap((ask) => (ask.caller === undefined ? [] : [ask.caller])));
         this.refuseWaitingOverShare();
         const candidate = this.order();
-        if (candidate === undefined) return;
+        if (candidate === undefined) {
+          const dueAt = Math.min(...[...this.kinds].map((kind) => kind.workDueAt?.() ?? Infinity));
+          if (!Number.isFinite(dueAt)) return;
+          this.idle = true;
+          await this.pause(Math.max(0, dueAt - this.clock.now()));
+          this.idle = false;
+          continue;
+        }
         const turn = await candidate.take();
         if (turn === undefined) continue;
         this.wentEarly = untilSlotMs > 0;

@@ -60,6 +60,8 @@ export interface TableAsksOptions {
 
 /** How often asks waiting for a slot look for a table another replica fetched. */
 const SHARED_POLL_MS = 250;
+/** Demand left is due a second before the slot it is owed: retryAfter is in whole seconds. */
+const PROMISE_GRACE_MS = 1_000;
 
 /** A table ask waiting in the queue. */
 type Waiter = QueuedAsk<Delivery> & { need: Need };
@@ -199,6 +201,14 @@ export class TableAsks implements AskKind {
     return this.refreshes.size > 0 || this.left.keys(this.queue.clock.now()).length > 0;
   }
 
+  /** The earliest slot demand left alone is owed and not yet due (less the grace `candidates` gives it). */
+  workDueAt(): number | undefined {
+    const now = this.queue.clock.now();
+    const dueAt = this.left.keys(now).flatMap((key) => (this.left.get(key, now)?.promisedAt ?? 0) - PROMISE_GRACE_MS);
+    const later = dueAt.filter((at) => at > now);
+    return later.length === 0 ? undefined : Math.min(...later);
+  }
+
   /** Refreshes whose every asker left are withdrawn before they take a slot: demand leaves with its subscribers. */
   private withdrawLeftRefreshes(): void {
     for (const [key, refresh] of this.refreshes) {
@@ -227,12 +237,17 @@ export class TableAsks implements AskKind {
    */
   candidates(asks: readonly QueuedAsk[]): Candidate[] {
     const now = this.queue.clock.now();
-    const byKey = new Map<string, Waiter[]>(this.left.keys(now).map((key) => [key, []]));
+    // Due: the slot its refusals named came.
+    const due = (left: Left | undefined) => left !== undefined && left.promisedAt <= now + PROMISE_GRACE_MS;
+    // Demand left alone takes no slot before the one it is owed: a slot freed earlier (the budget shared
+    // again, its next slot forgotten) goes to the asks there are then, not to a race of every replica's
+    // demand whose refused try would teach the next slot to the retry it was left for (issue 38 follow-up).
+    const owedKeys = this.left.keys(now).filter((key) => due(this.left.get(key, now)));
+    const byKey = new Map<string, Waiter[]>(owedKeys.map((key) => [key, []]));
     for (const waiter of asks as Waiter[]) byKey.set(waiter.group, [...(byKey.get(waiter.group) ?? []), waiter]);
     const candidates: Candidate[] = [...byKey].map(([key, list]) => {
       const left = this.left.get(key, now);
-      // Due: the slot its refusals named came (a second's grace: retryAfter is in whole seconds).
-      const owed = left !== undefined && left.promisedAt <= now + 1_000;
+      const owed = due(left);
       return {
         class: list.some(needsWholeTable) || left?.whole === true ? 'unserved' : owed ? 'promised' : 'outside',
         weight: list.length + (left?.asks ?? 0),
@@ -243,7 +258,7 @@ export class TableAsks implements AskKind {
     // Demand another replica's refused asks left, owed this slot: carried by whichever replica gets it.
     for (const [key, needs] of this.others) {
       const owed = (need: PostedNeed) =>
-        need.promisedAt !== undefined && need.promisedAt <= now + 1_000 && !this.answeredElsewhere.has(promiseOf(key, need));
+        need.promisedAt !== undefined && need.promisedAt <= now + PROMISE_GRACE_MS && !this.answeredElsewhere.has(promiseOf(key, need));
       if (byKey.has(key) || !needs.some(owed)) continue;
       candidates.push({
         class: needs.some((need) => need.urls === undefined) ? 'unserved' : 'promised',
