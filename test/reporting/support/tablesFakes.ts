@@ -95,6 +95,11 @@ export interface FakeDashboardOptions {
    * reading it cannot starve the clock's timers, so a test counts its passes instead of hanging.
    */
   cacheMs?: number;
+  /**
+   * With `cacheMs`: the most hits the cache serves (default 1,000); past them the units alone answer, so a loop
+   * going round on cached answers is parked on the clock at the next refusal and the test ends with its count.
+   */
+  maxHits?: number;
 }
 
 /** A url's number for a metric: its position in `urls` encoded with the metric's length, so a test can compute it. */
@@ -107,7 +112,7 @@ export function fakeDashboard(options: FakeDashboardOptions): FakeDashboard {
   const cache = new Map<string, Served<DashboardMetricResultWire[]>>();
   const cached = async (body: DashboardQueryBody) => {
     const cacheMs = options.cacheMs;
-    if (cacheMs === undefined) return undefined;
+    if (cacheMs === undefined || dashboard.hits >= (options.maxHits ?? 1_000)) return undefined;
     await new Promise((resolve) => setImmediate(resolve));
     const answer = cache.get(JSON.stringify(body));
     return answer !== undefined && answer.fetchedAt + cacheMs > options.clock.now() ? { ...answer, cache: 'hit' as const } : undefined;
