@@ -481,7 +481,10 @@ export class BudgetQueue {
         const turn = await candidate.take();
         if (turn === undefined) continue;
         this.wentEarly = untilSlotMs > 0;
-        await this.spend(turn, candidate.kind);
+        const progressed = await this.spend(turn, candidate.kind);
+        // The guard (issue 35): a pass that spent no slot and settled none of its asks (an answer from the cache
+        // that answered nothing here) would be the same pass again at once. It waits for its next look instead.
+        if (!progressed) await this.pause(this.nextLookMs());
       }
     } catch (error) {
       // Nothing awaited here should throw (the stores and the board fall back on their own); if something does, no ask hangs.
@@ -544,10 +547,18 @@ export class BudgetQueue {
     );
   }
 
-  /** Sleeps until the next look, or until `forgetNextSlot` (or `close`) wakes the loop. */
+  /** Sleeps until the next look, or until `forgetNextSlot` (or `close`) wakes the loop; a sleep woken early leaves no timer armed. */
   private async pause(ms: number): Promise<void> {
-    await Promise.race([this.clock.sleep(ms), new Promise<void>((resolve) => (this.wake = resolve))]);
+    const timer = new AbortController();
+    await Promise.race([this.clock.sleep(ms, timer.signal), new Promise<void>((resolve) => (this.wake = resolve))]);
+    timer.abort();
     this.wake = undefined;
+  }
+
+  /** Until the next look after a pass without progress: the kinds' next look at the other replicas, else the next slot. */
+  private nextLookMs(): number {
+    const polls = [...this.kinds].flatMap((kind) => (kind.poll === undefined || kind.pollMs === undefined ? [] : [kind.pollMs]));
+    return Math.min(this.slotMs, ...polls);
   }
 
   /** Asks whose deadline comes before the next slot get their refusal now rather than at their deadline. */
@@ -557,7 +568,12 @@ export class BudgetQueue {
     }
   }
 
-  private async spend(turn: Turn, kind: AskKind): Promise<void> {
+  /**
+   * Sends a turn's body. Only a vendor miss spends a slot (counted in its share, charged to callers, told as
+   * `slotSpent`): an answer from the cache costs nothing. Whether the pass made progress: a slot spent, or an ask
+   * of the turn settled.
+   */
+  private async spend(turn: Turn, kind: AskKind): Promise<boolean> {
     // Taken off the list while in flight: asks arriving now wait for the next slot's query.
     for (const ask of turn.asks) this.remove(ask);
     let answer: DashboardAnswer;
@@ -569,15 +585,20 @@ export class BudgetQueue {
         this.learnRefusal(error);
         for (const ask of turn.asks) this.requeue(ask);
         turn.slotRefused?.();
-        return;
+        return true;
       }
       turn.failed(error);
-      return;
+      return true;
+    }
+    if (answer.cache !== 'miss') {
+      await turn.answered(answer);
+      return turn.asks.some((ask) => ask.settled);
     }
     this.nextSlotAt = 0;
     if (turn.share === 'outside') this.outsideSlots += 1;
     else if (turn.share === 'table') this.tableSlots += 1;
-    if (answer.cache === 'miss') this.chargeCallers(turn.asks.flatMap((ask) => (ask.caller === undefined ? [] : [ask.caller])));
+    this.chargeCallers(turn.asks.flatMap((ask) => (ask.caller === undefined ? [] : [ask.caller])));
     this.observer.slotSpent(kind.name, await turn.answered(answer));
+    return true;
   }
 }

@@ -87,6 +87,8 @@ interface Work {
   forAsks: boolean;
   /** Asks of other replicas this body carries. */
   othersAsks: number;
+  /** The other replicas' posted needs it surely answers (whole tables): once answered, not carried again while still posted. */
+  othersCarried?: PostedNeed[];
   /** For a refresh: the fetchedAt of the table it replaces, and its demand. */
   seenFetchedAt?: number;
   demand?: number;
@@ -122,7 +124,10 @@ export class TableAsks implements AskKind {
   private others = new Map<string, PostedNeed[]>();
   /** What asks refused with retryAfter left for the slot their refusal named. */
   private readonly left: LeftDemand;
-  /** Other replicas' demand left (by `promiseOf`) found answered in the shared store: not offered again. Bounded. */
+  /**
+   * Other replicas' posted needs (by `promiseOf`) found answered (in the shared store, by this replica's slot, or by
+   * the answer cache): not carried or offered again while their post still stands. Bounded.
+   */
   private readonly answeredElsewhere = new Set<string>();
   /** This kind's asks waiting in the queue, as it last told (for the posts to the other replicas). */
   private waiting: readonly Waiter[] = [];
@@ -366,7 +371,7 @@ export class TableAsks implements AskKind {
     const ownMetrics = new Set([...list.flatMap((waiter) => waiter.need.metrics), ...(leftNow?.metrics ?? [])]);
     // Another replica's unproven metric rides only with an ask of this replica that wants it too:
     // an empty answer would otherwise cost this replica's asks their slot.
-    const remote = others.filter((need) => need.metrics.every((metric) => !plan.isUnproven(metric) || ownMetrics.has(metric)));
+    let remote = others.filter((need) => need.metrics.every((metric) => !plan.isUnproven(metric) || ownMetrics.has(metric)));
     const { metrics, unproven } = plan.queryMetrics([
       ...this.options.tableMetrics(spec),
       ...ownMetrics,
@@ -374,12 +379,24 @@ export class TableAsks implements AskKind {
     ]);
     const optional = unproven === undefined ? {} : { unproven };
     const carried = (need: PostedNeed) => need.metrics.every((metric) => metrics.includes(metric) || plan.isUnavailable(metric));
-    if (list.some(needsWholeTable) || leftNow?.whole === true || remote.some((need) => need.urls === undefined)) {
+    const ownWhole = list.some(needsWholeTable) || leftNow?.whole === true;
+    if (!ownWhole && remote.some((need) => need.urls === undefined)) {
+      // Built only for the other replicas' posts: the answer cache may hold it (fetched at this replica's last slot,
+      // its post still standing until that replica's next look). Served from there it spends no slot, and the asks
+      // of this replica go on to a query of their own rather than waiting behind the same cached table again.
+      const cached = await this.fromAnswerCache(spec, window, tableQuery(spec, window, metrics, this.options.maxRows), list);
+      if (cached !== undefined) {
+        for (const need of remote) if (need.urls === undefined) this.rememberAnswered(key, need);
+        remote = remote.filter((need) => need.urls !== undefined);
+        list = list.filter((waiter) => !waiter.settled);
+      }
+    }
+    if (ownWhole || remote.some((need) => need.urls === undefined)) {
       // A whole table answers every ask of it, those for single urls too (or tells them what it lacks).
       this.refreshes.delete(key);
       const body = tableQuery(spec, window, metrics, this.options.maxRows);
       // Of the other replicas' asks, only those for the whole table are surely answered by it.
-      const othersAsks = remote.filter((need) => need.urls === undefined && carried(need)).length;
+      const othersCarried = remote.filter((need) => need.urls === undefined && carried(need));
       // Demand left for the whole table goes with it; demand left for urls outside it waits for a narrowed query.
       const left = leftNow?.whole === true ? this.takeLeft(key) : undefined;
       return this.turn({
@@ -389,7 +406,8 @@ export class TableAsks implements AskKind {
         window,
         ...optional,
         forAsks: true,
-        othersAsks,
+        othersAsks: othersCarried.length,
+        othersCarried,
         ...(left === undefined ? {} : { left }),
       });
     }
@@ -427,6 +445,19 @@ export class TableAsks implements AskKind {
   }
 
   /**
+   * The whole table `body` asks for, if the answer cache holds it (read alone: no slot): stored, and the asks of
+   * `list` it covers answered. Undefined when the cache does not hold it.
+   */
+  private async fromAnswerCache(spec: TableSpec, window: ResolvedWindow, body: DashboardQueryBody, list: Waiter[]): Promise<Table | undefined> {
+    const cached = await this.options.reporting.peek?.(body);
+    if (cached === undefined) return undefined;
+    const table = await this.store(spec, window, body, cached);
+    const answered = list.filter((waiter) => !waiter.settled && covers(table, waiter.need, this.plan));
+    for (const waiter of answered) waiter.settle({ table, asks: answered.length });
+    return table;
+  }
+
+  /**
    * The demand left on a table, unless the shared store already holds numbers fetched for it since (another
    * replica's slot carried it): then it is forgotten, not sent again.
    */
@@ -456,8 +487,8 @@ export class TableAsks implements AskKind {
   }
 
   /**
-   * Another replica's demand left that the shared store already answers (a slot carried it): remembered here, so
-   * it is neither sent again nor offered again while that replica's post still names it.
+   * Another replica's need that is answered already (a slot carried it, or the answer cache held it): remembered
+   * here, so it is neither sent again nor offered again while that replica's post still names it.
    */
   private rememberAnswered(key: string, need: PostedNeed): void {
     if (this.answeredElsewhere.size >= 1_000) this.answeredElsewhere.clear();
@@ -466,10 +497,10 @@ export class TableAsks implements AskKind {
 
   private async stillOwedByOthers(spec: TableSpec, others: PostedNeed[]): Promise<PostedNeed[]> {
     const lookup = this.options.lookup;
-    if (lookup === undefined) return others;
     const owed: PostedNeed[] = [];
     for (const need of others) {
-      if (need.promisedAt !== undefined && !this.answeredElsewhere.has(promiseOf(spec.key, need))) {
+      if (this.answeredElsewhere.has(promiseOf(spec.key, need))) continue;
+      if (need.promisedAt !== undefined && lookup !== undefined) {
         const asked: Need = { spec, metrics: need.metrics, ...(need.urls === undefined ? {} : { urls: need.urls, articles: need.urls }) };
         const table = await lookup(asked);
         // Numbers fetched since its asks were refused (at most three slots before the slot it is owed) answer its retries.
@@ -478,7 +509,7 @@ export class TableAsks implements AskKind {
           continue;
         }
       }
-      if (need.promisedAt === undefined || !this.answeredElsewhere.has(promiseOf(spec.key, need))) owed.push(need);
+      owed.push(need);
     }
     return owed;
   }
@@ -528,16 +559,9 @@ export class TableAsks implements AskKind {
   private async answered(work: Work, served: Served<DashboardMetricResultWire[]>): Promise<{ asks: number; delivery?: Delivery }> {
     // A refresh answered with numbers no newer than the table's (a stale answer served while the cache revalidates) is none.
     if (!work.forAsks && work.seenFetchedAt !== undefined && served.fetchedAt <= work.seenFetchedAt) return { asks: 0 };
-    const table = tabulate(served.value, {
-      key: work.spec.key,
-      from: work.window.from,
-      to: work.window.to,
-      fetchedAt: served.fetchedAt,
-      limit: Math.min(work.body.limit ?? this.options.maxRows, this.options.maxRows),
-      ...(work.urls === undefined ? {} : { urls: work.urls }),
-    });
-    this.plan.learnAvailable(table.metrics);
-    await this.options.onTable(table);
+    const table = await this.store(work.spec, work.window, work.body, served, work.urls);
+    // The other replicas' posts it answered stand until their next look: not carried again meanwhile.
+    for (const need of work.othersCarried ?? []) this.rememberAnswered(work.spec.key, need);
     // A refresh asked for while this one was in flight saw the table it replaces: the new table answers it.
     const pending = this.refreshes.get(work.spec.key);
     if (work.urls === undefined && pending !== undefined && pending.seenFetchedAt < table.fetchedAt) this.refreshes.delete(work.spec.key);
@@ -549,6 +573,27 @@ export class TableAsks implements AskKind {
     const asks = answered.length + work.othersAsks + (work.left?.asks ?? 0);
     for (const waiter of answered) waiter.settle({ table, asks });
     return { asks, delivery: { table, asks } };
+  }
+
+  /** An answer tabulated, what it teaches of the plan learned, and stored (before the asks it answers are settled). */
+  private async store(
+    spec: TableSpec,
+    window: ResolvedWindow,
+    body: DashboardQueryBody,
+    served: Served<DashboardMetricResultWire[]>,
+    urls?: string[],
+  ): Promise<Table> {
+    const table = tabulate(served.value, {
+      key: spec.key,
+      from: window.from,
+      to: window.to,
+      fetchedAt: served.fetchedAt,
+      limit: Math.min(body.limit ?? this.options.maxRows, this.options.maxRows),
+      ...(urls === undefined ? {} : { urls }),
+    });
+    this.plan.learnAvailable(table.metrics);
+    await this.options.onTable(table);
+    return table;
   }
 
   private failed(work: Work, error: unknown): void {
@@ -576,9 +621,12 @@ function stillAsking(askers: Set<AbortSignal> | undefined, asker: AbortSignal): 
   return live;
 }
 
-/** Names another replica's demand left on a table (its slot and urls), to remember it answered. */
+/**
+ * Names another replica's posted need of a table (its slot, deadline, urls and metrics: the same post read again
+ * until that replica's next look), to remember it answered.
+ */
 function promiseOf(key: string, need: PostedNeed): string {
-  return `${key}|${need.promisedAt ?? ''}|${(need.urls ?? []).join(' ')}`;
+  return `${key}|${need.promisedAt ?? ''}|${need.deadline}|${(need.urls ?? []).join(' ')}|${need.metrics.join(' ')}`;
 }
 
 /** Demand left, as the other replicas see it: owed the slot at `promisedAt`, forgotten at its expiry. */
