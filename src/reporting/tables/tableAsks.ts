@@ -448,7 +448,12 @@ export class TableAsks implements AskKind {
    * The whole table `body` asks for, if the answer cache holds it (read alone: no slot): stored, and the asks of
    * `list` it covers answered. Undefined when the cache does not hold it.
    */
-  private async fromAnswerCache(spec: TableSpec, window: ResolvedWindow, body: DashboardQueryBody, list: Waiter[]): Promise<Table | undefined> {
+  private async fromAnswerCache(
+    spec: TableSpec,
+    window: ResolvedWindow,
+    body: DashboardQueryBody,
+    list: Waiter[],
+  ): Promise<Table | undefined> {
     const cached = await this.options.reporting.peek?.(body);
     if (cached === undefined) return undefined;
     const table = await this.store(spec, window, body, cached);
