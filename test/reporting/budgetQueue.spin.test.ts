@@ -1,12 +1,12 @@
 /**
  * No pass of the budget queue repeats without progress in the same instant (issue 35, the spin): an answer the
- * cache serves spends no slot, and a pass it answered nothing in waits for the queue's next look. And a pause
- * woken early leaves no timer armed. On an injected clock, over a fake dashboard endpoint with an answer cache.
+ * cache serves spends no slot, and a pass it answered nothing in waits for the queue's next look; an arriving ask
+ * still finds a free slot at once. On an injected clock, over a fake dashboard endpoint with an answer cache.
  */
 import { MetricPlan } from '../../src/reporting/budget/metricPlan';
 import { BudgetQueue, type AskKind, type QueuedAsk } from '../../src/reporting/budget/budgetQueue';
-import { tableSpec } from '../../src/reporting/tables/tableSpec';
-import { tableQuery } from '../../src/reporting/tables/tableSpec';
+import { tableQuery, tableSpec } from '../../src/reporting/tables/tableSpec';
+import type { DashboardQueryBody } from '../../src/kernel/wire';
 import { resolveWindow } from '../../src/reporting/dashboard/analyticsWindow';
 import { recordEvents } from '../support/upstreamEvents';
 import { FakeClock, fakeDashboard, settle, tableAsksIn } from './support/tablesFakes';
@@ -14,6 +14,7 @@ import { FakeClock, fakeDashboard, settle, tableAsksIn } from './support/tablesF
 const START = Date.UTC(2026, 10, 20, 12, 0, 0);
 const UNIT_MS = 63_000;
 const WEEK = tableSpec({ last: { number: 7, unit: 'day' } }, {}, 'pageViewsTotal');
+const DAY = tableSpec({ last: { number: 1, unit: 'day' } }, {}, 'pageViewsTotal');
 
 function setUp() {
   const clock = new FakeClock(START);
@@ -23,13 +24,9 @@ function setUp() {
   return { clock, endpoint, queue, observer };
 }
 
-it('a cached answer that answers nothing spends no slot, and the queue waits for its next look rather than asking again', async () => {
-  const { clock, endpoint, queue, observer } = setUp();
-  const body = tableQuery(WEEK, resolveWindow(WEEK.window, START), ['pageViewsTotal'], 10);
-  // The body's answer is cached (fetched at the slot just spent).
-  await endpoint.query(body);
-  // A kind whose every turn sends that body and is not answered by it (its ask goes back on the list).
-  const kind: AskKind = {
+/** A kind whose every turn sends `body` and is not answered by it: its ask goes back on the list. */
+function requeuingKind(queue: BudgetQueue, body: DashboardQueryBody): AskKind {
+  return {
     name: 'table',
     leadMs: 0,
     refusesHopeless: false,
@@ -49,6 +46,14 @@ it('a cached answer that answers nothing spends no slot, and the queue waits for
         }),
       })),
   };
+}
+
+it('a cached answer that answers nothing spends no slot, and the queue waits for its next look rather than asking again', async () => {
+  const { clock, endpoint, queue, observer } = setUp();
+  const body = tableQuery(WEEK, resolveWindow(WEEK.window, START), ['pageViewsTotal'], 10);
+  // The body's answer is cached (fetched at the slot just spent).
+  await endpoint.query(body);
+  const kind = requeuingKind(queue, body);
   const outcome = queue.wait(kind, 'group', START + 200_000).catch((error: unknown) => error);
   await settle();
 
@@ -61,21 +66,22 @@ it('a cached answer that answers nothing spends no slot, and the queue waits for
   expect(await outcome).toMatchObject({ kind: 'budget_exhausted' });
 });
 
-it('a pause woken early (the next slot forgotten) leaves no timer armed', async () => {
+it('an ask arriving while the queue waits after a pass without progress is sent at once at a free slot', async () => {
   const { clock, endpoint, queue } = setUp();
-  const tables = tableAsksIn(queue, endpoint);
-  await tables.wait({ spec: WEEK, metrics: ['pageViewsTotal'] }, clock.now() + 2 * UNIT_MS);
-  const other = tableSpec({ last: { number: 1, unit: 'day' } }, {}, 'pageViewsTotal');
-  const waiting = tables.wait({ spec: other, metrics: ['pageViewsTotal'] }, clock.now() + 2 * UNIT_MS);
+  const body = tableQuery(WEEK, resolveWindow(WEEK.window, START), ['pageViewsTotal'], 10);
+  await endpoint.query(body);
+  const kind = requeuingKind(queue, body);
+  const outcome = queue.wait(kind, 'group', START + 200_000).catch((error: unknown) => error);
   await settle();
-  // The ask's deadline, and the queue's sleep until the next slot.
-  const timers = clock.pendingTimers;
-  queue.forgetNextSlot();
+  expect(endpoint.hits).toBe(1);
+  // The vendor's next unit is free (63 s after the one spent), the queue still waits for its next look (a minute's slot).
+  await clock.advance(UNIT_MS);
+  const tables = tableAsksIn(queue, endpoint);
+  const asked = tables.wait({ spec: DAY, metrics: ['pageViewsTotal'] }, clock.now() + 20_000);
   await settle();
 
-  // Woken, it tried, was refused again and sleeps again: one sleep, not the old one left beside the new.
-  expect(endpoint.refusals).toBe(2);
-  expect(clock.pendingTimers).toBe(timers);
-  await clock.advance(UNIT_MS);
-  await expect(waiting).resolves.toMatchObject({ asks: 1 });
+  expect(endpoint.sent).toHaveLength(2);
+  await expect(asked).resolves.toMatchObject({ asks: 1 });
+  await clock.advance(200_000);
+  expect(await outcome).toMatchObject({ kind: 'budget_exhausted' });
 });

@@ -179,6 +179,11 @@ export class BudgetQueue {
   private wake: (() => void) | undefined;
   /** The loop sleeps with nothing to send until work comes due (`workDueAt`): an arriving ask wakes it. */
   private idle = false;
+  /**
+   * The loop waits for its next look after a pass without progress: an arriving ask (new work) wakes it, a kind's
+   * `start` does not (what a pass writes may start it again: that would be the same pass again).
+   */
+  private stalled = false;
   private readonly stopListening: (() => void) | undefined;
 
   constructor(private readonly options: BudgetQueueOptions) {
@@ -358,6 +363,7 @@ export class BudgetQueue {
       signal?.addEventListener('abort', withdraw, { once: true });
       this.enqueue(ask);
       void this.clock.sleep(deadline - now, timer.signal).then(() => this.refuse(ask));
+      if (this.stalled) this.wake?.();
       this.start();
     });
   }
@@ -484,7 +490,11 @@ export class BudgetQueue {
         const progressed = await this.spend(turn, candidate.kind);
         // The guard (issue 35): a pass that spent no slot and settled none of its asks (an answer from the cache
         // that answered nothing here) would be the same pass again at once. It waits for its next look instead.
-        if (!progressed) await this.pause(this.nextLookMs());
+        if (!progressed) {
+          this.stalled = true;
+          await this.pause(this.nextLookMs());
+          this.stalled = false;
+        }
       }
     } catch (error) {
       // Nothing awaited here should throw (the stores and the board fall back on their own); if something does, no ask hangs.
@@ -547,11 +557,13 @@ export class BudgetQueue {
     );
   }
 
-  /** Sleeps until the next look, or until `forgetNextSlot` (or `close`) wakes the loop; a sleep woken early leaves no timer armed. */
+  /**
+   * Sleeps until the next look, or until `forgetNextSlot` (or `close`, or an arriving ask) wakes the loop. A plain
+   * sleep: one woken early stays armed until its time (test/reporting/support/clusterClock.ts tells the loop's
+   * pause from an ask's deadline by it being plain).
+   */
   private async pause(ms: number): Promise<void> {
-    const timer = new AbortController();
-    await Promise.race([this.clock.sleep(ms, timer.signal), new Promise<void>((resolve) => (this.wake = resolve))]);
-    timer.abort();
+    await Promise.race([this.clock.sleep(ms), new Promise<void>((resolve) => (this.wake = resolve))]);
     this.wake = undefined;
   }
 

@@ -456,7 +456,13 @@ export class TableAsks implements AskKind {
   ): Promise<Table | undefined> {
     const cached = await this.options.reporting.peek?.(body);
     if (cached === undefined) return undefined;
-    const table = await this.store(spec, window, body, cached);
+    // A table the shared store holds already, as new or newer, is not replaced by the cache's older numbers.
+    const need: Need = { spec, metrics: body.metrics };
+    const held = await this.options.lookup?.(need);
+    const table =
+      held !== undefined && held.fetchedAt >= cached.fetchedAt && covers(held, need, this.plan)
+        ? held
+        : await this.store(spec, window, body, cached);
     const answered = list.filter((waiter) => !waiter.settled && covers(table, waiter.need, this.plan));
     for (const waiter of answered) waiter.settle({ table, asks: answered.length });
     return table;
