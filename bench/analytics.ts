@@ -1,7 +1,6 @@
 import { analyticsReport, benchAnalytics } from './analyticsBench';
 import { UNLIMITED_RATES } from './emulatorBench';
-import { spawnEmulator, spawnSubgraph } from './processes';
-import { DEMO_EMAIL, DEMO_PASSWORD } from './upstreamClient';
+import { demoUpstreamEnv, spawnEmulator, spawnSubgraph } from './processes';
 
 /* `npm run bench:analytics`: only the article-analytics part of `npm run bench`, same processes and data. */
 
@@ -13,10 +12,7 @@ async function main(): Promise<void> {
       // Open on purpose: a bench (or test) is the only caller.
       CALLER_AUTH: 'none',
       LOG_LEVEL: 'warn',
-      REPORTING_BASE_URL: emulator.url,
-      RECOMMENDER_URL: emulator.url,
-      REPORTING_EMAIL: DEMO_EMAIL,
-      REPORTING_PASSWORD: DEMO_PASSWORD,
+      ...demoUpstreamEnv(emulator.url),
     });
     try {
       process.stdout.write(`${analyticsReport(await benchAnalytics(emulator, subgraph)).join('\n')}\n`);

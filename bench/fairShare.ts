@@ -1,6 +1,6 @@
 import { EDITORS, WARM_MS, WIDGETS, articles, errorTally, percent, row, runLoad, scrapeSum, SEED, type Ask } from './newsroomLoad';
-import { spawnEmulator, spawnSubgraph, type SubgraphProcess } from './processes';
-import { DEMO_EMAIL, DEMO_PASSWORD, readStats, resetStats } from './upstreamClient';
+import { demoUpstreamEnv, spawnEmulator, spawnSubgraph, type SubgraphProcess } from './processes';
+import { readStats, resetStats } from './upstreamClient';
 
 /*
  * `npm run bench -- fair-share` (issue 28 item 4): the newsroom of
@@ -43,10 +43,7 @@ async function main(): Promise<void> {
   const emulator = await spawnEmulator({ EMULATOR_PROFILE: 'realistic', EMULATOR_SEED: String(SEED) });
   try {
     const replica = await spawnSubgraph({
-      REPORTING_BASE_URL: emulator.url,
-      RECOMMENDER_URL: emulator.url,
-      REPORTING_EMAIL: DEMO_EMAIL,
-      REPORTING_PASSWORD: DEMO_PASSWORD,
+      ...demoUpstreamEnv(emulator.url),
       NODE_ENV: 'production',
       CALLER_AUTH: 'router-secret',
       ROUTER_SECRET,

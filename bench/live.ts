@@ -1,10 +1,10 @@
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { mostReadArticles } from './mostRead';
-import { cpuSeconds, memoryMiB, spawnEmulator, spawnSubgraph, type SubgraphProcess } from './processes';
+import { cpuSeconds, demoUpstreamEnv, memoryMiB, spawnEmulator, spawnSubgraph, type SubgraphProcess } from './processes';
 import { fmt } from './stats';
 import { scrapeSum } from './subgraphProbes';
-import { DEMO_EMAIL, DEMO_PASSWORD, readStats, resetStats } from './upstreamClient';
+import { readStats, resetStats } from './upstreamClient';
 
 /*
  * `npm run bench -- live` (issue 30): live numbers on the realistic profile
@@ -157,10 +157,7 @@ async function main(): Promise<void> {
   const urls = mostReadArticles(SEED).slice(0, ARTICLES);
   const emulator = await spawnEmulator({ EMULATOR_PROFILE: 'realistic', EMULATOR_SEED: String(SEED) });
   const subgraph = await spawnSubgraph({
-    REPORTING_BASE_URL: emulator.url,
-    RECOMMENDER_URL: emulator.url,
-    REPORTING_EMAIL: DEMO_EMAIL,
-    REPORTING_PASSWORD: DEMO_PASSWORD,
+    ...demoUpstreamEnv(emulator.url),
     NODE_ENV: 'production',
     // The subscribers connect directly, as a router would (no proof asked: docs/security.md).
     CALLER_AUTH: 'none',

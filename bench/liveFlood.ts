@@ -1,9 +1,9 @@
 import { loadavg } from 'node:os';
 import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
-import { cpuSeconds, memoryMiB, spawnEmulator, spawnSubgraph } from './processes';
+import { cpuSeconds, demoUpstreamEnv, memoryMiB, spawnEmulator, spawnSubgraph } from './processes';
 import { fmtProbes, scrapeSum, startHealthProbes } from './subgraphProbes';
-import { DEMO_EMAIL, DEMO_PASSWORD, readStats, resetStats } from './upstreamClient';
+import { readStats, resetStats } from './upstreamClient';
 
 /*
  * `npm run bench -- live-flood` (issue 35, "done when" 2): SOCKETS graphql-ws
@@ -63,10 +63,7 @@ async function main(): Promise<void> {
   if (operation === undefined) throw new Error(`LIVE_FLOOD_VARIANT: one of ${Object.keys(VARIANTS).join(', ')}`);
   const emulator = await spawnEmulator({ EMULATOR_PROFILE: 'realistic', EMULATOR_SEED: String(SEED) });
   const subgraph = await spawnSubgraph({
-    REPORTING_BASE_URL: emulator.url,
-    RECOMMENDER_URL: emulator.url,
-    REPORTING_EMAIL: DEMO_EMAIL,
-    REPORTING_PASSWORD: DEMO_PASSWORD,
+    ...demoUpstreamEnv(emulator.url),
     NODE_ENV: 'production',
     CALLER_AUTH: 'none',
     LOG_LEVEL: 'error',

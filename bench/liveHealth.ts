@@ -1,9 +1,9 @@
 import { loadavg } from 'node:os';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { cpuSeconds, spawnEmulator, spawnSubgraph } from './processes';
+import { cpuSeconds, demoUpstreamEnv, spawnEmulator, spawnSubgraph } from './processes';
 import { fmtProbes, scrapeSum, startHealthProbes, type HealthProbes } from './subgraphProbes';
-import { DEMO_EMAIL, DEMO_PASSWORD, readStats, resetStats } from './upstreamClient';
+import { readStats, resetStats } from './upstreamClient';
 
 /*
  * `npm run bench -- live-health` (issue 35, "done when" 1): one graphql-ws
@@ -40,10 +40,7 @@ interface TtlRun {
 async function runTtl(ttl: number, seconds: number): Promise<TtlRun> {
   const emulator = await spawnEmulator({ EMULATOR_PROFILE: 'realistic', EMULATOR_SEED: String(SEED) });
   const subgraph = await spawnSubgraph({
-    REPORTING_BASE_URL: emulator.url,
-    RECOMMENDER_URL: emulator.url,
-    REPORTING_EMAIL: DEMO_EMAIL,
-    REPORTING_PASSWORD: DEMO_PASSWORD,
+    ...demoUpstreamEnv(emulator.url),
     NODE_ENV: 'production',
     CALLER_AUTH: 'none',
     LOG_LEVEL: 'error',

@@ -13,8 +13,8 @@ import {
   runLoad,
   scrapeSum,
 } from './newsroomLoad';
-import { spawnEmulator, spawnSubgraph, type EmulatorProcess } from './processes';
-import { DEMO_EMAIL, DEMO_PASSWORD, readStats, resetStats } from './upstreamClient';
+import { demoUpstreamEnv, type EmulatorProcess, spawnEmulator, spawnSubgraph } from './processes';
+import { readStats, resetStats } from './upstreamClient';
 
 /*
  * `npm run bench -- newsroom` (issue 21): a newsroom on one dashboard query a
@@ -37,10 +37,7 @@ async function scenario(
   seconds: number,
 ): Promise<string> {
   const env = {
-    REPORTING_BASE_URL: emulator.url,
-    RECOMMENDER_URL: emulator.url,
-    REPORTING_EMAIL: DEMO_EMAIL,
-    REPORTING_PASSWORD: DEMO_PASSWORD,
+    ...demoUpstreamEnv(emulator.url),
     NODE_ENV: 'production',
     // Open on purpose: a bench (or test) is the only caller.
     CALLER_AUTH: 'none',

@@ -3,8 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { renderUrl, type RenderParamsPool } from './emulatorBench';
 import { runLoad } from './load';
-import { memoryMiB, spawnSubgraph, type EmulatorProcess, type SubgraphProcess } from './processes';
-import { DEMO_EMAIL, DEMO_PASSWORD } from './upstreamClient';
+import { demoUpstreamEnv, type EmulatorProcess, memoryMiB, spawnSubgraph, type SubgraphProcess } from './processes';
 
 /*
  * Issue 10's figures: what metrics and tracing cost on the request path, and
@@ -58,10 +57,7 @@ function upstreamEnv(emulator: EmulatorProcess): Record<string, string> {
     // Open on purpose: a bench (or test) is the only caller.
     CALLER_AUTH: 'none',
     LOG_LEVEL: 'warn',
-    REPORTING_BASE_URL: emulator.url,
-    RECOMMENDER_URL: emulator.url,
-    REPORTING_EMAIL: DEMO_EMAIL,
-    REPORTING_PASSWORD: DEMO_PASSWORD,
+    ...demoUpstreamEnv(emulator.url),
   };
 }
 

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { DEMO_EMAIL, DEMO_PASSWORD } from './upstreamClient';
 
 /*
  * The benchmark measures the built programs as users run them (`npm run
@@ -32,6 +33,11 @@ export interface SubgraphProcess {
   url: string;
   pid: number;
   stop(): Promise<void>;
+}
+
+/** The emulator as both upstreams of a subgraph, signed in as its demo API user: every bench's base environment. */
+export function demoUpstreamEnv(emulatorUrl: string): Record<string, string> {
+  return { REPORTING_BASE_URL: emulatorUrl, RECOMMENDER_URL: emulatorUrl, REPORTING_EMAIL: DEMO_EMAIL, REPORTING_PASSWORD: DEMO_PASSWORD };
 }
 
 /** Starts `dist/emulator/main.js` on a free port and reads its banner. */

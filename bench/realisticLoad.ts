@@ -2,9 +2,9 @@ import { Agent, request } from 'undici';
 import { generateDemoData } from '../emulator/data';
 import { EmulatorStore } from '../emulator/store';
 import { busiestReaders } from './demoReaders';
-import { spawnEmulator, spawnSubgraph } from './processes';
+import { demoUpstreamEnv, spawnEmulator, spawnSubgraph } from './processes';
 import { summarize, type LatencySummary } from './stats';
-import { DEMO_EMAIL, DEMO_PASSWORD, readStats, resetStats } from './upstreamClient';
+import { readStats, resetStats } from './upstreamClient';
 
 /*
  * `npm run bench:realistic` (issue 14): the subgraph against the emulator's
@@ -132,10 +132,7 @@ export async function benchRealistic(seconds: number): Promise<RealisticFigures>
   try {
     // The settings `npm run emulator` prints for this profile, plus caching sized to a one-query-a-minute budget.
     const subgraph = await spawnSubgraph({
-      REPORTING_BASE_URL: emulator.url,
-      RECOMMENDER_URL: emulator.url,
-      REPORTING_EMAIL: DEMO_EMAIL,
-      REPORTING_PASSWORD: DEMO_PASSWORD,
+      ...demoUpstreamEnv(emulator.url),
       REPORTING_RATE_PER_MINUTE: '1',
       SIGNIN_RATE_PER_MINUTE: '20',
       RENDER_RATE_PER_MINUTE: '6000',

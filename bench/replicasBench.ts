@@ -12,9 +12,9 @@ import { MemoryAnswerStore } from '../src/upstream/stores/memoryAnswerStore';
 import { createRedisClient, waitUntilReady } from '../src/redis/client';
 import { startRedisServer, type RedisServer } from '../test/support/redisServer';
 import { runLoad } from './load';
-import { spawnEmulator, spawnSubgraph, type EmulatorProcess, type SubgraphProcess } from './processes';
+import { demoUpstreamEnv, type EmulatorProcess, spawnEmulator, spawnSubgraph, type SubgraphProcess } from './processes';
 import { summarize } from './stats';
-import { advanceClock, DEMO_EMAIL, DEMO_PASSWORD, readStats, resetStats, signIn, topUrls } from './upstreamClient';
+import { advanceClock, readStats, resetStats, signIn, topUrls } from './upstreamClient';
 import { REDIS_STATE_DEFAULTS } from '../src/config';
 import { UPSTREAM_PATH_DEFAULTS } from '../src/config/upstreamPath';
 
@@ -48,10 +48,7 @@ async function main(): Promise<void> {
 
 function replicaEnv(emulator: EmulatorProcess, redis: RedisServer | undefined, extra: Record<string, string> = {}): Record<string, string> {
   return {
-    REPORTING_BASE_URL: emulator.url,
-    RECOMMENDER_URL: emulator.url,
-    REPORTING_EMAIL: DEMO_EMAIL,
-    REPORTING_PASSWORD: DEMO_PASSWORD,
+    ...demoUpstreamEnv(emulator.url),
     REPORTING_RATE_PER_MINUTE: '1000000',
     RENDER_RATE_PER_MINUTE: '1000000',
     SIGNIN_RATE_PER_MINUTE: '20',

@@ -8,13 +8,12 @@ import { benchEmulator, paramsPool, startBenchEmulator, type EmulatorFigures } f
 import { profileSubgraph } from './overhead/profile';
 import { overheadReport } from './overhead/report';
 import { benchOverhead, startOverheadTargets } from './overhead/scenario';
-import { spawnSubgraph } from './processes';
+import { demoUpstreamEnv, spawnSubgraph } from './processes';
 import { benchOps, opsReport, type OpsFigures } from './opsBench';
 import { fmt } from './stats';
 import { benchSubgraph, type SubgraphFigures } from './subgraphBench';
 import { supergraphRepetitions, supergraphSeconds } from './supergraph';
 import { benchSupergraphTraffic, supergraphReport } from './supergraphTraffic';
-import { DEMO_EMAIL, DEMO_PASSWORD } from './upstreamClient';
 
 /*
  * `npm run bench`: builds, then measures the emulator and the subgraph as
@@ -85,10 +84,7 @@ async function benchEmulatorAndSubgraph(): Promise<void> {
       CALLER_AUTH: 'none',
       // Per-operation logs off: the figures are the subgraph's work, not the terminal's.
       LOG_LEVEL: 'warn',
-      REPORTING_BASE_URL: emulator.url,
-      RECOMMENDER_URL: emulator.url,
-      REPORTING_EMAIL: DEMO_EMAIL,
-      REPORTING_PASSWORD: DEMO_PASSWORD,
+      ...demoUpstreamEnv(emulator.url),
       // These scenarios measure one operation's calls and the per-call overhead: every call reaches the
       // (unlimited) emulator. The shared cache and the budgets are measured by the supergraph traffic scenario.
       RENDER_CACHE_TTL_SECONDS: '0',

@@ -1,8 +1,8 @@
 import { Agent, request } from 'undici';
 import { busiestReaders } from './demoReaders';
-import { spawnEmulator, spawnSubgraph, type EmulatorProcess, type SubgraphProcess } from './processes';
+import { demoUpstreamEnv, type EmulatorProcess, spawnEmulator, spawnSubgraph, type SubgraphProcess } from './processes';
 import { fmt, summarize, type LatencySummary } from './stats';
-import { DEMO_EMAIL, DEMO_PASSWORD, readStats, resetStats, signIn, topUrls } from './upstreamClient';
+import { readStats, resetStats, signIn, topUrls } from './upstreamClient';
 
 /*
  * The "supergraph traffic" scenario of issue 6: many clients of a company
@@ -272,10 +272,7 @@ async function runConfiguration(
       // Open on purpose: a bench (or test) is the only caller.
       CALLER_AUTH: 'none',
       LOG_LEVEL: 'error',
-      REPORTING_BASE_URL: emulator.url,
-      RECOMMENDER_URL: emulator.url,
-      REPORTING_EMAIL: DEMO_EMAIL,
-      REPORTING_PASSWORD: DEMO_PASSWORD,
+      ...demoUpstreamEnv(emulator.url),
       ...env,
     });
     try {

@@ -33,9 +33,27 @@ function dashboard(days: number): DashboardQueryBody {
 }
 
 function setUp({ slotsPerCaller = 2, slotLeadMs = 0 } = {}) {
-  const observer = recordEvents();
   const clock = new FakeClock(START);
   const endpoint = fakeDashboard({ clock, unitMs: UNIT_MS, urls: ['https://news.example/a'] });
+  return { endpoint, ...queueOver(endpoint, clock, slotsPerCaller, slotLeadMs) };
+}
+
+/** The fake vendor behind an answer cache, as the protected endpoint has: `vendor` counts what reached it. */
+function setUpCached({ slotsPerCaller = 2, slotLeadMs = 0 } = {}) {
+  const clock = new FakeClock(START);
+  const vendor = fakeDashboard({ clock, unitMs: UNIT_MS, urls: ['https://news.example/a'] });
+  const endpoint = cachedEndpoint(vendor);
+  return { vendor, endpoint, ...queueOver(endpoint, clock, slotsPerCaller, slotLeadMs) };
+}
+
+/** The one queue over `endpoint`, half its slots outside the tables, and the table and dashboard asks on it. */
+function queueOver(
+  endpoint: ReturnType<typeof fakeDashboard> | ReturnType<typeof cachedEndpoint>,
+  clock: FakeClock,
+  slotsPerCaller: number,
+  slotLeadMs: number,
+) {
+  const observer = recordEvents();
   const queue = new BudgetQueue({
     reporting: endpoint,
     clock,
@@ -46,7 +64,7 @@ function setUp({ slotsPerCaller = 2, slotLeadMs = 0 } = {}) {
   });
   const tables = tableAsksIn(queue, endpoint);
   const dashboards = new DashboardAsks({ queue, slotLeadMs });
-  return { clock, endpoint, queue, tables, dashboards, observer };
+  return { clock, queue, tables, dashboards, observer };
 }
 
 function shareRefusal(result: unknown): UpstreamError {
@@ -188,26 +206,7 @@ test("callers' dashboards go before refreshes only while all of them together sp
 });
 
 test("a caller's panels asked at once are each answered from the cache, however few slots its share has left: a try in flight is not counted ahead", async () => {
-  const clock = new FakeClock(START);
-  const vendor = fakeDashboard({ clock, unitMs: UNIT_MS, urls: ['https://news.example/a'] });
-  const cached = new Map<string, Awaited<ReturnType<typeof vendor.query>>>();
-  const endpoint = {
-    async query(body: DashboardQueryBody) {
-      const hit = cached.get(JSON.stringify(body));
-      if (hit !== undefined) return { ...hit, cache: 'hit' as const };
-      const answer = await vendor.query(body);
-      cached.set(JSON.stringify(body), answer);
-      return answer;
-    },
-  };
-  const queue = new BudgetQueue({
-    reporting: endpoint,
-    clock,
-    plan: new MetricPlan(),
-    outsideShare: 0.5,
-    callerShare: { slotsPerCaller: 2, windowMs: WINDOW_MS },
-  });
-  const dashboards = new DashboardAsks({ queue, slotLeadMs: 0 });
+  const { clock, vendor, endpoint, dashboards } = setUpCached();
   for (const days of [1, 2, 3]) {
     await endpoint.query(dashboard(days));
     await clock.advance(UNIT_MS);
@@ -242,19 +241,7 @@ function cachedEndpoint(vendor: ReturnType<typeof fakeDashboard>) {
 }
 
 test('a caller over its share is served a cached answer (it costs nothing); only a miss is refused', async () => {
-  const clock = new FakeClock(START);
-  const vendor = fakeDashboard({ clock, unitMs: UNIT_MS, urls: ['https://news.example/a'] });
-  const endpoint = cachedEndpoint(vendor);
-  const observer = recordEvents();
-  const queue = new BudgetQueue({
-    reporting: endpoint,
-    clock,
-    plan: new MetricPlan(),
-    outsideShare: 0.5,
-    observer,
-    callerShare: { slotsPerCaller: 1, windowMs: WINDOW_MS },
-  });
-  const dashboards = new DashboardAsks({ queue, slotLeadMs: 0 });
+  const { clock, vendor, dashboards, observer } = setUpCached({ slotsPerCaller: 1 });
   await expect(dashboards.ask([dashboard(1)], clock.now() + 20_000, 'greedy')).resolves.toHaveLength(1);
   await clock.advance(UNIT_MS);
 
@@ -269,18 +256,7 @@ test('a caller over its share is served a cached answer (it costs nothing); only
 });
 
 test('while a table ask waits for the slot, a cached dashboard is answered at once from the cache, not held behind it', async () => {
-  const clock = new FakeClock(START);
-  const vendor = fakeDashboard({ clock, unitMs: UNIT_MS, urls: ['https://news.example/a'] });
-  const endpoint = cachedEndpoint(vendor);
-  const queue = new BudgetQueue({
-    reporting: endpoint,
-    clock,
-    plan: new MetricPlan(),
-    outsideShare: 0.5,
-    callerShare: { slotsPerCaller: 2, windowMs: WINDOW_MS },
-  });
-  const tables = tableAsksIn(queue, endpoint);
-  const dashboards = new DashboardAsks({ queue, slotLeadMs: 2_000 });
+  const { clock, vendor, endpoint, tables, dashboards } = setUpCached({ slotLeadMs: 2_000 });
   await endpoint.query(dashboard(1));
   await clock.advance(1_000);
   const table = tables.wait({ spec: WEEK, metrics: ['pageViewsTotal'] }, clock.now() + 2 * UNIT_MS);

@@ -57,12 +57,7 @@ export function builtQueryFailure(error: unknown): Error {
  * refused before any wait, with the seconds until it has room again.
  */
 export function newTablesSpent(retryAfterMs: number): UpstreamError {
-  return new UpstreamError({
-    service: 'reporting',
-    endpoint: DASHBOARD_QUERY_PATH,
-    kind: 'caller_tables_spent',
-    retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)),
-  });
+  return callerRefusal('caller_tables_spent', retryAfterMs);
 }
 
 /**
@@ -71,10 +66,15 @@ export function newTablesSpent(retryAfterMs: number): UpstreamError {
  * before any try, with the seconds until the caller has room again.
  */
 export function shareSpent(retryAfterMs: number): UpstreamError {
+  return callerRefusal('caller_share_spent', retryAfterMs);
+}
+
+/** A refusal of the caller's own ask, before any wait or try: the dashboard endpoint, with the whole seconds until it has room. */
+function callerRefusal(kind: 'caller_tables_spent' | 'caller_share_spent', retryAfterMs: number): UpstreamError {
   return new UpstreamError({
     service: 'reporting',
     endpoint: DASHBOARD_QUERY_PATH,
-    kind: 'caller_share_spent',
+    kind,
     retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)),
   });
 }
