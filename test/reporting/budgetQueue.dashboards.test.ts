@@ -85,6 +85,7 @@ function setUp(unplanned: readonly MetricName[] = [], queueMs = 0) {
   const vendor = fakeVendor(clock, unplanned, queueMs);
   const counts: number[] = [];
   const refusals: string[] = [];
+  const slotsSpent: number[] = [];
   const queue = new BudgetQueue({
     reporting: vendor,
     clock,
@@ -94,13 +95,14 @@ function setUp(unplanned: readonly MetricName[] = [], queueMs = 0) {
       ...NO_OBSERVER,
       asksWaiting: (_kind, count) => counts.push(count),
       askRefused: (kind, reason) => refusals.push(`${kind}:${reason}`),
+      slotSpent: (_kind, asks) => slotsSpent.push(asks),
     },
   });
   const room = new DashboardAsks({ queue, slotLeadMs: queueMs });
   const waiting = () => counts.at(-1) ?? 0;
   /** One operation's asks of one group, with the deadline of an operation started now. */
   const ask = (...bodies: DashboardQueryBody[]) => room.ask(bodies, clock.now() + DEADLINE_MS);
-  return { clock, vendor, room, waiting, ask, refusals };
+  return { clock, vendor, room, waiting, ask, refusals, slotsSpent };
 }
 
 const metricsOf = (answer: Served<DashboardMetricResultWire[]> | Error | undefined) =>
@@ -237,6 +239,29 @@ describe('DashboardAsks', () => {
     expect(fromMerged.map(metricsOf)).toEqual([[['uniqueUsers', 11]], [['pageViewsTotal', 14]]]);
     expect(fromMerged[0]).toMatchObject({ cache: 'hit' });
     expect(vendor.sent).toHaveLength(2);
+    expect(waiting()).toBe(0);
+  });
+
+  it('answers waiting asks whose merged body the answer cache holds at their slot without spending it (issue 35)', async () => {
+    const { clock, vendor, waiting, ask, slotsSpent } = setUp();
+    const merged = body(['averageScroll', 'pageViewsTotal', 'uniqueUsers']);
+    // Another caller's identical body took this unit: its answer is cached.
+    await vendor.query(merged);
+    await clock.advance(50_000);
+    const first = ask(body(['pageViewsTotal']));
+    const second = ask(body(['uniqueUsers', 'averageScroll']));
+    await settle();
+    expect(waiting()).toBe(2);
+
+    await clock.advance(UNIT_MS - 50_000);
+    expect(metricsOf((await first)[0])).toEqual([['pageViewsTotal', 14]]);
+    expect(metricsOf((await second)[0])).toEqual([
+      ['uniqueUsers', 11],
+      ['averageScroll', 13],
+    ]);
+    // Served by the cache: no query sent, no slot spent, and the queue did not go round again for them.
+    expect(vendor.sent).toEqual([merged]);
+    expect(slotsSpent).toEqual([]);
     expect(waiting()).toBe(0);
   });
 
