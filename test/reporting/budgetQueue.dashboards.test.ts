@@ -37,9 +37,10 @@ function body(metrics: MetricName[], overrides: Partial<DashboardQueryBody> = {}
  * The protected endpoint as the room sees it: an answer cache (fresh for TTL_MS), then one unit per UNIT_MS
  * (refused in between with the governor's `budget_exhausted` and `retryAfter`, spending nothing), recording
  * every body sent. Each metric's total is its name's length; a metric in `unplanned` answers the empty body.
- * Like the governor, a query whose unit is at most `queueMs` away takes it and is held until then.
+ * Like the governor, a query whose unit is at most `queueMs` away takes it and is held until then. A query sent
+ * is answered `latencyMs` later.
  */
-function fakeVendor(clock: FakeClock, unplanned: readonly MetricName[] = [], queueMs = 0) {
+function fakeVendor(clock: FakeClock, unplanned: readonly MetricName[] = [], queueMs = 0, latencyMs = 0) {
   let nextUnitAt = clock.now();
   const cache = new Map<string, Served<DashboardMetricResultWire[]>>();
   const vendor = {
@@ -62,6 +63,7 @@ function fakeVendor(clock: FakeClock, unplanned: readonly MetricName[] = [], que
       nextUnitAt = unitAt + UNIT_MS;
       if (unitAt > now) await clock.sleep(unitAt - now);
       vendor.sent.push(sent);
+      if (latencyMs > 0) await clock.sleep(latencyMs);
       if (sent.metrics.some((metric) => unplanned.includes(metric))) {
         throw new UpstreamError({ service: 'reporting', endpoint: '/api/dashboard/query', kind: 'metric_unavailable', status: 200 });
       }
@@ -80,9 +82,9 @@ function fakeVendor(clock: FakeClock, unplanned: readonly MetricName[] = [], que
   return vendor;
 }
 
-function setUp(unplanned: readonly MetricName[] = [], queueMs = 0) {
+function setUp(unplanned: readonly MetricName[] = [], queueMs = 0, latencyMs = 0) {
   const clock = new FakeClock(Date.UTC(2026, 10, 25, 12));
-  const vendor = fakeVendor(clock, unplanned, queueMs);
+  const vendor = fakeVendor(clock, unplanned, queueMs, latencyMs);
   const counts: number[] = [];
   const refusals: string[] = [];
   const slotsSpent: number[] = [];
@@ -202,6 +204,24 @@ describe('DashboardAsks', () => {
     expect(waiting()).toBe(0);
     // Told to the observer like any refusal at the deadline (the metrics count it by kind).
     expect(refusals).toEqual(['dashboard:deadline']);
+  });
+
+  it('answers a waiting ask whose query was sent within its deadline though the answer comes after it: the unit spent is not wasted', async () => {
+    // The deadline bounds the wait for a unit (ANALYTICS_ASK_DEADLINE_MS); once the query is sent, the ask waits for its answer.
+    const latencyMs = 2_000;
+    const { clock, vendor, room, refusals } = setUp([], 0, latencyMs);
+    const spent = room.ask([OTHER_KIND], clock.now() + DEADLINE_MS);
+    await clock.advance(latencyMs);
+    await spent;
+
+    // The next unit comes 1 s before the ask's deadline; its answer 1 s after it.
+    const nextUnitAt = clock.now() - latencyMs + UNIT_MS;
+    const waiting = room.ask([body(['pageViewsTotal'])], nextUnitAt + 1_000);
+    await clock.advance(nextUnitAt - clock.now() + latencyMs);
+
+    expect((await waiting).map(metricsOf)).toEqual([[['pageViewsTotal', 14]]]);
+    expect(vendor.sent).toHaveLength(2);
+    expect(refusals).toEqual([]);
   });
 
   it('refuses a waiting ask with retryAfter when another caller took its unit and the next one comes after its deadline', async () => {

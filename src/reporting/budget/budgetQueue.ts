@@ -31,6 +31,11 @@ export interface QueuedAsk<Outcome = unknown> {
   /** Whose ad-hoc ask it is (`context.caller.id`): its slots count in that caller's fair share. Absent: the newsroom's shared work (tables). */
   readonly caller?: string;
   settled: boolean;
+  /**
+   * Carried by a query sent: its wait for a slot is over, so its deadline no longer refuses it (the slot the vendor
+   * spent answers it, however late the answer comes within the upstream's timeout). Back on the list, it waits again.
+   */
+  inFlight: boolean;
   settle(outcome: Outcome | Error): void;
 }
 
@@ -350,6 +355,7 @@ export class BudgetQueue {
         since: now,
         deadline,
         settled: false,
+        inFlight: false,
         settle: (outcome: Outcome | Error) => {
           if (ask.settled) return;
           ask.settled = true;
@@ -368,9 +374,12 @@ export class BudgetQueue {
     });
   }
 
-  /** Puts an ask back on the list (its query did not answer it): it waits for a later slot within its deadline. */
+  /** Puts an ask back on the list (its query did not answer it): it waits for a later slot within its deadline, if any is left. */
   requeue(ask: QueuedAsk): void {
-    if (!ask.settled) this.enqueue(ask);
+    ask.inFlight = false;
+    if (ask.settled) return;
+    if (ask.deadline <= this.clock.now()) this.refuse(ask);
+    else this.enqueue(ask);
   }
 
   /** A kind with work besides asks (a refresh) wakes the queue. */
@@ -417,7 +426,7 @@ export class BudgetQueue {
   }
 
   private refuse(ask: QueuedAsk): void {
-    if (!ask.settled) ask.settle(this.refusal(ask.kind));
+    if (!ask.settled && !ask.inFlight) ask.settle(this.refusal(ask.kind));
   }
 
   private learnRefusal(refusal: UpstreamError): void {
@@ -587,7 +596,22 @@ export class BudgetQueue {
    */
   private async spend(turn: Turn, kind: AskKind): Promise<boolean> {
     // Taken off the list while in flight: asks arriving now wait for the next slot's query.
-    for (const ask of turn.asks) this.remove(ask);
+    for (const ask of turn.asks) {
+      this.remove(ask);
+      ask.inFlight = true;
+    }
+    try {
+      await this.send(turn, kind);
+    } finally {
+      // An ask the turn neither settled nor put back is left to its deadline's timer (refused now if it has passed).
+      for (const ask of turn.asks.filter((ask) => ask.inFlight)) {
+        ask.inFlight = false;
+        if (ask.deadline <= this.clock.now()) this.refuse(ask);
+      }
+    }
+  }
+
+  private async send(turn: Turn, kind: AskKind): Promise<void> {
     let answer: DashboardAnswer;
     try {
       answer = await this.options.reporting.query(turn.body);
