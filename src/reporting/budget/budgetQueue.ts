@@ -589,11 +589,7 @@ export class BudgetQueue {
     }
   }
 
-  /**
-   * Sends a turn's body. Only a vendor miss spends a slot (counted in its share, charged to callers, told as
-   * `slotSpent`): an answer from the cache costs nothing. Whether the pass made progress: a slot spent, or an ask
-   * of the turn settled.
-   */
+  /** Sends a turn's asks' query (see `send`): whether the pass made progress. */
   private async spend(turn: Turn, kind: AskKind): Promise<boolean> {
     // Taken off the list while in flight: asks arriving now wait for the next slot's query.
     for (const ask of turn.asks) {
@@ -601,7 +597,7 @@ export class BudgetQueue {
       ask.inFlight = true;
     }
     try {
-      await this.send(turn, kind);
+      return await this.send(turn, kind);
     } finally {
       // An ask the turn neither settled nor put back is left to its deadline's timer (refused now if it has passed).
       for (const ask of turn.asks.filter((ask) => ask.inFlight)) {
@@ -611,7 +607,12 @@ export class BudgetQueue {
     }
   }
 
-  private async send(turn: Turn, kind: AskKind): Promise<void> {
+  /**
+   * Sends a turn's body. Only a vendor miss spends a slot (counted in its share, charged to callers, told as
+   * `slotSpent`): an answer from the cache costs nothing. Whether the pass made progress: a slot spent, or an ask
+   * of the turn settled.
+   */
+  private async send(turn: Turn, kind: AskKind): Promise<boolean> {
     let answer: DashboardAnswer;
     try {
       answer = await this.options.reporting.query(turn.body);
