@@ -608,7 +608,7 @@ export class BudgetQueue {
   }
 
   /**
-   * Sends a turn's body. Only a vendor miss spends a slot (counted in its share, charged to callers, told as
+   * Sends a turn's body. Only a query the vendor receives spends a slot (counted in its share, charged to callers, told as
    * `slotSpent`): an answer from the cache costs nothing. Whether the pass made progress: a slot spent, or an ask
    * of the turn settled.
    */
@@ -627,14 +627,16 @@ export class BudgetQueue {
       turn.failed(error);
       return true;
     }
-    if (answer.cache !== 'miss') {
+    // A hit, an identical call in flight (its sender spent the slot) or stale-if-error cost nothing; a `stale` answer
+    // started the cache's refresh, which the vendor counts.
+    if (answer.cache !== 'miss' && answer.cache !== 'stale') {
       await turn.answered(answer);
       return turn.asks.some((ask) => ask.settled);
     }
     this.nextSlotAt = 0;
     if (turn.share === 'outside') this.outsideSlots += 1;
     else if (turn.share === 'table') this.tableSlots += 1;
-    this.chargeCallers(turn.asks.flatMap((ask) => (ask.caller === undefined ? [] : [ask.caller])));
+    if (answer.cache === 'miss') this.chargeCallers(turn.asks.flatMap((ask) => (ask.caller === undefined ? [] : [ask.caller])));
     this.observer.slotSpent(kind.name, await turn.answered(answer));
     return true;
   }
