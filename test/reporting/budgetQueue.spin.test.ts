@@ -48,14 +48,18 @@ function requeuingKind(queue: BudgetQueue, body: DashboardQueryBody): AskKind {
   };
 }
 
-it('a cached answer that answers nothing spends no slot, and the queue waits for its next look rather than asking again', async () => {
-  const { clock, endpoint, queue, observer } = setUp();
+/** An ask whose body's answer is cached (fetched at the slot just spent) and answers nothing: one pass has been made. */
+async function waitingOnCachedBody() {
+  const set = setUp();
   const body = tableQuery(WEEK, resolveWindow(WEEK.window, START), ['pageViewsTotal'], 10);
-  // The body's answer is cached (fetched at the slot just spent).
-  await endpoint.query(body);
-  const kind = requeuingKind(queue, body);
-  const outcome = queue.wait(kind, 'group', START + 200_000).catch((error: unknown) => error);
+  await set.endpoint.query(body);
+  const outcome = set.queue.wait(requeuingKind(set.queue, body), 'group', START + 200_000).catch((error: unknown) => error);
   await settle();
+  return { ...set, outcome };
+}
+
+it('a cached answer that answers nothing spends no slot, and the queue waits for its next look rather than asking again', async () => {
+  const { clock, endpoint, observer, outcome } = await waitingOnCachedBody();
 
   // One pass, served by the cache; then the queue waits (before: a pass every turn of the event loop).
   expect(endpoint.hits).toBe(1);
@@ -67,12 +71,7 @@ it('a cached answer that answers nothing spends no slot, and the queue waits for
 });
 
 it('an ask arriving while the queue waits after a pass without progress is sent at once at a free slot', async () => {
-  const { clock, endpoint, queue } = setUp();
-  const body = tableQuery(WEEK, resolveWindow(WEEK.window, START), ['pageViewsTotal'], 10);
-  await endpoint.query(body);
-  const kind = requeuingKind(queue, body);
-  const outcome = queue.wait(kind, 'group', START + 200_000).catch((error: unknown) => error);
-  await settle();
+  const { clock, endpoint, queue, outcome } = await waitingOnCachedBody();
   expect(endpoint.hits).toBe(1);
   // The vendor's next unit is free (63 s after the one spent), the queue still waits for its next look (a minute's slot).
   await clock.advance(UNIT_MS);
