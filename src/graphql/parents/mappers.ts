@@ -48,7 +48,24 @@ export interface ReaderRef {
 }
 
 export function rankRecommendations({ value, fetchedAt }: Fetched<readonly RecommendationWire[]>): RankedRecommendation[] {
-  return value.map((item, index) => ({ ...item, position: index + 1, fetchedAt }));
+  const ranked = new Array<RankedRecommendation>(value.length);
+  // Field by field, one object shape for every item: a spread of each parsed item showed in the raw path's profile.
+  // The wire type's fields are all the resolvers read; an upstream's extra fields were never served.
+  for (let index = 0; index < value.length; index++) ranked[index] = rank(value[index], index + 1, fetchedAt);
+  return ranked;
+}
+
+function rank(item: RecommendationWire, position: number, fetchedAt: number): RankedRecommendation {
+  return {
+    url: item.url,
+    title: item.title,
+    img: item.img,
+    authors: item.authors,
+    sections: item.sections,
+    publishTime: item.publishTime,
+    position,
+    fetchedAt,
+  };
 }
 
 export function stampDashboardResults({ value, fetchedAt }: Fetched<readonly DashboardMetricResultWire[]>): DashboardResultParent[] {
