@@ -8,9 +8,6 @@ import { DAY_MS } from '../../contract';
 
 const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2}))?$/i;
 
-/** The upstream's `yyyy-MM-dd HH:mm:ss`, always UTC (docs/upstream-contract.md §2 and §3). */
-const UPSTREAM_TIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/;
-
 /**
  * Milliseconds since the epoch of an ISO-8601 `YYYY-MM-DD` (start of that day,
  * UTC) or date-time with a zone designator; undefined for anything else,
@@ -27,19 +24,42 @@ export function parseIsoInstant(text: string): number | undefined {
   return local + millis - zoneOffsetMillis(zone);
 }
 
-/** `toISOString`'s own form: what the subgraph's resolvers return (upstreamTimeToIso, dateTimeOf). */
-const CANONICAL_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.\d{3}Z$/;
-
 /**
- * Whether `text` is a valid instant already in `toISOString`'s form, so that
- * parsing it and printing it again would give it back: checked field by field,
- * without a Date (the DateTime scalar meets one per recommendation).
+ * Whether `text` is a valid instant already in `toISOString`'s form
+ * (`YYYY-MM-DDTHH:mm:ss.sssZ`), so that parsing it and printing it again would
+ * give it back: read character by character, without a Date, a match array or
+ * substrings (the DateTime scalar meets one per recommendation, on the raw
+ * path's profile).
  */
 export function isCanonicalInstant(text: string): boolean {
-  const match = CANONICAL_INSTANT.exec(text);
-  if (match === null) return false;
-  const [, year, month, day, hour, minute, second] = match;
-  return isValidUtc(Number(year), Number(month), Number(day), Number(hour), Number(minute), Number(second));
+  if (text.length !== 24 || !hasSeparators(text, '-', 'T') || text[19] !== '.' || text[23] !== 'Z' || digitsAt(text, 20, 3) < 0) {
+    return false;
+  }
+  return isValidDateTimeAt(text);
+}
+
+/** `YYYY-MM-DD?HH:mm:ss` at the start of `text`: its separators (`dateTime` between date and time). */
+function hasSeparators(text: string, date: string, dateTime: string): boolean {
+  return text[4] === date && text[7] === date && text[10] === dateTime && text[13] === ':' && text[16] === ':';
+}
+
+/** Whether the `YYYY-MM-DD?HH:mm:ss` at the start of `text` has digits where digits go and names a real UTC instant. */
+function isValidDateTimeAt(text: string): boolean {
+  const fields = [digitsAt(text, 0, 4), digitsAt(text, 5, 2), digitsAt(text, 8, 2), digitsAt(text, 11, 2), digitsAt(text, 14, 2), digitsAt(text, 17, 2)];
+  if (fields.some((field) => field < 0)) return false;
+  const [year, month, day, hour, minute, second] = fields;
+  return isValidUtc(year, month, day, hour, minute, second);
+}
+
+/** The number the `count` ASCII digits at `start` write, or -1 when any of them is no digit. */
+function digitsAt(text: string, start: number, count: number): number {
+  let value = 0;
+  for (let index = start; index < start + count; index++) {
+    const digit = text.charCodeAt(index) - 48;
+    if (!(digit >= 0 && digit <= 9)) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
 }
 
 /** True for `YYYY-MM-DD` alone: such a range end means the whole day. */
@@ -49,13 +69,11 @@ function isDateOnly(text: string): boolean {
 
 /** The upstream's `yyyy-MM-dd HH:mm:ss` (UTC) as an ISO-8601 string; undefined when it is not one. */
 export function upstreamTimeToIso(text: string): string | undefined {
-  const match = UPSTREAM_TIME.exec(text);
-  if (match === null) return undefined;
-  const [, year, month, day, hour, minute, second] = match;
-  // Assembled as text: once valid, the fields are already ISO's (4-digit year, 2-digit rest),
-  // and this runs for every recommendation, where a Date per item showed in the profile.
-  if (!isValidUtc(Number(year), Number(month), Number(day), Number(hour), Number(minute), Number(second))) return undefined;
-  return `${year}-${month}-${day}T${hour}:${minute}:${second}.000Z`;
+  // Read character by character and assembled as text: once valid, the fields are already ISO's (4-digit year,
+  // 2-digit rest), and this runs for every recommendation, where a Date (then a regex match) per item showed in the profile.
+  if (text.length !== 19 || !hasSeparators(text, '-', ' ')) return undefined;
+  if (!isValidDateTimeAt(text)) return undefined;
+  return `${text.slice(0, 10)}T${text.slice(11)}.000Z`;
 }
 
 const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
