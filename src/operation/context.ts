@@ -82,43 +82,87 @@ export interface SharedDependencies {
  * a module-level loader would serve one caller's cached answers to the next.
  */
 export function createContext(shared: SharedDependencies, caller: Caller = OPEN_CALLER): Context {
-  const now = shared.now ?? Date.now;
-  const maxRows = shared.reportingMaxRows;
-  const allowance = new UpstreamAllowance(shared.maxUpstreamCallsPerOperation);
-  const metrics = shared.metrics;
-  const { dashboards } = shared.reportingService;
-  // The caller's id goes with each table ask too: the tables no store holds it makes the subgraph fetch count against its cap.
-  const tables = shared.reportingService.tables.forCaller(caller.id);
-  const analyticsDeadline = now() + shared.analytics.askDeadlineMs;
-  const reads = new CallerReads({
-    caller,
-    tables,
-    dashboards,
-    perOperation: (asker) => withDashboardAllowance(asker, allowance),
-    deadline: analyticsDeadline,
-    metricRule: shared.metricRule,
-  });
-  const askOutcomes: AskOutcome[] = [];
-  const recommender: RenderEndpoint = { render: countingCacheHits((params: RenderParams) => shared.recommender.render(params), allowance) };
-  return {
-    reads,
-    recommendations: createRecommendationsLoader(recommender, {
+  return new OperationContext(shared, caller);
+}
+
+/**
+ * One operation's context. Its read path, loaders and memo are built when a
+ * resolver first reads them: a `recommendations` operation never builds the
+ * analytics' loaders, and what an operation never reads is not kept alive
+ * across its upstream wait (the raw path's profile at 50 in flight: whatever
+ * lives across the wait is copied by the young-generation collector, and
+ * promoted). Getters on the prototype, so Apollo's shallow copy of a context
+ * (`executeOperation`, WebSocket subscriptions) keeps them.
+ */
+class OperationContext implements Context {
+  readonly now: () => number;
+  readonly analyticsDeadline: number;
+  readonly askOutcomes: AskOutcome[] = [];
+  readonly cacheTtls: CacheTtls;
+  readonly logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
+  readonly allowance: UpstreamAllowance;
+  readonly maxRows: number;
+  readonly live?: LiveNumbers;
+  private builtReads: CallerReads | undefined;
+  private builtRecommendations: RecommendationsLoader | undefined;
+  private builtArticleMetrics: ArticleMetricsLoader | undefined;
+  private builtTables: TablesReader | undefined;
+  private builtMemo: AnalyticsMemo | undefined;
+
+  constructor(
+    private readonly shared: SharedDependencies,
+    readonly caller: Caller,
+  ) {
+    this.now = shared.now ?? Date.now;
+    this.analyticsDeadline = this.now() + shared.analytics.askDeadlineMs;
+    this.cacheTtls = shared.cacheTtls;
+    this.logger = shared.logger;
+    this.allowance = new UpstreamAllowance(shared.maxUpstreamCallsPerOperation);
+    this.maxRows = shared.reportingMaxRows;
+    if (shared.live !== undefined) this.live = shared.live;
+  }
+
+  get reads(): CallerReads {
+    const allowance = this.allowance;
+    return (this.builtReads ??= new CallerReads({
+      caller: this.caller,
+      tables: this.analyticsTables,
+      dashboards: this.shared.reportingService.dashboards,
+      perOperation: (asker) => withDashboardAllowance(asker, allowance),
+      deadline: this.analyticsDeadline,
+      metricRule: this.shared.metricRule,
+    }));
+  }
+
+  get recommendations(): RecommendationsLoader {
+    return (this.builtRecommendations ??= this.recommendationsLoader());
+  }
+
+  get articleMetrics(): ArticleMetricsLoader {
+    return (this.builtArticleMetrics ??= createArticleMetricsLoader({ tables: this.analyticsTables, deadline: this.analyticsDeadline }));
+  }
+
+  get analyticsTables(): TablesReader {
+    // The caller's id goes with each table ask too: the tables no store holds it makes the subgraph fetch count against its cap.
+    return (this.builtTables ??= this.shared.reportingService.tables.forCaller(this.caller.id));
+  }
+
+  get analyticsMemo(): AnalyticsMemo {
+    return (this.builtMemo ??= new AnalyticsMemo());
+  }
+
+  recordAsk(outcome: AskOutcome): void {
+    this.askOutcomes.push(outcome);
+  }
+
+  private recommendationsLoader(): RecommendationsLoader {
+    const { shared, allowance } = this;
+    const metrics = shared.metrics;
+    const recommender: RenderEndpoint = { render: countingCacheHits((params: RenderParams) => shared.recommender.render(params), allowance) };
+    return createRecommendationsLoader(recommender, {
       maxConcurrency: shared.renderMaxConcurrency,
       allowance,
       ...(metrics === undefined ? {} : { onBatch: (size: number) => metrics.recordBatch('recommendations', size) }),
-    }),
-    articleMetrics: createArticleMetricsLoader({ tables, deadline: analyticsDeadline }),
-    analyticsTables: tables,
-    analyticsDeadline,
-    askOutcomes,
-    recordAsk: (outcome) => askOutcomes.push(outcome),
-    now,
-    analyticsMemo: new AnalyticsMemo(),
-    cacheTtls: shared.cacheTtls,
-    logger: shared.logger,
-    allowance,
-    maxRows,
-    caller,
-    ...(shared.live === undefined ? {} : { live: shared.live }),
-  };
+    });
+  }
 }

@@ -59,7 +59,8 @@ async function ask(url: string): Promise<{ fetchedAt?: string; pageViews?: numbe
       query: `query ($reps: [_Any!]!) { _entities(representations: $reps) { ... on Article { analytics { fetchedAt pageViews } } } }`,
       variables: { reps: [{ __typename: 'Article', url }] },
     },
-    { contextValue: { ...server.createContext(), now: () => clock.now() } },
+    // The context keeps its loaders on its prototype (built when first read): its clock is replaced on it, not on a copy.
+    { contextValue: Object.assign(server.createContext(), { now: () => clock.now() }) },
   );
   if (response.body.kind !== 'single') throw new Error('expected a single result');
   expect(response.body.singleResult.errors).toBeUndefined();
