@@ -51,10 +51,11 @@ export function createBreaker(options: BreakerOptions): Breaker {
   });
   const refused = () => new UpstreamError({ service: options.service, endpoint: options.endpoint, kind: 'circuit_open' });
   return {
-    execute: async (call) => {
+    execute: (call) => {
       // cockatiel makes callers wait for the half-open probe; ours fail fast instead, like while open.
-      if (policy.state === CircuitState.HalfOpen) throw refused();
-      if (policy.state === CircuitState.Open && options.now() - openedAt < options.cooldownMs) throw refused();
+      if (policy.state === CircuitState.HalfOpen) return Promise.reject(refused());
+      if (policy.state === CircuitState.Open && options.now() - openedAt < options.cooldownMs) return Promise.reject(refused());
+      // runThrough's own promise: no async layer of this wrapper's on every call.
       return runThrough(policy, call, refused);
     },
   };

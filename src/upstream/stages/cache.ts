@@ -2,7 +2,7 @@ import type { Fetched, Served } from '../../kernel/fetched';
 import type { AnswerStore } from '../stores/answerStore';
 import { freshnessOf, isServableOnError, isUpstreamOutage } from './freshness';
 import type { FreshnessPolicy } from './freshness';
-import type { Stage } from './stage';
+import type { Next, Stage, UpstreamCall } from './stage';
 
 export interface CacheStageOptions<I, T> {
   store: AnswerStore;
@@ -21,8 +21,12 @@ export interface CacheStageOptions<I, T> {
 export function cacheStage<I, T>(options: CacheStageOptions<I, T>): Stage<I, T> {
   const readEntry = entryReader(options);
 
-  return (next) => async (call) => {
-    const cached = call.policy.ttlMs > 0 ? await readEntry(call.key, call.input) : undefined;
+  return (next) => (call) =>
+    // No answer kept (a TTL of 0): nothing to read or fall back on, so no layer of its own on the call's way.
+    call.policy.ttlMs > 0 ? cachedCall(next, call) : next({ ...call, absent: true });
+
+  async function cachedCall(next: Next<I, T>, call: UpstreamCall<I>): Promise<Served<T>> {
+    const cached = await readEntry(call.key, call.input);
     if (cached !== undefined) {
       const freshness = freshnessOf(cached, call.policy, options.now());
       if (freshness === 'fresh') return served(cached, 'hit');
@@ -38,7 +42,7 @@ export function cacheStage<I, T>(options: CacheStageOptions<I, T>): Stage<I, T> 
       if (cached === undefined || !isUpstreamOutage(error) || !isServableOnError(cached, call.policy, options.now())) throw error;
       return served(cached, 'stale_if_error');
     }
-  };
+  }
 }
 
 /**

@@ -37,10 +37,10 @@ export class Coalescer<T> {
 export function coalescingStage<I, T>(): Stage<I, T> {
   return (next) => {
     const coalescer = new Coalescer<Served<T>>();
-    return async (call) => {
-      const joining = coalescer.has(call.key);
-      const served = await coalescer.run(call.key, () => next(call));
-      return joining ? { ...served, cache: 'coalesced' } : served;
+    return (call) => {
+      // The first caller takes the call's own promise: no layer of its own on the way.
+      if (!coalescer.has(call.key)) return coalescer.run(call.key, () => next(call));
+      return coalescer.run(call.key, () => next(call)).then((served) => ({ ...served, cache: 'coalesced' }));
     };
   };
 }

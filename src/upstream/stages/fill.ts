@@ -1,6 +1,7 @@
 import type { AnswerStore } from '../stores/answerStore';
 import { keepMsOf } from './freshness';
-import type { Stage } from './stage';
+import type { Served } from '../../kernel/fetched';
+import type { Next, Stage, UpstreamCall } from './stage';
 
 export interface FillStageOptions<I, T> {
   store: AnswerStore;
@@ -17,8 +18,10 @@ export interface FillStageOptions<I, T> {
  * waiters fetch for themselves instead of waiting for the claim to lapse.
  */
 export function fillStage<I, T>(options: FillStageOptions<I, T>): Stage<I, T> {
-  return (next) => async (call) => {
-    if (call.policy.ttlMs <= 0) return next(call);
+  // No answer kept (a TTL of 0): nothing to claim or store, so no layer of its own on the call's way.
+  return (next) => (call) => (call.policy.ttlMs <= 0 ? next(call) : filledCall(next, call));
+
+  async function filledCall(next: Next<I, T>, call: UpstreamCall<I>): Promise<Served<T>> {
     const claim = call.absent ? await options.store.claim(call.key) : ({ kind: 'unclaimed' } as const);
     if (claim.kind === 'filled' && options.isAnswer(claim.entry.value, call.input)) {
       return { value: claim.entry.value, fetchedAt: claim.entry.fetchedAt, cache: 'coalesced' };
@@ -32,5 +35,5 @@ export function fillStage<I, T>(options: FillStageOptions<I, T>): Stage<I, T> {
     }
     await options.store.set(call.key, { value: served.value, fetchedAt: served.fetchedAt }, keepMsOf(call.policy));
     return served;
-  };
+  }
 }
