@@ -45,9 +45,14 @@ function hasSeparators(text: string, date: string, dateTime: string): boolean {
 
 /** Whether the `YYYY-MM-DD?HH:mm:ss` at the start of `text` has digits where digits go and names a real UTC instant. */
 function isValidDateTimeAt(text: string): boolean {
-  const fields = [digitsAt(text, 0, 4), digitsAt(text, 5, 2), digitsAt(text, 8, 2), digitsAt(text, 11, 2), digitsAt(text, 14, 2), digitsAt(text, 17, 2)];
-  if (fields.some((field) => field < 0)) return false;
-  const [year, month, day, hour, minute, second] = fields;
+  const year = digitsAt(text, 0, 4);
+  const month = digitsAt(text, 5, 2);
+  const day = digitsAt(text, 8, 2);
+  const hour = digitsAt(text, 11, 2);
+  const minute = digitsAt(text, 14, 2);
+  const second = digitsAt(text, 17, 2);
+  // A field with a non-digit reads -1; isValidUtc alone would let a -1 hour, minute, second or year through.
+  if (year < 0 || month < 0 || day < 0 || hour < 0 || minute < 0 || second < 0) return false;
   return isValidUtc(year, month, day, hour, minute, second);
 }
 
