@@ -21,10 +21,14 @@ export class Coalescer<T> {
     const current = this.inFlight.get(key);
     if (current !== undefined) return current;
     // Started on a later tick, so a synchronous throw in `start` still rejects every joiner alike.
-    const call = Promise.resolve()
-      .then(start)
-      .finally(() => this.inFlight.delete(key));
+    const call = Promise.resolve().then(start);
     this.inFlight.set(key, call);
+    // Registered before any caller's reaction, so the key is gone by the time a caller resumes (as with
+    // `finally`, whose two more promises per call were kept alive across the upstream wait).
+    const forget = () => {
+      this.inFlight.delete(key);
+    };
+    call.then(forget, forget);
     return call;
   }
 }
