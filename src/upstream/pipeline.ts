@@ -11,7 +11,7 @@ import type { Next, Stage } from './stages/stage';
 import { governorStage, type GovernorStageOptions } from './stages/governorStage';
 import { retryStage, type RetryOptions } from './stages/retry';
 import { tokenRenewalStage } from './stages/tokenRenewal';
-import type { HttpClient } from './transport/httpClient';
+import type { HttpClient, SlotGrant } from './transport/httpClient';
 import type { TokenProvider } from '../auth/tokenProvider';
 
 /**
@@ -68,15 +68,16 @@ export interface PipelineOptions<I, T> {
   isAnswer: (value: unknown, input: I) => value is T;
   store: AnswerStore;
   breaker: Breaker;
-  /** The endpoint's request (stage 8); its HTTP requests take the HTTP-level stages (`httpPath`). */
-  request: (input: I) => Promise<Fetched<T>>;
+  /** The endpoint's request (stage 8); its HTTP requests take the HTTP-level stages (`httpPath`), each attempt with `grant` when given. */
+  request: (input: I, grant?: SlotGrant) => Promise<Fetched<T>>;
   now: () => number;
   observer: UpstreamObserver;
 }
 
 /** One endpoint's protected call (stages 4–8), and its cache-only read (stage 4's read alone: `peek`). */
 export interface ProtectedEndpoint<I, T> {
-  (input: I): Promise<Served<T>>;
+  /** `grant`: the budget queue's, for each HTTP attempt the call makes (see UpstreamCall.grant). */
+  (input: I, grant?: SlotGrant): Promise<Served<T>>;
   /** The answer the cache holds for `input` (fresh, or stale within stale-while-revalidate), else undefined; never calls the upstream. */
   peek(input: I): Promise<Served<T> | undefined>;
 }
@@ -98,7 +99,7 @@ export function protectEndpoint<I, T>(options: PipelineOptions<I, T>): Protected
   const call = stages.reduceRight<Next<I, T>>((next, stage) => stage(next), requestStage(options.request));
   const readCache = cachedAnswer(cache);
   // One cache event per caller, from the answer it was served: no stage has to guess what a later one decides.
-  const protectedCall = async (input: I): Promise<Served<T>> => {
+  const protectedCall = async (input: I, grant?: SlotGrant): Promise<Served<T>> => {
     try {
       const served = await call({
         input,
@@ -106,6 +107,7 @@ export function protectEndpoint<I, T>(options: PipelineOptions<I, T>): Protected
         policy: options.policyOf(input, options.now()),
         absent: false,
         background: false,
+        ...(grant === undefined ? {} : { grant }),
       });
       emit(served.cache);
       return served;
@@ -125,9 +127,9 @@ export function protectEndpoint<I, T>(options: PipelineOptions<I, T>): Protected
 }
 
 /** The last answer-level stage: an answer that comes back from the upstream is a `miss` (earlier stages may say otherwise). */
-function requestStage<I, T>(request: (input: I) => Promise<Fetched<T>>): Next<I, T> {
+function requestStage<I, T>(request: (input: I, grant?: SlotGrant) => Promise<Fetched<T>>): Next<I, T> {
   return async (call) => {
-    const fetched = await request(call.input);
+    const fetched = await request(call.input, call.grant);
     return { value: fetched.value, fetchedAt: fetched.fetchedAt, cache: 'miss' };
   };
 }

@@ -15,7 +15,9 @@ export interface GovernorStageOptions {
  * The governor stage: every HTTP attempt that comes down (a first try, a
  * retry, the repeat after a 429, a sign-in, the repeat after a 401) first
  * takes its own place in its rate, within the wait the stage above allows
- * (`maxWaitMs`), then goes to the transport. The upstream counts every one
+ * (`maxWaitMs`), then goes to the transport. A reporting query's place is
+ * the budget queue's grant, carried by the call (`CallOptions.grant`): the
+ * stage awaits it, and reserves nothing of its own. The upstream counts every one
  * of them, so the governor does too. A 429 pauses the budget for every
  * caller; whether the request is repeated is the retry stage's decision.
  */
@@ -24,7 +26,7 @@ export function governorStage(options: GovernorStageOptions): HttpStage {
     requestJson: async (request, call) => {
       const rate = options.rateOf(request);
       if (rate === undefined) return next.requestJson(request, call);
-      const turn = await options.governor.acquire(rate, whereOf(request), call?.maxWaitMs);
+      const turn = await options.governor.acquire(rate, whereOf(request), call?.maxWaitMs, undefined, call?.grant);
       try {
         const json = await next.requestJson(request, call);
         turn.finish('answered');
