@@ -24,8 +24,9 @@ import type { TokenProvider } from '../auth/tokenProvider';
  *    2. allowance                     MAX_UPSTREAM_CALLS_PER_OPERATION (operation/upstreamAllowance.ts)
  *    3. cache-hit give-back           an answer served from the cache costs no allowance (operation/cacheHits.ts)
  * Process-wide, reporting only (above the protected endpoint, in reporting/):
- *    q. budget queue                  asks that found no slot wait here; one next slot learned from the governor's
- *                                     refusal, deadlines and refusals with retryAfter, the plan, and the order in
+ *    q. budget queue                  the only granter of reporting slots: asks that found no slot wait here; the next
+ *                                     slot read from the rate store's reporting bucket, a grant each HTTP attempt of a
+ *                                     query it sends awaits (stage 11), deadlines and refusals with retryAfter, the plan, and the order in
  *                                     which kinds of asks (dashboards, table asks, refreshes) get the budget; each
  *                                     kind merges its asks into one query (reporting/budget/budgetQueue.ts; the kinds:
  *                                     reporting/dashboard/dashboardAsks.ts, reporting/tables/tableAsks.ts)
@@ -40,7 +41,8 @@ import type { TokenProvider } from '../auth/tokenProvider';
  * Per HTTP request, HTTP-level (`httpPath`, `reportingHttpPath` below; each an HttpStage over the next):
  *    9. token                         reporting only: bearer token, renew and repeat after a 401 (stages/tokenRenewal.ts)
  *   10. retry                         backoff with jitter, the 429 repeat, deadline-aware (stages/retry.ts)
- *   11. governor                      each attempt takes its place in its rate; a 429 pauses it (stages/governorStage.ts)
+ *   11. governor                      each attempt takes its place in its rate (a reporting one: awaits the queue's grant);
+ *                                     a 429 pauses it (stages/governorStage.ts)
  *   12. transport                     one HTTP attempt within the call's deadline (transport/httpClient.ts)
  *
  * Every decision about a failure (retried? breaker? stale? sign-in backoff?

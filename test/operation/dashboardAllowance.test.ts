@@ -40,7 +40,12 @@ function recording(fail = false, cache: CacheOutcome = 'miss') {
 /** The operation's asker over the endpoint: asks of one tick and one kind go as one query; none waits here (a unit is always free). */
 function asker(endpoint: DashboardEndpoint): DashboardAsker {
   return new DashboardAsks({
-    queue: new BudgetQueue({ reporting: { ...endpoint, budget: freeBudget() }, clock: new FakeClock(0), outsideShare: 0, plan: new MetricPlan() }),
+    queue: new BudgetQueue({
+      reporting: { ...endpoint, budget: freeBudget() },
+      clock: new FakeClock(0),
+      outsideShare: 0,
+      plan: new MetricPlan(),
+    }),
   }).asker(60_000, 'anonymous');
 }
 

@@ -70,7 +70,8 @@ export class Governor {
     const limitMs = maxWaitMs ?? this.options.queueTimeoutMs;
     const key = bucketKey(rate);
     const startedAt = this.options.now();
-    const take = (leftMs: number) => (grant === undefined ? this.bucket(rate).take(where, leftMs) : grant(where, maxWaitMs === undefined ? undefined : leftMs));
+    const take = (leftMs: number) =>
+      grant === undefined ? this.bucket(rate).take(where, leftMs) : grant(where, maxWaitMs === undefined ? undefined : leftMs);
     for (;;) {
       const leftMs = limitMs - (this.options.now() - startedAt);
       const gate = this.gates.get(key);

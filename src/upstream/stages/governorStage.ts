@@ -17,7 +17,11 @@ export interface GovernorStageOptions {
  * takes its own place in its rate, within the wait the stage above allows
  * (`maxWaitMs`), then goes to the transport. A reporting query's place is
  * the budget queue's grant, carried by the call (`CallOptions.grant`): the
- * stage awaits it, and reserves nothing of its own. The upstream counts every one
+ * stage awaits it, and reserves nothing of its own. A reporting request
+ * with no grant (no production path sends one: the budget queue is the
+ * dashboard endpoint's only caller; tests call the endpoint directly) takes
+ * its place from the same bucket as any rate's call: the same bucket, so
+ * nothing is overspent, and no order of its own, so not a second scheduler. The upstream counts every one
  * of them, so the governor does too. A 429 pauses the budget for every
  * caller; whether the request is repeated is the retry stage's decision.
  */
