@@ -19,6 +19,12 @@ import type { DashboardQueryBody } from '../../src/kernel/wire';
 import { sendJson, useFakeUpstream, type FakeHandler } from '../support/fakeUpstream';
 import { DEFAULT_UPSTREAM_PATH, upstreamOptions } from '../support/upstreamOptions';
 import { testConfig } from '../support/config';
+import { freeBudget } from '../support/freeBudget';
+import { BudgetQueue } from '../../src/reporting/budget/budgetQueue';
+import { MetricPlan } from '../../src/reporting/budget/metricPlan';
+import { tableSpec } from '../../src/reporting/tables/tableSpec';
+import type { SlotGrant } from '../../src/upstream/transport/httpClient';
+import { DASHBOARD_WHERE, FakeClock, fakeDashboard, tableAsksIn } from './support/tablesFakes';
 
 const DASHBOARD_PATH = '/api/dashboard/query';
 const upstream = useFakeUpstream();
@@ -28,6 +34,8 @@ let service: ReportingService | undefined;
 afterEach(async () => {
   service?.close();
   await upstreams?.close();
+  service = undefined;
+  upstreams = undefined;
 });
 
 /** A distinct dashboard: the last `days` days (no two merge or share an answer). */
@@ -119,5 +127,45 @@ describe('the fair share counts attempts, as the vendor does', () => {
     const second = await ask(2, 'caller-a');
     expect(second).not.toBeInstanceOf(Error);
     expect(dashboardAttempts()).toBe(2);
+  });
+});
+
+describe('the outside share counts attempts too', () => {
+  /**
+   * The fake vendor's endpoint behind a query whose first attempt failed and was retried: each query the queue sends
+   * asks its grant twice (two attempts, as the retry stage asks for each), from a budget that always has a slot.
+   */
+  function retryingEndpoint(clock: FakeClock) {
+    const vendor = fakeDashboard({ clock, unitMs: 60_000, urls: ['https://news.example/a', 'https://news.example/b'] });
+    const budget = freeBudget();
+    return {
+      vendor,
+      endpoint: {
+        budget,
+        query: async (body: DashboardQueryBody, grant?: SlotGrant) => {
+          // The first attempt (a 503 the retry stage retries), then the retry that is answered.
+          await grant?.(DASHBOARD_WHERE, undefined);
+          await grant?.(DASHBOARD_WHERE, 10_000);
+          return vendor.query(body, async () => undefined);
+        },
+      },
+    };
+  }
+
+  it('an ask outside the tables answered on its retry spent two of the outside share’s slots: the next outside ask is owed the slot two later', async () => {
+    const clock = new FakeClock(Date.UTC(2026, 10, 28, 12));
+    const { vendor, endpoint } = retryingEndpoint(clock);
+    const queue = new BudgetQueue({ reporting: endpoint, clock, plan: new MetricPlan(), outsideShare: 0.5 });
+    const tables = tableAsksIn(queue, endpoint);
+
+    const week = tableSpec({ last: { number: 7, unit: 'day' } }, {}, 'pageViewsTotal');
+    const urls = ['https://news.example/b'];
+    await tables.wait({ spec: week, urls, articles: urls, metrics: ['pageViewsTotal'] }, clock.now() + 20_000);
+    expect(vendor.sent).toHaveLength(1);
+
+    // Two attempts outside the tables, none for whole tables: at a share of one half, the outside asks are over it
+    // for the next two slots (counting one, they would be owed the very next slot but one).
+    expect(queue.slotForOutsideAsks() - clock.now()).toBe(2 * queue.slotMs);
+    queue.close();
   });
 });
