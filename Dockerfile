@@ -53,4 +53,4 @@ EXPOSE 4001
 # process exits at the latest 15 s later: run with `--stop-timeout 25` (compose: stop_grace_period).
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 4001) + '/health/ready').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "dist/src/index.js"]
+CMD ["node", "--expose-gc", "dist/src/index.js"]

@@ -73,14 +73,17 @@ export async function spawnEmulator(env: Record<string, string>): Promise<Emulat
   return { url, pid: child.pid!, startupMs, experiences, stop: () => stop(child) };
 }
 
-/** Starts `dist/src/index.js` (or another build's entry) against the given upstream and waits until it reports ready. */
+/**
+ * Starts `dist/src/index.js` (or another build's entry) against the given upstream and waits until it reports ready,
+ * with `--expose-gc` as `npm start` and the image run it (a flood of subscriptions is collected once over).
+ */
 export async function spawnSubgraph(
   env: Record<string, string>,
   nodeArgs: string[] = [],
   entry = join(ROOT, 'dist/src/index.js'),
 ): Promise<SubgraphProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, entry], {
+  const child = spawn(process.execPath, ['--expose-gc', ...nodeArgs, entry], {
     env: { ...process.env, PORT: String(port), ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

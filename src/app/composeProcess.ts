@@ -17,6 +17,7 @@ import { createUpstreams, type Upstreams, type UpstreamsOptions } from '../upstr
 import type { ShutdownStep } from '../web/shutdown';
 import type { Services } from '../web/services';
 import { composeServices } from './composeServices';
+import { exposedCollectGarbage } from '../web/subscriptions/reclaimAfterFlood';
 
 /** Where the upstream is: the configured hosts and account, or the embedded emulator's (src/index.ts decides). */
 export type UpstreamTarget = Pick<UpstreamsOptions, 'reportingBaseUrl' | 'recommenderUrl' | 'email' | 'password'>;
@@ -70,6 +71,7 @@ export async function composeProcess(
     refreshes,
     // APQ and the response cache: in Redis when replicas share state, so a query registered on one serves all.
     apolloCache: shared === undefined ? new InMemoryLRUCache<string>() : shared.apolloCache,
+    collectGarbage: exposedCollectGarbage(),
   });
   const shutdownSteps: ShutdownStep[] = [
     // After the drain, before the connections and Redis it uses: no refresh or waiting ask starts on a closing pool.

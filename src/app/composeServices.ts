@@ -12,6 +12,7 @@ import type { TableStore } from '../reporting/tables/tableStore';
 import type { BudgetedDashboard } from '../upstream/endpoints/dashboard';
 import type { UpstreamObserver } from '../upstream/observer';
 import { LiveServing } from '../web/subscriptions/liveServing';
+import type { CollectGarbage } from '../web/subscriptions/reclaimAfterFlood';
 import type { Services } from '../web/services';
 
 /** The settings the process-wide services read (defaults in src/config/; tests: test/support/config.ts). */
@@ -47,6 +48,8 @@ export interface ServiceParts {
   refreshes: TableRefreshes;
   /** Apollo's cache (persisted queries, the response cache): in process, or shared through Redis. */
   apolloCache: KeyValueCache<string>;
+  /** The process's `gc` (`node --expose-gc`), run once after a flood of subscriptions; undefined, V8 collects in its own time. */
+  collectGarbage: CollectGarbage | undefined;
 }
 
 /** The one place the process-wide services are composed: swap a piece here, and every operation and feed gets it. */
@@ -70,6 +73,7 @@ export function composeServices(parts: ServiceParts): Services {
     clock: parts.clock,
     logger: parts.logger,
     metrics: parts.metrics,
+    collectGarbage: parts.collectGarbage,
   });
   return {
     reporting,

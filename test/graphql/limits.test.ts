@@ -98,10 +98,25 @@ describe('the document cache', () => {
     expect(estimateDocumentBytes(parse(FRONT))).toBe(FRONT.length * DOCUMENT_BYTES_PER_CHARACTER);
   });
 
+  /** Stores a document the way Apollo does when a client sends it `times` times: a miss, parsed, then `set`. */
+  const sendTimes = async (cache: ReturnType<typeof createDocumentCache>, key: string, times: number) => {
+    for (let time = 0; time < times; time++) if ((await cache.get(key)) === undefined) await cache.set(key, parse(FRONT));
+  };
+
   it('evicts the least recently used documents beyond its byte limit', async () => {
     const cache = createDocumentCache(3 * FRONT.length * DOCUMENT_BYTES_PER_CHARACTER);
-    for (let index = 0; index < 10; index++) await cache.set(`doc-${index}`, parse(FRONT));
+    for (let index = 0; index < 10; index++) await sendTimes(cache, `doc-${index}`, 2);
     expect(cache.keys().sort()).toEqual(['doc-7', 'doc-8', 'doc-9']);
+  });
+
+  it('keeps a document from its second sighting, so a flood of one-off documents evicts none that clients repeat', async () => {
+    const cache = createDocumentCache(3 * FRONT.length * DOCUMENT_BYTES_PER_CHARACTER);
+    for (const hot of ['front', 'section']) await sendTimes(cache, hot, 2);
+    for (let index = 0; index < 1_000; index++) await sendTimes(cache, `one-off-${index}`, 1);
+    expect(cache.keys().sort()).toEqual(['front', 'section']);
+    // A one-off sent again soon after is a repeat after all: it is kept from then on.
+    await sendTimes(cache, 'one-off-999', 1);
+    expect(await cache.get('one-off-999')).toBeDefined();
   });
 });
 

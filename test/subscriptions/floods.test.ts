@@ -5,10 +5,11 @@
  * unanswered tells); MAX_SOCKETS caps open sockets; an acknowledged socket
  * that carries no subscription is closed after SUBSCRIPTION_IDLE_TIMEOUT_SECONDS;
  * a frame over the 256 KiB cap is one log line through the logger, no stack
- * trace on stderr.
+ * trace on stderr; a flood of subscribe/complete pairs is collected once it is over.
  */
 import WebSocket from 'ws';
 import { DEFAULT_SUBSCRIPTIONS_CONFIG, type SubscriptionsConfig } from '../../src/config';
+import { FLOOD_ENDED_SUBSCRIPTIONS, type CollectGarbage } from '../../src/web/subscriptions/reclaimAfterFlood';
 import type { Logger } from '../../src/observability/logger';
 import { registryValue } from './support/registryValue';
 import { openRawSubscriber } from './support/rawSubscriber';
@@ -69,9 +70,12 @@ afterEach(async () => {
   jest.restoreAllMocks();
 });
 
-async function startWith(subscriptions: Partial<SubscriptionsConfig>) {
+async function startWith(subscriptions: Partial<SubscriptionsConfig>, collectGarbage?: CollectGarbage) {
   const log = recordingLogger();
-  live = await startLiveOverHttp({ subscriptions: { ...DEFAULT_SUBSCRIPTIONS_CONFIG, ...subscriptions } }, { logger: log.logger });
+  live = await startLiveOverHttp(
+    { subscriptions: { ...DEFAULT_SUBSCRIPTIONS_CONFIG, ...subscriptions } },
+    { logger: log.logger, ...(collectGarbage === undefined ? {} : { collectGarbage }) },
+  );
   return { live, log };
 }
 
@@ -179,4 +183,30 @@ it('logs a frame over the 256 KiB cap once, through the logger, without a stack 
   expect(JSON.stringify(log.lines)).not.toContain('    at ');
   expect(consoleError).not.toHaveBeenCalled();
   await client.dispose();
+});
+
+it('asks V8 for one collection once a flood of subscribe/complete pairs is over, counting every subscription it ended', async () => {
+  const collections: number[] = [];
+  let collected!: () => void;
+  const firstCollection = new Promise<void>((resolve) => (collected = resolve));
+  const { live, log } = await startWith({}, async () => {
+    collections.push(collections.length + 1);
+    collected();
+  });
+  // Within each socket's burst of starts (MAX_SUBSCRIPTIONS_PER_CONNECTION): every pair goes through the pipeline or is abandoned.
+  const perSocket = DEFAULT_SUBSCRIPTIONS_CONFIG.maxPerConnection;
+  const sockets = Array.from({ length: Math.ceil(FLOOD_ENDED_SUBSCRIPTIONS / perSocket) }, () => openSocket(live.wsUrl));
+  await Promise.all(sockets.map((socket) => socket.acked));
+  sockets.forEach(({ socket }, index) => {
+    for (let pair = 0; pair < perSocket; pair += 1) {
+      const id = `${index}-${pair}`;
+      socket.send(JSON.stringify({ id, type: 'subscribe', payload: { query: TOP } }));
+      socket.send(JSON.stringify({ id, type: 'complete' }));
+    }
+  });
+  await firstCollection;
+  const line = await log.line('a flood of subscriptions is over: collecting its garbage');
+  expect(line.fields).toEqual({ ended: sockets.length * perSocket });
+  expect(collections).toEqual([1]);
+  for (const { socket } of sockets) socket.close();
 });

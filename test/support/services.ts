@@ -30,6 +30,7 @@ export function testServices(config: ServicesConfig, parts: TestServiceParts): S
     callerSlots: undefined,
     refreshes: new TableRefreshes(),
     apolloCache: new InMemoryLRUCache<string>(),
+    collectGarbage: undefined,
     ...parts,
   });
 }

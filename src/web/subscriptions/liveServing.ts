@@ -13,6 +13,7 @@ import type { Clock } from '../../kernel/clock';
 import type { TableRefreshes } from '../../reporting/tables/refreshes';
 import { withCallbackUrlPolicy } from './callbackUrls';
 import type { SubscriptionGate } from './gate';
+import { ReclaimAfterFlood, type CollectGarbage } from './reclaimAfterFlood';
 import { attachWebSocketTransport, type WebSocketTransport } from './webSocketTransport';
 
 export interface LiveServingOptions {
@@ -26,6 +27,8 @@ export interface LiveServingOptions {
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
   /** The subscriptions' metrics are registered here; undefined, none. */
   metrics: Pick<Metrics, 'registry'> | undefined;
+  /** A major collection after a flood of ended subscriptions (./reclaimAfterFlood.ts); undefined, V8 collects in its own time. */
+  collectGarbage: CollectGarbage | undefined;
 }
 
 /**
@@ -91,6 +94,9 @@ export class LiveServing {
     this.transport = attachWebSocketTransport({
       ...options,
       sockets: this.sockets,
+      reclaim: new ReclaimAfterFlood(this.options.collectGarbage, (ended) =>
+        this.options.logger.info({ ended }, 'a flood of subscriptions is over: collecting its garbage'),
+      ),
       config: this.options.config,
       logger: this.options.logger,
       ...(this.metrics === undefined ? {} : { metrics: this.metrics }),

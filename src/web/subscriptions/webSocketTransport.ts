@@ -13,6 +13,7 @@ import type { Logger } from '../../observability/logger';
 import type { SubscriptionMetrics } from '../../observability/metrics/subscriptions';
 import type { SubscriptionGate, UpgradeRefusal } from './gate';
 import { IdleSockets } from './idleSockets';
+import type { ReclaimAfterFlood } from './reclaimAfterFlood';
 import { closeWhenTokenExpires } from './socketExpiry';
 import { StartRate } from './startRate';
 import { StartTurns, TOO_MANY_WAITING } from './startTurns';
@@ -38,6 +39,8 @@ export interface WebSocketTransportOptions<Admission> {
   refusing(): boolean;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
   metrics?: SubscriptionMetrics;
+  /** Told each subscription that ends: a flood of them is collected once it is over. */
+  reclaim: ReclaimAfterFlood;
 }
 
 export interface WebSocketTransport {
@@ -165,7 +168,11 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
         idle.ended(ctx.extra.socket);
         return errors.map((error) => options.formatError(error));
       },
-      onComplete: (ctx) => idle.ended(ctx.extra.socket),
+      // Every subscription that was started ends here (graphql-ws completes it after an error too).
+      onComplete: (ctx) => {
+        idle.ended(ctx.extra.socket);
+        options.reclaim.subscriptionEnded();
+      },
       onClose: (ctx) => idle.stop(ctx.extra.socket),
     },
     {

@@ -22,6 +22,7 @@ import { demoUpstreams } from '../../support/demoUpstreams';
 import { DEFAULT_CACHE_TTLS, silentLogger } from '../../support/subgraph';
 import { advanceClock, startSmallEmulator } from '../../support/subgraphHttp';
 import { FakeClock } from '../../reporting/support/tablesFakes';
+import type { CollectGarbage } from '../../../src/web/subscriptions/reclaimAfterFlood';
 
 export interface LiveOverHttp {
   emulator: RunningEmulator;
@@ -65,7 +66,7 @@ export interface LiveHarnessOptions {
 
 export async function startLiveOverHttp(
   overrides: ConfigOverrides = {},
-  deps: Pick<ServerDependencies, 'subscriptionGate'> & { logger?: Services['logger'] } = {},
+  deps: Pick<ServerDependencies, 'subscriptionGate'> & { logger?: Services['logger']; collectGarbage?: CollectGarbage } = {},
   serverOptions: ServerOptions = {},
   harness: LiveHarnessOptions = {},
 ): Promise<LiveOverHttp> {
