@@ -9,7 +9,7 @@ import type { AnalyticsBoard } from '../reporting/tables/analyticsBoard';
 import type { Clock } from '../kernel/clock';
 import type { TableRefreshes } from '../reporting/tables/refreshes';
 import type { TableStore } from '../reporting/tables/tableStore';
-import type { DashboardEndpoint } from '../upstream/endpoints/dashboard';
+import type { BudgetedDashboard } from '../upstream/endpoints/dashboard';
 import type { UpstreamObserver } from '../upstream/observer';
 import { LiveServing } from '../web/subscriptions/liveServing';
 import type { CollectGarbage } from '../web/subscriptions/reclaimAfterFlood';
@@ -26,7 +26,7 @@ export type ServicesConfig = ReportingServiceConfig & Pick<Config, 'subscription
 export interface ServiceParts {
   config: ServicesConfig;
   /** The process-wide protected dashboard endpoint (it caches, coalesces and governs). */
-  dashboard: Pick<DashboardEndpoint, 'query' | 'peek' | 'onBudgetShared'>;
+  dashboard: BudgetedDashboard;
   /** The process-wide protected render.json endpoint. */
   recommender: SharedDependencies['recommender'];
   /** The one clock: the budget queue's, the tables', the ask deadlines' and cache hints', the feeds' pulse. */

@@ -1,5 +1,5 @@
 import type { Config } from '../config';
-import type { DashboardEndpoint } from '../upstream/endpoints/dashboard';
+import type { BudgetedDashboard } from '../upstream/endpoints/dashboard';
 import type { UpstreamObserver } from '../upstream/observer';
 import { BudgetQueue, callerShareOf } from './budget/budgetQueue';
 import { DashboardAsks } from './dashboard/dashboardAsks';
@@ -29,22 +29,20 @@ export interface ReportingService {
 
 /**
  * The settings it reads: ANALYTICS_*, DASHBOARD_CACHE_TTL_SECONDS, REPORTING_MAX_ROWS,
- * UPSTREAM_QUEUE_TIMEOUT_MS (how long before the next slot a waiting dashboard query may go:
- * the governor holds it until then), and DASHBOARD_SHARE_* with REPORTING_RATE_PER_MINUTE
- * (the slots one caller's dashboards may spend over the share's window).
+ * and DASHBOARD_SHARE_* with REPORTING_RATE_PER_MINUTE (the slots one caller's dashboards
+ * may spend over the share's window).
  */
 export type ReportingServiceConfig = Pick<Config, 'analytics' | 'reportingMaxRows'> & {
   cache: Pick<Config['cache'], 'dashboardTtlSeconds'>;
-  governor: Pick<Config['governor'], 'queueTimeoutMs' | 'reportingPerMinute'>;
+  governor: Pick<Config['governor'], 'reportingPerMinute'>;
 };
 
 export interface ReportingServiceOptions {
   /**
    * The process-wide protected endpoint: a table or a merged query is every operation's, so no operation's
-   * allowance pays for it; it also says when the budget is shared again (Redis back), so the queue forgets
-   * a next slot learned from a replica's small share.
+   * allowance pays for it; with it, the reporting budget's bucket, which the queue reads and grants slots from.
    */
-  dashboard: Pick<DashboardEndpoint, 'query' | 'peek' | 'onBudgetShared'>;
+  dashboard: BudgetedDashboard;
   config: ReportingServiceConfig;
   clock: Clock;
   /** Where the tables live: this process's memory, or shared by the replicas through Redis (REDIS_URL). */
@@ -104,9 +102,6 @@ export function createReportingService(options: ReportingServiceOptions): Report
     clock: options.clock,
     ...analyticsTablesSettings(options.config),
   });
-  const dashboards = new DashboardAsks({
-    queue,
-    slotLeadMs: options.config.governor.queueTimeoutMs,
-  });
+  const dashboards = new DashboardAsks({ queue });
   return { queue, tables, dashboards, close: () => queue.close() };
 }

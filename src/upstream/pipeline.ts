@@ -11,7 +11,7 @@ import type { Next, Stage } from './stages/stage';
 import { governorStage, type GovernorStageOptions } from './stages/governorStage';
 import { retryStage, type RetryOptions } from './stages/retry';
 import { tokenRenewalStage } from './stages/tokenRenewal';
-import type { HttpClient } from './transport/httpClient';
+import type { HttpClient, SlotGrant } from './transport/httpClient';
 import type { TokenProvider } from '../auth/tokenProvider';
 
 /**
@@ -24,8 +24,9 @@ import type { TokenProvider } from '../auth/tokenProvider';
  *    2. allowance                     MAX_UPSTREAM_CALLS_PER_OPERATION (operation/upstreamAllowance.ts)
  *    3. cache-hit give-back           an answer served from the cache costs no allowance (operation/cacheHits.ts)
  * Process-wide, reporting only (above the protected endpoint, in reporting/):
- *    q. budget queue                  asks that found no slot wait here; one next slot learned from the governor's
- *                                     refusal, deadlines and refusals with retryAfter, the plan, and the order in
+ *    q. budget queue                  the only granter of reporting slots: asks that found no slot wait here; the next
+ *                                     slot read from the rate store's reporting bucket, a grant each HTTP attempt of a
+ *                                     query it sends awaits (stage 11), deadlines and refusals with retryAfter, the plan, and the order in
  *                                     which kinds of asks (dashboards, table asks, refreshes) get the budget; each
  *                                     kind merges its asks into one query (reporting/budget/budgetQueue.ts; the kinds:
  *                                     reporting/dashboard/dashboardAsks.ts, reporting/tables/tableAsks.ts)
@@ -40,7 +41,8 @@ import type { TokenProvider } from '../auth/tokenProvider';
  * Per HTTP request, HTTP-level (`httpPath`, `reportingHttpPath` below; each an HttpStage over the next):
  *    9. token                         reporting only: bearer token, renew and repeat after a 401 (stages/tokenRenewal.ts)
  *   10. retry                         backoff with jitter, the 429 repeat, deadline-aware (stages/retry.ts)
- *   11. governor                      each attempt takes its place in its rate; a 429 pauses it (stages/governorStage.ts)
+ *   11. governor                      each attempt takes its place in its rate (a reporting one: awaits the queue's grant);
+ *                                     a 429 pauses it (stages/governorStage.ts)
  *   12. transport                     one HTTP attempt within the call's deadline (transport/httpClient.ts)
  *
  * Every decision about a failure (retried? breaker? stale? sign-in backoff?
@@ -68,15 +70,16 @@ export interface PipelineOptions<I, T> {
   isAnswer: (value: unknown, input: I) => value is T;
   store: AnswerStore;
   breaker: Breaker;
-  /** The endpoint's request (stage 8); its HTTP requests take the HTTP-level stages (`httpPath`). */
-  request: (input: I) => Promise<Fetched<T>>;
+  /** The endpoint's request (stage 8); its HTTP requests take the HTTP-level stages (`httpPath`), each attempt with `grant` when given. */
+  request: (input: I, grant?: SlotGrant) => Promise<Fetched<T>>;
   now: () => number;
   observer: UpstreamObserver;
 }
 
 /** One endpoint's protected call (stages 4–8), and its cache-only read (stage 4's read alone: `peek`). */
 export interface ProtectedEndpoint<I, T> {
-  (input: I): Promise<Served<T>>;
+  /** `grant`: the budget queue's, for each HTTP attempt the call makes (see UpstreamCall.grant). */
+  (input: I, grant?: SlotGrant): Promise<Served<T>>;
   /** The answer the cache holds for `input` (fresh, or stale within stale-while-revalidate), else undefined; never calls the upstream. */
   peek(input: I): Promise<Served<T> | undefined>;
 }
@@ -98,7 +101,7 @@ export function protectEndpoint<I, T>(options: PipelineOptions<I, T>): Protected
   const call = stages.reduceRight<Next<I, T>>((next, stage) => stage(next), requestStage(options.request));
   const readCache = cachedAnswer(cache);
   // One cache event per caller, from the answer it was served: no stage has to guess what a later one decides.
-  const protectedCall = async (input: I): Promise<Served<T>> => {
+  const protectedCall = async (input: I, grant?: SlotGrant): Promise<Served<T>> => {
     try {
       const served = await call({
         input,
@@ -106,6 +109,7 @@ export function protectEndpoint<I, T>(options: PipelineOptions<I, T>): Protected
         policy: options.policyOf(input, options.now()),
         absent: false,
         background: false,
+        ...(grant === undefined ? {} : { grant }),
       });
       emit(served.cache);
       return served;
@@ -125,9 +129,9 @@ export function protectEndpoint<I, T>(options: PipelineOptions<I, T>): Protected
 }
 
 /** The last answer-level stage: an answer that comes back from the upstream is a `miss` (earlier stages may say otherwise). */
-function requestStage<I, T>(request: (input: I) => Promise<Fetched<T>>): Next<I, T> {
+function requestStage<I, T>(request: (input: I, grant?: SlotGrant) => Promise<Fetched<T>>): Next<I, T> {
   return async (call) => {
-    const fetched = await request(call.input);
+    const fetched = await request(call.input, call.grant);
     return { value: fetched.value, fetchedAt: fetched.fetchedAt, cache: 'miss' };
   };
 }

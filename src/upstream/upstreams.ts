@@ -13,7 +13,7 @@ import type { Secret } from '../redaction/secret';
 import type { AnswerStore } from './stores/answerStore';
 import { createBreaker } from './stages/breaker';
 import { MemoryRateStore } from './stores/rateStore';
-import { createDashboardEndpoint, type DashboardEndpoint } from './endpoints/dashboard';
+import { createDashboardEndpoint, type BudgetedDashboard, type DashboardEndpoint, type SlotBudget } from './endpoints/dashboard';
 import { createRenderEndpoint, type RenderEndpoint } from './endpoints/render';
 import { createSignInEndpoint, createTokenSource, type TokenSource } from './endpoints/signIn';
 import { NO_OBSERVER, safeObserver, type UpstreamObserver } from './observer';
@@ -48,8 +48,8 @@ export interface UpstreamsOptions extends UpstreamPathSettings {
 const FILL_WAIT_CAP_MS = 10_000;
 
 export interface Upstreams {
-  /** The dashboard query, protected: cached, coalesced, governed, behind a circuit breaker. */
-  reporting: DashboardEndpoint;
+  /** The dashboard query, protected: cached, coalesced, behind a circuit breaker; its attempts granted by the budget queue from `budget`. */
+  reporting: DashboardEndpoint & BudgetedDashboard;
   /** render.json, protected the same way. */
   recommender: RenderEndpoint;
   tokens: TokenSource;
@@ -74,7 +74,7 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
   const observer = safeObserver(metrics === undefined ? NO_OBSERVER : upstreamMetricsObserver(metrics), protection.observer ?? NO_OBSERVER);
   const agent = createAgent({ connections: options.maxConnectionsPerOrigin });
   const redis = options.redis;
-  const { http, governor, close: stopWatching } = governedTransport({ options, protection, agent, now, observer });
+  const { http, reportingBudget, close: stopWatching } = governedTransport({ options, protection, agent, now, observer });
 
   const signIn = createSignInEndpoint({
     baseUrl: options.reportingBaseUrl,
@@ -120,7 +120,8 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
         now,
         observer,
       }),
-      onBudgetShared: (listener) => governor.onBudgetShared(listener),
+      // Its attempts are the budget queue's to grant: the queue spends this bucket, the governor stage only honours a 429's pause.
+      budget: reportingBudget,
     },
     recommender: createRenderEndpoint({
       recommender,
@@ -149,7 +150,7 @@ function governedTransport(parts: {
   agent: ReturnType<typeof createAgent>;
   now: () => number;
   observer: UpstreamObserver;
-}): { http: HttpClient; governor: Governor; close: () => void } {
+}): { http: HttpClient; reportingBudget: SlotBudget; close: () => void } {
   const { options, protection, now, observer } = parts;
   const redis = options.redis;
   const sharedRates = redis === undefined ? undefined : new RedisRateStore(redis, now);
@@ -172,7 +173,7 @@ function governedTransport(parts: {
     maxRetryAfterSeconds: options.maxRetryAfterSeconds,
     observer,
   });
-  const { rateOf, accountRates } = ratesOf(options, protection.governor);
+  const { rateOf, accountRates, reporting } = ratesOf(options, protection.governor);
   // One bucket each for the whole process, watched from the start (render's are per host, met as they come).
   governor.watch(accountRates);
   const http = httpPath({
@@ -180,7 +181,7 @@ function governedTransport(parts: {
     governor: { governor, rateOf, observer },
     transport,
   });
-  return { http, governor, close: () => sharedRates?.close() };
+  return { http, reportingBudget: governor.bucket(reporting), close: () => sharedRates?.close() };
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -193,7 +194,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 function ratesOf(
   options: UpstreamsOptions,
   rates: ProtectionOptions['governor'],
-): { rateOf: (request: JsonRequest) => Rate | undefined; accountRates: Rate[] } {
+): { rateOf: (request: JsonRequest) => Rate | undefined; accountRates: Rate[]; reporting: Rate } {
   const signin: Rate = { name: 'signin', key: options.email, perMinute: rates.signinPerMinute };
   const reporting: Rate = { name: 'reporting', key: options.email, perMinute: rates.reportingPerMinute };
   return {
@@ -203,6 +204,7 @@ function ratesOf(
       return { name: 'render', key: request.url.host, perMinute: rates.renderPerMinute };
     },
     accountRates: [signin, reporting],
+    reporting,
   };
 }
 

@@ -7,6 +7,7 @@ import { AllowanceExceeded, UpstreamAllowance } from '../../src/operation/upstre
 import { DashboardAsks, type DashboardAsker } from '../../src/reporting/dashboard/dashboardAsks';
 import type { CacheOutcome } from '../../src/kernel/fetched';
 import { FakeClock } from '../reporting/support/tablesFakes';
+import { freeBudget } from '../support/freeBudget';
 
 const body = (metric: MetricName): DashboardQueryBody => ({
   dates: { last: { number: 7, dimension: 'day' } },
@@ -39,8 +40,12 @@ function recording(fail = false, cache: CacheOutcome = 'miss') {
 /** The operation's asker over the endpoint: asks of one tick and one kind go as one query; none waits here (a unit is always free). */
 function asker(endpoint: DashboardEndpoint): DashboardAsker {
   return new DashboardAsks({
-    queue: new BudgetQueue({ reporting: endpoint, clock: new FakeClock(0), outsideShare: 0, plan: new MetricPlan() }),
-    slotLeadMs: 0,
+    queue: new BudgetQueue({
+      reporting: { ...endpoint, budget: freeBudget() },
+      clock: new FakeClock(0),
+      outsideShare: 0,
+      plan: new MetricPlan(),
+    }),
   }).asker(60_000, 'anonymous');
 }
 

@@ -9,6 +9,7 @@ import { upstreamOptions } from '../support/upstreamOptions';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG } from '../../src/config';
 import { Secret } from '../../src/redaction/secret';
+import type { SlotGrant } from '../../src/upstream/transport/httpClient';
 import type { DashboardQueryBody } from '../../src/kernel/wire';
 import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';
 import type { BuiltServer } from '../../src/web/server';
@@ -35,7 +36,10 @@ beforeAll(async () => {
       logger: silentLogger,
     }),
   );
-  const reporting = { query: (body: DashboardQueryBody) => (sent.push(body), upstreams.reporting.query(body)) };
+  const reporting = {
+    query: (body: DashboardQueryBody, grant?: SlotGrant) => (sent.push(body), upstreams.reporting.query(body, grant)),
+    budget: upstreams.reporting.budget,
+  };
   // The response cache runs on the real clock: off, so the second ask reaches the tables on the fake one.
   const config = testConfig({
     renderMaxConcurrency: 4,

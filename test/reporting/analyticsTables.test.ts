@@ -16,6 +16,7 @@ import { explainUpstreamError } from '../../src/kernel/failures/upstreamErrorTab
 import { FakeClock, fakeBoard, fakeDashboard, fakeValue, settle, type FakeDashboard } from './support/tablesFakes';
 import { analyticsTablesSettings } from '../../src/reporting/reportingService';
 import { testConfig } from '../support/config';
+import { freeBudget } from '../support/freeBudget';
 
 const START = Date.UTC(2026, 10, 20, 12, 0, 0);
 const UNIT_MS = 63_000;
@@ -36,6 +37,8 @@ interface SetUpOptions {
   newTablesPerCaller?: number;
   /** The fake dashboard's answer cache (default: none, every answer spends a unit). */
   answerCacheMs?: number;
+  /** ANALYTICS_WINDOW_ALIGN_SECONDS (default: the config's). */
+  windowAlignSeconds?: number;
 }
 
 /**
@@ -62,6 +65,7 @@ function setUpReplicas(options: SetUpOptions) {
       chunkSize: 500,
       ...(options.outsideShare === undefined ? {} : { outsideShare: options.outsideShare }),
       ...(options.newTablesPerCaller === undefined ? {} : { newTablesPerCaller: options.newTablesPerCaller }),
+      ...(options.windowAlignSeconds === undefined ? {} : { windowAlignSeconds: options.windowAlignSeconds }),
     },
   });
   // Each replica its own queue (one per process), as the reporting service composes it.
@@ -174,6 +178,7 @@ describe("the vendor refusing the subgraph's own query", () => {
           upstreamMessage: 'limit too large',
         });
       },
+      budget: freeBudget(),
     };
     const tables = new AnalyticsTables({
       queue: new BudgetQueue({ reporting: refusing, clock, plan: new MetricPlan(), outsideShare: 0.5 }),
@@ -507,7 +512,14 @@ describe('replicas sharing one store', () => {
     // replica's next look), the next pass built the same body again, the answer cache served it, the ask outside the
     // table was requeued, and the loop went round again at once: thousands of passes, each read as a slot spent.
     const urls = site(20);
-    const { clock, dashboard, board, replica, answered } = setUpReplicas({ urls, maxRows: 10, ttlSeconds: 600, answerCacheMs: 600_000 });
+    // The window aligned to 10 minutes: the whole table asked again at the next slot is the same body, cached.
+    const { clock, dashboard, board, replica, answered } = setUpReplicas({
+      urls,
+      maxRows: 10,
+      ttlSeconds: 600,
+      answerCacheMs: 600_000,
+      windowAlignSeconds: 600,
+    });
     const a = replica();
     const other = board.replica();
     await a.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));

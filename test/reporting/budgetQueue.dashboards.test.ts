@@ -16,7 +16,8 @@ import type { Served } from '../../src/kernel/fetched';
 import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../src/kernel/wire';
 import { UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { dashboardBodyKey } from '../../src/upstream/keys';
-import { FakeClock, settle } from './support/tablesFakes';
+import { DASHBOARD_WHERE, FakeClock, fakeBudget, settle } from './support/tablesFakes';
+import type { SlotGrant } from '../../src/upstream/transport/httpClient';
 
 const UNIT_MS = 63_000;
 const DEADLINE_MS = 20_000;
@@ -34,34 +35,24 @@ function body(metrics: MetricName[], overrides: Partial<DashboardQueryBody> = {}
 }
 
 /**
- * The protected endpoint as the room sees it: an answer cache (fresh for TTL_MS), then one unit per UNIT_MS
- * (refused in between with the governor's `budget_exhausted` and `retryAfter`, spending nothing), recording
- * every body sent. Each metric's total is its name's length; a metric in `unplanned` answers the empty body.
- * Like the governor, a query whose unit is at most `queueMs` away takes it and is held until then. A query sent
- * is answered `latencyMs` later.
+ * The protected endpoint as the room sees it: an answer cache (fresh for TTL_MS), then each attempt granted
+ * its unit by the queue from a budget of one unit per UNIT_MS (refused in between with `budget_exhausted` and
+ * `retryAfter`, spending nothing), recording every body sent. Each metric's total is its name's length; a
+ * metric in `unplanned` answers the empty body. A query sent is answered `latencyMs` later.
  */
-function fakeVendor(clock: FakeClock, unplanned: readonly MetricName[] = [], queueMs = 0, latencyMs = 0) {
-  let nextUnitAt = clock.now();
+function fakeVendor(clock: FakeClock, unplanned: readonly MetricName[] = [], latencyMs = 0) {
   const cache = new Map<string, Served<DashboardMetricResultWire[]>>();
+  const budget = fakeBudget(clock, UNIT_MS);
   const vendor = {
     sent: [] as DashboardQueryBody[],
-    refusals: 0,
+    budget,
     /** Another caller (a table refresh) takes the next unit. */
-    spendUnit(): void {
-      nextUnitAt = Math.max(nextUnitAt, clock.now()) + UNIT_MS;
-    },
-    async query(sent: DashboardQueryBody): Promise<Served<DashboardMetricResultWire[]>> {
+    spendUnit: () => budget.spendUnit(),
+    async query(sent: DashboardQueryBody, grant?: SlotGrant): Promise<Served<DashboardMetricResultWire[]>> {
       const now = clock.now();
       const cached = cache.get(dashboardBodyKey(sent));
       if (cached !== undefined && now - cached.fetchedAt < TTL_MS) return { ...cached, cache: 'hit' };
-      if (now < nextUnitAt - queueMs) {
-        vendor.refusals += 1;
-        const retryAfterSeconds = Math.ceil((nextUnitAt - now) / 1000);
-        throw new UpstreamError({ service: 'reporting', endpoint: '/api/dashboard/query', kind: 'budget_exhausted', retryAfterSeconds });
-      }
-      const unitAt = Math.max(now, nextUnitAt);
-      nextUnitAt = unitAt + UNIT_MS;
-      if (unitAt > now) await clock.sleep(unitAt - now);
+      await grant?.(DASHBOARD_WHERE, undefined);
       vendor.sent.push(sent);
       if (latencyMs > 0) await clock.sleep(latencyMs);
       if (sent.metrics.some((metric) => unplanned.includes(metric))) {
@@ -82,9 +73,9 @@ function fakeVendor(clock: FakeClock, unplanned: readonly MetricName[] = [], que
   return vendor;
 }
 
-function setUp(unplanned: readonly MetricName[] = [], queueMs = 0, latencyMs = 0) {
+function setUp(unplanned: readonly MetricName[] = [], latencyMs = 0) {
   const clock = new FakeClock(Date.UTC(2026, 10, 25, 12));
-  const vendor = fakeVendor(clock, unplanned, queueMs, latencyMs);
+  const vendor = fakeVendor(clock, unplanned, latencyMs);
   const counts: number[] = [];
   const refusals: string[] = [];
   const slotsSpent: number[] = [];
@@ -100,7 +91,7 @@ function setUp(unplanned: readonly MetricName[] = [], queueMs = 0, latencyMs = 0
       slotSpent: (_kind, asks) => slotsSpent.push(asks),
     },
   });
-  const room = new DashboardAsks({ queue, slotLeadMs: queueMs });
+  const room = new DashboardAsks({ queue });
   const waiting = () => counts.at(-1) ?? 0;
   /** One operation's asks of one group, with the deadline of an operation started now. */
   const ask = (...bodies: DashboardQueryBody[]) => room.ask(bodies, clock.now() + DEADLINE_MS);
@@ -173,15 +164,14 @@ describe('DashboardAsks', () => {
     expect(((await lone)[0] as UpstreamError).retryAfterSeconds).toBeGreaterThan(DEADLINE_MS / 1000);
   });
 
-  it('sends the waiting query as early as the governor holds a query for its unit, so an ask arriving just before cannot take the unit alone', async () => {
-    const queueMs = 2_000;
-    const { clock, vendor, ask } = setUp([], queueMs);
+  it('gives the unit to the waiting asks, so an ask arriving just before it cannot take the unit alone', async () => {
+    const { clock, vendor, ask } = setUp();
     await ask(OTHER_KIND);
     await clock.advance(50_000);
     const waiter = ask(body(['pageViewsTotal']));
     await settle();
 
-    // 1.5 s before the unit: the room's query already holds it, so this ask finds no unit within its deadline.
+    // 1.5 s before the unit: the waiting ask goes first, so this ask finds no unit within its deadline.
     await clock.advance(UNIT_MS - 50_000 - 1_500);
     const lateAsk = ask(body(['uniqueUsers'], { dates: { last: { number: 30, dimension: 'day' } } }));
     await clock.advance(1_500);
@@ -209,7 +199,7 @@ describe('DashboardAsks', () => {
   it('answers a waiting ask whose query was sent within its deadline though the answer comes after it: the unit spent is not wasted', async () => {
     // The deadline bounds the wait for a unit (ANALYTICS_ASK_DEADLINE_MS); once the query is sent, the ask waits for its answer.
     const latencyMs = 2_000;
-    const { clock, vendor, room, refusals } = setUp([], 0, latencyMs);
+    const { clock, vendor, room, refusals } = setUp([], latencyMs);
     const spent = room.ask([OTHER_KIND], clock.now() + DEADLINE_MS);
     await clock.advance(latencyMs);
     await spent;
@@ -265,8 +255,8 @@ describe('DashboardAsks', () => {
   it('answers waiting asks whose merged body the answer cache holds at their slot without spending it (issue 35)', async () => {
     const { clock, vendor, waiting, ask, slotsSpent } = setUp();
     const merged = body(['averageScroll', 'pageViewsTotal', 'uniqueUsers']);
-    // Another caller's identical body took this unit: its answer is cached.
-    await vendor.query(merged);
+    // Another caller's identical body took this unit (granted from the same budget): its answer is cached.
+    await vendor.query(merged, (where) => vendor.budget.take(where, 0));
     await clock.advance(50_000);
     const first = ask(body(['pageViewsTotal']));
     const second = ask(body(['uniqueUsers', 'averageScroll']));
@@ -329,9 +319,10 @@ describe('DashboardAsks', () => {
         sent.push(asked);
         return Promise.reject(new Error('connection refused'));
       },
+      budget: fakeBudget(clock, UNIT_MS),
     };
     const queue = new BudgetQueue({ reporting: failing, clock, outsideShare: 0, plan: new MetricPlan() });
-    const room = new DashboardAsks({ queue, slotLeadMs: 0 });
+    const room = new DashboardAsks({ queue });
 
     const answers = await room.ask([body(['pageViewsTotal']), body(['uniqueUsers'])], DEADLINE_MS);
 

@@ -5,7 +5,7 @@
  * spend at most `slotsPerCaller` slots over `windowMs`; over it, its asks are
  * refused at once with retryAfter, before any try at the endpoint, and never
  * wait; the newsroom's work (table asks, refreshes) comes before any caller's
- * dashboard, even when the governor would hold a dashboard query for the slot.
+ * dashboard, even one asked just before the slot.
  */
 import { MetricPlan } from '../../src/reporting/budget/metricPlan';
 import { BudgetQueue, callerShareOf } from '../../src/reporting/budget/budgetQueue';
@@ -14,6 +14,7 @@ import { tableSpec } from '../../src/reporting/tables/tableSpec';
 import type { DashboardQueryBody } from '../../src/kernel/wire';
 import { failurePolicyOf, UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { recordEvents } from '../support/upstreamEvents';
+import type { SlotGrant } from '../../src/upstream/transport/httpClient';
 import { FakeClock, fakeDashboard, settle, tableAsksIn } from './support/tablesFakes';
 
 const START = Date.UTC(2026, 10, 20, 12, 0, 0);
@@ -32,18 +33,18 @@ function dashboard(days: number): DashboardQueryBody {
   };
 }
 
-function setUp({ slotsPerCaller = 2, slotLeadMs = 0 } = {}) {
+function setUp({ slotsPerCaller = 2 } = {}) {
   const clock = new FakeClock(START);
   const endpoint = fakeDashboard({ clock, unitMs: UNIT_MS, urls: ['https://news.example/a'] });
-  return { endpoint, ...queueOver(endpoint, clock, slotsPerCaller, slotLeadMs) };
+  return { endpoint, ...queueOver(endpoint, clock, slotsPerCaller) };
 }
 
 /** The fake vendor behind an answer cache, as the protected endpoint has: `vendor` counts what reached it. */
-function setUpCached({ slotsPerCaller = 2, slotLeadMs = 0 } = {}) {
+function setUpCached({ slotsPerCaller = 2 } = {}) {
   const clock = new FakeClock(START);
   const vendor = fakeDashboard({ clock, unitMs: UNIT_MS, urls: ['https://news.example/a'] });
   const endpoint = cachedEndpoint(vendor);
-  return { vendor, endpoint, ...queueOver(endpoint, clock, slotsPerCaller, slotLeadMs) };
+  return { vendor, endpoint, ...queueOver(endpoint, clock, slotsPerCaller) };
 }
 
 /** The one queue over `endpoint`, half its slots outside the tables, and the table and dashboard asks on it. */
@@ -51,7 +52,6 @@ function queueOver(
   endpoint: ReturnType<typeof fakeDashboard> | ReturnType<typeof cachedEndpoint>,
   clock: FakeClock,
   slotsPerCaller: number,
-  slotLeadMs: number,
 ) {
   const observer = recordEvents();
   const queue = new BudgetQueue({
@@ -63,7 +63,7 @@ function queueOver(
     callerShare: { slotsPerCaller, windowMs: WINDOW_MS },
   });
   const tables = tableAsksIn(queue, endpoint);
-  const dashboards = new DashboardAsks({ queue, slotLeadMs });
+  const dashboards = new DashboardAsks({ queue });
   return { clock, queue, tables, dashboards, observer };
 }
 
@@ -75,7 +75,7 @@ function shareRefusal(result: unknown): UpstreamError {
   return error;
 }
 
-test('the share is DASHBOARD_SHARE_PER_CALLER of the slots the governor grants over the window, rounded down, at least one', () => {
+test('the share is DASHBOARD_SHARE_PER_CALLER of the budget’s slots over the window, rounded down, at least one', () => {
   expect(callerShareOf(0.2, 600, 1)).toEqual({ slotsPerCaller: 2, windowMs: 600_000 });
   expect(callerShareOf(0.2, 600, 600)).toEqual({ slotsPerCaller: 1_200, windowMs: 600_000 });
   expect(callerShareOf(0.05, 60, 1)).toEqual({ slotsPerCaller: 1, windowMs: 60_000 });
@@ -155,19 +155,20 @@ test("a merged query's slot is split between the callers whose asks it carries",
   ]);
 });
 
-test('while a table ask waits, a dashboard asked within the lead of the slot does not try (the governor would hold it for the slot): the table ask gets the slot', async () => {
-  const { clock, endpoint, tables, dashboards } = setUp({ slotLeadMs: 2_000 });
+test('while a table ask waits, a dashboard asked just before the slot does not try (it would take the slot): the table ask gets the slot', async () => {
+  const { clock, endpoint, tables, dashboards } = setUp();
   await endpoint.query(dashboard(30));
   await clock.advance(1_000);
 
   const table = tables.wait({ spec: WEEK, metrics: ['pageViewsTotal'] }, clock.now() + 2 * UNIT_MS);
   await settle();
-  expect(endpoint.refusals).toBe(1);
-  // 1.5 s before the slot, inside the dashboards' 2 s lead.
+  // The queue read the next slot from the budget: no try before it, none refused.
+  expect([endpoint.sent.length, endpoint.refusals]).toEqual([1, 0]);
+  // 1.5 s before the slot.
   await clock.advance(UNIT_MS - 2_500);
   const asked = dashboards.ask([dashboard(1)], clock.now() + 2 * UNIT_MS, 'greedy');
   await settle();
-  expect(endpoint.refusals).toBe(1);
+  expect([endpoint.sent.length, endpoint.refusals]).toEqual([1, 0]);
 
   await clock.advance(1_500);
   await expect(table).resolves.toMatchObject({ asks: 1 });
@@ -190,13 +191,13 @@ test("callers' dashboards go before refreshes only while all of them together sp
   await expect(greedy).resolves.toHaveLength(1);
   expect(endpoint.sent.map((body) => body.groupBy)).toEqual([[], []]);
 
-  // One caller's share of dashboards is spent over the window: the editor's dashboard (its try, 10 s before the slot,
-  // refused by the governor, spent nothing) waits behind the refresh.
+  // One caller's share of dashboards is spent over the window: the editor's dashboard (10 s before the slot, the
+  // refresh going first: no try, nothing spent) waits behind the refresh.
   const sent = endpoint.sent.length;
   const refusals = endpoint.refusals;
   const editor = dashboards.ask([dashboard(2)], clock.now() + 4 * UNIT_MS, 'editor');
   await settle();
-  expect([endpoint.sent.length, endpoint.refusals]).toEqual([sent, refusals + 1]);
+  expect([endpoint.sent.length, endpoint.refusals]).toEqual([sent, refusals]);
   await clock.advance(UNIT_MS);
   expect(endpoint.sent.map((body) => body.groupBy)).toEqual([[], [], ['url']]);
   await clock.advance(UNIT_MS);
@@ -224,10 +225,11 @@ function cachedEndpoint(vendor: ReturnType<typeof fakeDashboard>) {
   const cached = new Map<string, Awaited<ReturnType<typeof vendor.query>>>();
   const endpoint = {
     peeks: 0,
-    async query(body: DashboardQueryBody) {
+    budget: vendor.budget,
+    async query(body: DashboardQueryBody, grant?: SlotGrant) {
       const hit = cached.get(JSON.stringify(body));
       if (hit !== undefined) return { ...hit, cache: 'hit' as const };
-      const answer = await vendor.query(body);
+      const answer = await vendor.query(body, grant);
       cached.set(JSON.stringify(body), answer);
       return answer;
     },
@@ -256,7 +258,7 @@ test('a caller over its share is served a cached answer (it costs nothing); only
 });
 
 test('while a table ask waits for the slot, a cached dashboard is answered at once from the cache, not held behind it', async () => {
-  const { clock, vendor, endpoint, tables, dashboards } = setUpCached({ slotLeadMs: 2_000 });
+  const { clock, vendor, endpoint, tables, dashboards } = setUpCached();
   await endpoint.query(dashboard(1));
   await clock.advance(1_000);
   const table = tables.wait({ spec: WEEK, metrics: ['pageViewsTotal'] }, clock.now() + 2 * UNIT_MS);

@@ -11,6 +11,8 @@ import { tableSpec } from '../../src/reporting/tables/tableSpec';
 import { TableAsks, type Delivery } from '../../src/reporting/tables/tableAsks';
 import { UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { FakeClock, fakeDashboard } from './support/tablesFakes';
+import type { SlotBudget } from '../../src/upstream/endpoints/dashboard';
+import type { SlotGrant } from '../../src/upstream/transport/httpClient';
 import { analyticsTablesSettings } from '../../src/reporting/reportingService';
 import { testConfig } from '../support/config';
 
@@ -38,31 +40,31 @@ function setUp() {
 }
 
 /**
- * A scheduler whose endpoint refuses as the local share did while Redis was away (next unit five minutes off),
- * until `back()`: the shared budget again, told to the listeners as the governor tells them.
+ * A scheduler whose budget reads as the local share did while Redis was away (next unit five minutes off),
+ * until `back()`: the shared budget again, told to the listeners as the rate store tells them (`onSharedAgain`).
  */
 function setUpAway() {
   const clock = new FakeClock(START);
   const shared = fakeDashboard({ clock, unitMs: UNIT_MS, urls: URLS });
   let away = true;
+  // Redis away: the local share's next unit is five minutes off.
+  const localUnitAt = clock.now() + 300_000;
   const listeners: (() => void)[] = [];
-  const reporting = {
-    sent: shared.sent,
-    query: (body: Parameters<typeof shared.query>[0]) => {
-      // Redis away: the local share's next unit is five minutes off.
-      if (away)
-        throw new UpstreamError({
-          service: 'reporting',
-          endpoint: '/api/dashboard/query',
-          kind: 'budget_exhausted',
-          retryAfterSeconds: 300,
-        });
-      return shared.query(body);
+  const budget: SlotBudget = {
+    freeInMs: async () => (away ? Math.max(0, localUnitAt - clock.now()) : shared.budget.freeInMs()),
+    take: async (where, maxWaitMs) => {
+      if (!away) return shared.budget.take(where, maxWaitMs);
+      throw new UpstreamError({ ...where, kind: 'budget_exhausted', retryAfterSeconds: Math.ceil((localUnitAt - clock.now()) / 1000) });
     },
-    onBudgetShared: (listener: () => void) => {
+    onSharedAgain: (listener) => {
       listeners.push(listener);
       return () => undefined;
     },
+  };
+  const reporting = {
+    sent: shared.sent,
+    query: (body: Parameters<typeof shared.query>[0], grant?: SlotGrant) => shared.query(body, grant),
+    budget,
   };
   const settings = analyticsTablesSettings(testConfig());
   const scheduler = new TableAsks({

@@ -16,6 +16,7 @@ import { TableRefreshes } from '../../src/reporting/tables/refreshes';
 import { tableSpec, type TableSpec } from '../../src/reporting/tables/tableSpec';
 import { testConfig } from '../support/config';
 import type { DashboardQueryBody } from '../../src/kernel/wire';
+import type { SlotGrant } from '../../src/upstream/transport/httpClient';
 import { FakeClock, fakeDashboard, settle, tableAsksIn } from './support/tablesFakes';
 
 const START = Date.UTC(2026, 10, 20, 12, 0, 0);
@@ -44,7 +45,7 @@ function setUp(slotsPerMinute: number, unitMs: number) {
   });
   const refreshes = new TableRefreshes();
   const service = createReportingService({
-    dashboard: { query: (body) => endpoint.query(body), peek: async () => undefined, onBudgetShared: () => () => undefined },
+    dashboard: { query: (body, grant) => endpoint.query(body, grant), peek: async () => undefined, budget: endpoint.budget },
     config,
     clock,
     tableStore: new MemoryTableStore(),
@@ -125,8 +126,9 @@ it('a refresh asked for while its table was being refreshed is dropped once the 
   const endpoint = fakeDashboard({ clock, unitMs: MINUTE_MS, urls: URLS });
   let answerArrives: (() => void) | undefined;
   const slow = {
-    query: async (body: DashboardQueryBody) => {
-      const answer = await endpoint.query(body);
+    budget: endpoint.budget,
+    query: async (body: DashboardQueryBody, grant?: SlotGrant) => {
+      const answer = await endpoint.query(body, grant);
       // The answer takes a while: the query is in flight until the test lets it land.
       await new Promise<void>((resolve) => (answerArrives = resolve));
       return answer;

@@ -57,7 +57,7 @@ describeWithRedis('the fair share shared by the replicas on Redis', () => {
       callerShare: { slotsPerCaller, windowMs: WINDOW_MS },
       sharedCallerSlots: ledger,
     });
-    const dashboards = new DashboardAsks({ queue, slotLeadMs: 0 });
+    const dashboards = new DashboardAsks({ queue });
     const ask = async (body: DashboardQueryBody, caller: string) => (await dashboards.ask([body], clock.now() + 20_000, caller))[0];
     return { redis, refusals, ledger, endpoint, queue, ask };
   }

@@ -8,6 +8,7 @@ import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import type { AnalyticsConfig } from '../../src/config';
 import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../src/kernel/wire';
 import { Secret } from '../../src/redaction/secret';
+import type { SlotGrant } from '../../src/upstream/transport/httpClient';
 import { createUpstreams } from '../../src/upstream/upstreams';
 import { upstreamOptions } from './upstreamOptions';
 import { apiToken, call } from './emulator';
@@ -39,10 +40,11 @@ export async function startRecordingSubgraph(emulator: RunningEmulator, analytic
   );
   const bodies: DashboardQueryBody[] = [];
   const reporting = {
-    query: (body: DashboardQueryBody) => {
+    query: (body: DashboardQueryBody, grant?: SlotGrant) => {
       bodies.push(body);
-      return upstreams.reporting.query(body);
+      return upstreams.reporting.query(body, grant);
     },
+    budget: upstreams.reporting.budget,
   };
   const server = buildTestServer(testConfig({ production: false, renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, analytics }), {
     dashboard: reporting,

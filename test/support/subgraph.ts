@@ -11,6 +11,9 @@ import type { BuiltServer, ServerConfig } from '../../src/web/server';
 import { testConfig } from './config';
 import type { Services } from '../../src/web/services';
 import { buildTestServer } from './services';
+import { freeBudget } from './freeBudget';
+import type { SlotBudget } from '../../src/upstream/endpoints/dashboard';
+import type { SlotGrant } from '../../src/upstream/transport/httpClient';
 
 export interface FakeRecommender {
   calls: RenderParams[];
@@ -19,7 +22,9 @@ export interface FakeRecommender {
 
 export interface FakeReporting {
   bodies: DashboardQueryBody[];
-  query(body: DashboardQueryBody): Promise<Served<DashboardMetricResultWire[]>>;
+  /** Each body is one attempt, granted its slot by the budget queue (`grant`) from a budget that always has one. */
+  query(body: DashboardQueryBody, grant?: SlotGrant): Promise<Served<DashboardMetricResultWire[]>>;
+  budget: SlotBudget;
 }
 
 /** When every fake answer "arrived" (2026-11-20T12:00:00.000Z). */
@@ -92,10 +97,12 @@ export function fakeReporting(
   const bodies: DashboardQueryBody[] = [];
   return {
     bodies,
-    query: (body) => {
+    query: async (body, grant) => {
+      await grant?.({ service: 'reporting', endpoint: '/api/dashboard/query' }, undefined);
       bodies.push(body);
       return fetchedNow(answer(body));
     },
+    budget: freeBudget(),
   };
 }
 

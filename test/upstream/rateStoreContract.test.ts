@@ -36,6 +36,17 @@ describe.each(redis.kinds)('the RateStore contract: %s', (kind) => {
     await expect(store.reserve('reporting:acct', 10, T0 + 2 * interval, 0)).resolves.toEqual({ granted: true, waitMs: 0 });
   });
 
+  test('a reservation that may not wait at all (maxWaitMs below 0) is a look: it takes nothing and names the next place', async () => {
+    const store = await stores[kind]();
+    // A full bucket: the place is free now (0), and the look took none of it.
+    await expect(store.reserve('look', 1, T0, -1)).resolves.toEqual({ granted: false, retryAfterMs: 0 });
+    await expect(store.reserve('look', 1, T0, 0)).resolves.toEqual({ granted: true, waitMs: 0 });
+    // Spent: the look names the next place, and looking again still finds it there.
+    await expect(store.reserve('look', 1, T0 + 1_000, -1)).resolves.toEqual({ granted: false, retryAfterMs: RATE_WINDOW_MS - 1_000 });
+    await expect(store.reserve('look', 1, T0 + 1_000, -1)).resolves.toEqual({ granted: false, retryAfterMs: RATE_WINDOW_MS - 1_000 });
+    await expect(store.reserve('look', 1, T0 + RATE_WINDOW_MS, 0)).resolves.toEqual({ granted: true, waitMs: 0 });
+  });
+
   test('buckets are separate per key', async () => {
     const store = await stores[kind]();
     await expect(store.reserve('a', 1, T0, 0)).resolves.toEqual({ granted: true, waitMs: 0 });

@@ -1,7 +1,7 @@
-import type { DashboardEndpoint } from '../../upstream/endpoints/dashboard';
+import type { DashboardEndpoint, SlotBudget } from '../../upstream/endpoints/dashboard';
+import type { SlotGrant } from '../../upstream/transport/httpClient';
 import type { DashboardAnswer } from '../../kernel/fetched';
 import type { DashboardQueryBody } from '../../kernel/wire';
-import type { UpstreamError } from '../../kernel/failures/upstreamError';
 import { NO_OBSERVER, safeObserver, type AskKindName, type UpstreamObserver } from '../../upstream/observer';
 import type { Clock } from '../../kernel/clock';
 import { CallerSlots, type SharedCallerSlots } from './callerSlots';
@@ -42,13 +42,13 @@ export interface QueuedAsk<Outcome = unknown> {
 /** What one slot sends: the kind's merge of its asks, and what the kind does with the answer. */
 export interface Turn {
   body: DashboardQueryBody;
-  /** The asks it carries: off the list while in flight, back on it if the governor refuses the slot. */
+  /** The asks it carries: off the list while in flight, back on it if the budget refuses the slot. */
   asks: QueuedAsk[];
-  /** Which share the slot counts in when answered: the asks outside the tables', or the whole tables'; none for dashboards. */
+  /** Which share each attempt its query makes counts in: the asks outside the tables', or the whole tables'; none for dashboards. */
   share?: 'outside' | 'table';
   /** Settles the asks the answer serves; how many asks it answered (this replica's and others'). */
   answered(answer: DashboardAnswer): Promise<number>;
-  /** The governor refused the slot: the kind puts back what it keeps outside the list (a refresh). */
+  /** The budget had no slot after all (another replica took it, or a 429 paused it): the kind puts back what it keeps outside the list (a refresh). */
   slotRefused?(): void;
   /** Any other failure: the kind's rule (split a merged body, learn the plan, or fail its asks). */
   failed(error: unknown): void;
@@ -71,12 +71,6 @@ export interface Candidate {
 export interface AskKind {
   /** Its name for the observer. */
   readonly name: AskKindName;
-  /**
-   * How long before the slot its query goes (the governor holds it until the
-   * slot, so an ask arriving in those last moments cannot take the slot for
-   * its body alone): UPSTREAM_QUEUE_TIMEOUT_MS for dashboards, 0 otherwise.
-   */
-  readonly leadMs: number;
   /** Its asks are refused as soon as the slot falls past their deadline (not while another replica may still answer them). */
   readonly refusesHopeless: boolean;
   /** Reads, before each order, what its turn will need (the other replicas' waiting asks). */
@@ -99,12 +93,13 @@ export interface AskKind {
 
 export interface BudgetQueueOptions {
   /**
-   * The protected endpoint, process-wide: it caches, coalesces and governs; the queue decides what to send and when.
+   * The protected endpoint, process-wide: it caches and coalesces; the queue decides what to send and when, and
+   * grants each HTTP attempt its slot.
    * `peek`: its answer cache read alone (no upstream call), read before a dashboard is held back or refused.
-   * `onBudgetShared`: the governor's word that the budget is shared again (Redis back), so a next slot learned
-   * from this replica's small share while it was away is forgotten.
+   * `budget`: the reporting budget's bucket in the rate store (the local one, or the replicas' Redis one): when the
+   * next slot is, and each attempt's slot.
    */
-  reporting: Pick<DashboardEndpoint, 'query'> & Partial<Pick<DashboardEndpoint, 'peek' | 'onBudgetShared'>>;
+  reporting: Pick<DashboardEndpoint, 'query'> & Partial<Pick<DashboardEndpoint, 'peek'>> & { budget: SlotBudget };
   clock: Clock;
   /** ANALYTICS_COLD_SHARE: the share of the tables' slots kept for asks outside the tables while refreshes wait. */
   outsideShare: number;
@@ -123,7 +118,7 @@ export interface BudgetQueueOptions {
    */
   sharedCallerSlots?: SharedCallerSlots;
   /**
-   * REPORTING_RATE_PER_MINUTE: the slots a minute the governor grants, which bound how long a table in demand
+   * REPORTING_RATE_PER_MINUTE: the slots a minute the budget has, which bound how long a table in demand
    * waits for its refresh (src/reporting/budget/refreshTurns.ts). Default 1, the real hosts' budget.
    */
   slotsPerMinute?: number;
@@ -153,9 +148,13 @@ export function callerShareOf(share: number, windowSeconds: number, slotsPerMinu
 }
 
 /**
- * The one queue for the reporting budget: every ask that found no slot waits
- * here, whatever its kind. It owns when the next slot is (learned from the
- * governor's own refusal: a refused try spends nothing), the deadlines and
+ * The one queue for the reporting budget, and the only thing that grants its
+ * slots: every ask that found no slot waits here, whatever its kind. It reads
+ * when the next slot is from the budget's bucket in the rate store (a look
+ * that takes nothing), grants each HTTP attempt of the queries it sends its
+ * slot there (`grant`: a retry or the repeat after a 401 is an attempt of its
+ * own, counted in the shares as the vendor counts it; an answer from the
+ * cache reaches no attempt and spends nothing), and owns the deadlines and
  * the refusals with retryAfter, re-queueing after a refusal, what the plan
  * allows, and the order between kinds of asks (`order`). Each kind brings
  * only its merge rule (`AskKind`): dashboard bodies merge by metric, table
@@ -167,20 +166,19 @@ export class BudgetQueue {
   readonly observer: UpstreamObserver;
   private readonly waiting: QueuedAsk[] = [];
   private readonly kinds = new Set<AskKind>();
-  /** The earliest instant the governor may grant a slot, as its last refusal said; 0: try now. */
-  private nextSlotAt = 0;
-  /** The governor's last refusal: a refusal given here keeps its words and never says more than it did. */
-  private governorRefusal: UpstreamError | undefined;
-  /** The query in flight went before the slot: if the governor refused it after all, the next one waits for the slot itself. */
-  private wentEarly = false;
+  /**
+   * When the next slot is, as the budget's bucket said at its last read (each pass of the loop reads it, a refused
+   * grant says it too); 0: now, or unknown since a slot was granted. What deadlines and refusals are measured against.
+   */
+  private slotSeenAt = 0;
   private running = false;
   private closed = false;
-  /** Slots spent on asks outside the tables, and on whole tables (first fetches and refreshes): the outside share's count. */
+  /** Attempts granted to asks outside the tables, and to whole tables (first fetches and refreshes): the outside share's count. */
   private outsideSlots = 0;
   private tableSlots = 0;
-  /** Slots each caller's ad-hoc asks spent over the share's window (the fair share's count: nothing beside the queue counts them). */
+  /** Attempts each caller's ad-hoc asks were granted over the share's window (the fair share's count: nothing beside the queue counts them). */
   private readonly callerSlots: CallerSlots | undefined;
-  /** Ends the run loop's current sleep early (the next slot was forgotten). */
+  /** Ends the run loop's current sleep early (an ask arrived, the budget is shared again, or the queue closes). */
   private wake: (() => void) | undefined;
   /** The loop sleeps with nothing to send until work comes due (`workDueAt`): an arriving ask wakes it. */
   private idle = false;
@@ -197,30 +195,24 @@ export class BudgetQueue {
     this.observer = safeObserver(options.observer ?? NO_OBSERVER);
     const share = options.callerShare;
     this.callerSlots = share === undefined ? undefined : new CallerSlots(share.slotsPerCaller, share.windowMs);
-    this.stopListening = options.reporting.onBudgetShared?.(() => this.forgetNextSlot());
-  }
-
-  /**
-   * The budget is shared again: the next slot learned from a refusal of this
-   * replica's small share no longer holds, so the waiting asks try at once
-   * (a refused try spends nothing and teaches the real next slot).
-   */
-  forgetNextSlot(): void {
-    this.nextSlotAt = 0;
-    this.governorRefusal = undefined;
-    this.wake?.();
+    // The budget is shared again (Redis back): a slot read from this replica's small local share no longer holds.
+    this.stopListening = options.reporting.budget.onSharedAgain(() => {
+      this.slotSeenAt = 0;
+      this.wake?.();
+    });
   }
 
   /**
    * Sends a caller's ad-hoc ask at once, outside the queue's order (it may
-   * find a slot free, or its answer cached); a refusal teaches the next slot.
+   * find a slot free, or its answer cached): its attempts are granted a slot
+   * only if one is free now (never held for one: the asks that wait, wait
+   * here), each counted in its caller's share; refused, it waits in the order.
    * Two rules come first, so the ask never spends a slot it may not have:
    * - over its caller's fair share, it is refused at once (`shareSpent`, with
    *   retryAfter), before any try at the endpoint, and never waits here;
-   * - while the newsroom's work waits (table asks, refreshes) and the slot is
-   *   within the kind's lead (UPSTREAM_QUEUE_TIMEOUT_MS: the governor would
-   *   hold this query until the slot and give it the slot), it does not try:
-   *   it waits in the order, behind them (issue 28: a greedy caller took 5 of 6 slots so).
+   * - while other asks wait here (the newsroom's, or other callers'), or a
+   *   refresh goes before dashboards, it does not try: it waits in the
+   *   order, behind them (issue 28: a greedy caller took 5 of 6 slots so).
    * Neither rule holds back an answer the cache has: before either refuses,
    * the answer cache is read alone (`peek`: no upstream call, no slot), and a
    * cached answer is served (a cached answer costs nothing, docs/security.md).
@@ -230,19 +222,41 @@ export class BudgetQueue {
     if (this.options.sharedCallerSlots !== undefined) await this.learnSharedSlots([caller]);
     const shareRefusal = this.shareRefusal(caller);
     if (shareRefusal !== undefined) return this.cachedOr(body, () => this.refuseOverShare(kind, caller, shareRefusal));
-    const untilSlotMs = this.nextSlotAt - this.clock.now();
-    if (untilSlotMs <= kind.leadMs && this.newsroomWaits(kind)) {
-      const refusal = refused(untilSlotMs, this.governorRefusal);
+    if (this.othersWait(kind)) {
+      const refusal = refused(await this.readSlot());
       return this.cachedOr(body, () => refusal);
     }
-    try {
-      const answer = await this.options.reporting.query(body);
-      if (answer.cache === 'miss') this.chargeCallers([caller]);
-      return answer;
-    } catch (error) {
-      if (waitsForSlot(error)) this.learnRefusal(error);
-      throw error;
-    }
+    return this.options.reporting.query(body, this.grant({ callers: [caller] }));
+  }
+
+  /**
+   * The grant of each HTTP attempt a query makes (CallOptions.grant): a slot
+   * from the budget's bucket, within the attempt's wait (a first attempt: a
+   * slot free now; a retry: within its call's time), counted in the shares
+   * when granted, as the vendor counts attempts: the callers' fair share, the
+   * outside or the tables' share. Refused, it says when the next slot is.
+   */
+  private grant(counts: { callers: readonly string[]; share?: Turn['share']; granted?: () => void }): SlotGrant {
+    return async (where, maxWaitMs) => {
+      try {
+        await this.options.reporting.budget.take(where, maxWaitMs ?? 0);
+      } catch (error) {
+        if (waitsForSlot(error)) this.slotSeenAt = this.clock.now() + (error.retryAfterSeconds ?? 1) * 1000;
+        throw error;
+      }
+      this.slotSeenAt = 0;
+      if (counts.share === 'outside') this.outsideSlots += 1;
+      else if (counts.share === 'table') this.tableSlots += 1;
+      counts.granted?.();
+      this.chargeCallers(counts.callers);
+    };
+  }
+
+  /** How long until the budget's next slot (0: now), read from its bucket without taking it. */
+  private async readSlot(): Promise<number> {
+    const untilMs = await this.options.reporting.budget.freeInMs();
+    this.slotSeenAt = untilMs > 0 ? this.clock.now() + untilMs : 0;
+    return untilMs;
   }
 
   /**
@@ -288,12 +302,12 @@ export class BudgetQueue {
   }
 
   /**
-   * The newsroom's work waits for a slot the order would give it before this
-   * kind's ask: another kind's asks, or a refresh unless the dashboards may
-   * still go before refreshes (`dashboardsBeforeRefreshes`).
+   * Work waits for a slot the order would give it before this kind's ask:
+   * asks waiting here (they came first), or a refresh unless the dashboards
+   * may still go before refreshes (`dashboardsBeforeRefreshes`).
    */
-  private newsroomWaits(kind: AskKind): boolean {
-    if (this.waiting.some((ask) => ask.kind !== kind)) return true;
+  private othersWait(kind: AskKind): boolean {
+    if (this.waiting.length > 0) return true;
     const refreshes = [...this.kinds].some((other) => other !== kind && other.hasWork?.() === true);
     return refreshes && !this.dashboardsBeforeRefreshes();
   }
@@ -308,7 +322,7 @@ export class BudgetQueue {
     return this.callerSlots?.roomForAll(this.clock.now()) ?? false;
   }
 
-  /** A slot was spent on the asks of these callers: each is charged its part (a merged query's slot is split between them). */
+  /** An attempt was granted to the asks of these callers: each is charged its part (a merged query's slot is split between them). */
   private chargeCallers(callers: readonly string[]): void {
     const distinct = [...new Set(callers)];
     if (distinct.length === 0) return;
@@ -344,7 +358,7 @@ export class BudgetQueue {
   wait<Outcome>(kind: AskKind, group: string, deadline: number, extra: object = {}, signal?: AbortSignal): Promise<Outcome> {
     if (signal?.aborted === true) return Promise.reject(withdrawn());
     const now = this.clock.now();
-    if (this.nextSlotAt > deadline || deadline <= now) return Promise.reject(this.refusal(kind));
+    if (this.slotSeenAt > deadline || deadline <= now) return Promise.reject(this.refusal(kind));
     return new Promise<Outcome>((resolve, reject) => {
       // Cleared when the ask settles, however: a settled ask holds no timer until its deadline.
       const timer = new AbortController();
@@ -391,7 +405,7 @@ export class BudgetQueue {
     void this.run();
   }
 
-  /** The time between two slots the governor grants (REPORTING_RATE_PER_MINUTE a minute). */
+  /** The time between two slots of the budget (REPORTING_RATE_PER_MINUTE a minute). */
   get slotMs(): number {
     return 60_000 / (this.options.slotsPerMinute ?? 1);
   }
@@ -405,7 +419,7 @@ export class BudgetQueue {
    * long-run rule, not a debt to pay off at once).
    */
   slotForOutsideAsks(): number {
-    const next = Math.max(this.nextSlotAt, this.clock.now());
+    const next = Math.max(this.slotSeenAt, this.clock.now());
     const share = this.options.outsideShare;
     let later = 0;
     while (later < 2 && this.outsideSlots > share * (this.outsideSlots + this.tableSlots + later)) later += 1;
@@ -419,19 +433,14 @@ export class BudgetQueue {
     this.wake?.();
   }
 
-  /** The refusal an ask of `kind` gets when no slot comes within its deadline (told to the observer): the governor's, with its seconds until the slot. */
+  /** The refusal an ask of `kind` gets when no slot comes within its deadline (told to the observer): `budget_exhausted`, with its seconds until the slot. */
   private refusal(kind: AskKind): Error {
     this.observer.askRefused(kind.name, 'deadline');
-    return refused(Math.max(1_000, this.nextSlotAt - this.clock.now()), this.governorRefusal);
+    return refused(Math.max(1_000, this.slotSeenAt - this.clock.now()));
   }
 
   private refuse(ask: QueuedAsk): void {
     if (!ask.settled && !ask.inFlight) ask.settle(this.refusal(ask.kind));
-  }
-
-  private learnRefusal(refusal: UpstreamError): void {
-    this.governorRefusal = refusal;
-    this.nextSlotAt = this.clock.now() + (refusal.retryAfterSeconds ?? 1) * 1000;
   }
 
   private enqueue(ask: QueuedAsk): void {
@@ -461,13 +470,11 @@ export class BudgetQueue {
     return this.waiting.length > 0 || [...this.kinds].some((kind) => kind.hasWork?.() === true);
   }
 
-  /** One slot per pass, or a sleep until the next one: bounded by the governor's rate. */
+  /** One slot per pass, or a sleep until the next one: bounded by the budget's rate, read from its bucket each pass. */
   private async run(): Promise<void> {
     try {
       while (!this.closed && this.hasWork()) {
-        const untilSlotMs = this.nextSlotAt - this.clock.now();
-        const leadMs = this.wentEarly ? 0 : Math.max(0, ...this.waiting.map((ask) => ask.kind.leadMs));
-        const waitMs = untilSlotMs - leadMs;
+        const waitMs = await this.readSlot();
         if (waitMs > 0) {
           this.refuseHopeless();
           if (!this.hasWork()) return;
@@ -495,7 +502,6 @@ export class BudgetQueue {
         }
         const turn = await candidate.take();
         if (turn === undefined) continue;
-        this.wentEarly = untilSlotMs > 0;
         const progressed = await this.spend(turn, candidate.kind);
         // The guard (issue 35): a pass that spent no slot and settled none of its asks (an answer from the cache
         // that answered nothing here) would be the same pass again at once. It waits for its next look instead.
@@ -533,8 +539,8 @@ export class BudgetQueue {
    * Only asks of callers within their own fair share are ever here (the
    * others are refused at once: `tryNow`, `refuseWaitingOverShare`). Within a class,
    * the group answering the most asks, then the earliest deadline.
-   * Dashboards used to come first: their query goes UPSTREAM_QUEUE_TIMEOUT_MS
-   * before the slot and the governor holds the slot for it, so the tables'
+   * Dashboards used to come first: their query went UPSTREAM_QUEUE_TIMEOUT_MS
+   * before the slot and the governor held the slot for it, so the tables'
    * asks and refreshes lost every slot to one caller. First fetches used to
    * come before every refresh: while new tables kept arriving, the tables in
    * demand aged past their bound.
@@ -567,7 +573,7 @@ export class BudgetQueue {
   }
 
   /**
-   * Sleeps until the next look, or until `forgetNextSlot` (or `close`, or an arriving ask) wakes the loop. A plain
+   * Sleeps until the next look, or until the budget shared again (or `close`, or an arriving ask) wakes the loop. A plain
    * sleep: one woken early stays armed until its time (test/reporting/support/clusterClock.ts tells the loop's
    * pause from an ask's deadline by it being plain).
    */
@@ -585,7 +591,7 @@ export class BudgetQueue {
   /** Asks whose deadline comes before the next slot get their refusal now rather than at their deadline. */
   private refuseHopeless(): void {
     for (const ask of [...this.waiting]) {
-      if (ask.kind.refusesHopeless && ask.deadline < this.nextSlotAt) this.refuse(ask);
+      if (ask.kind.refusesHopeless && ask.deadline < this.slotSeenAt) this.refuse(ask);
     }
   }
 
@@ -608,18 +614,24 @@ export class BudgetQueue {
   }
 
   /**
-   * Sends a turn's body. Only a query the vendor receives spends a slot (counted in its share, charged to callers, told as
-   * `slotSpent`): an answer from the cache costs nothing. Whether the pass made progress: a slot spent, or an ask
-   * of the turn settled.
+   * Sends a turn's body, each of its HTTP attempts granted a slot (`grant`): only an attempt the vendor receives
+   * spends one, counted in its share and charged to the asks' callers; an answer from the cache (a hit, an
+   * identical call in flight, stale-if-error) reaches no attempt and costs nothing, a `stale` answer's refresh
+   * does. Whether the pass made progress: a slot spent, or an ask of the turn settled.
    */
   private async send(turn: Turn, kind: AskKind): Promise<boolean> {
+    let attempts = 0;
+    const grant = this.grant({
+      callers: turn.asks.flatMap((ask) => (ask.caller === undefined ? [] : [ask.caller])),
+      ...(turn.share === undefined ? {} : { share: turn.share }),
+      granted: () => (attempts += 1),
+    });
     let answer: DashboardAnswer;
     try {
-      answer = await this.options.reporting.query(turn.body);
+      answer = await this.options.reporting.query(turn.body, grant);
     } catch (error) {
       if (waitsForSlot(error)) {
-        // Not sent, no slot spent: the asks wait for the slot the refusal names.
-        this.learnRefusal(error);
+        // Not sent, no slot spent: the asks wait for the slot the budget names.
         for (const ask of turn.asks) this.requeue(ask);
         turn.slotRefused?.();
         return true;
@@ -627,16 +639,10 @@ export class BudgetQueue {
       turn.failed(error);
       return true;
     }
-    // A hit, an identical call in flight (its sender spent the slot) or stale-if-error cost nothing; a `stale` answer
-    // started the cache's refresh, which the vendor counts.
-    if (answer.cache !== 'miss' && answer.cache !== 'stale') {
+    if (attempts === 0 && answer.cache !== 'stale') {
       await turn.answered(answer);
       return turn.asks.some((ask) => ask.settled);
     }
-    this.nextSlotAt = 0;
-    if (turn.share === 'outside') this.outsideSlots += 1;
-    else if (turn.share === 'table') this.tableSlots += 1;
-    if (answer.cache === 'miss') this.chargeCallers(turn.asks.flatMap((ask) => (ask.caller === undefined ? [] : [ask.caller])));
     this.observer.slotSpent(kind.name, await turn.answered(answer));
     return true;
   }

@@ -3,18 +3,16 @@ import { DASHBOARD_QUERY_PATH, metricUnavailable as metricUnavailableError } fro
 import { failurePolicyOf, UpstreamError } from '../../kernel/failures/upstreamError';
 
 /**
- * The ask waited as long as it may and no slot came: the governor's own
- * refusal (its service and endpoint), with the seconds until the slot it
- * named, never more than it said (its clamp, MAX_RETRY_AFTER_SECONDS, holds).
+ * The ask waited as long as it may and no slot came (or its slot comes after
+ * its deadline): `budget_exhausted` on the dashboard endpoint, with the whole
+ * seconds until the slot the reporting budget's bucket names.
  */
-export function refused(retryAfterMs: number, governorRefusal?: UpstreamError): UpstreamError {
-  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
-  const said = governorRefusal?.retryAfterSeconds;
+export function refused(retryAfterMs: number): UpstreamError {
   return new UpstreamError({
-    service: governorRefusal?.service ?? 'reporting',
-    endpoint: governorRefusal?.endpoint ?? DASHBOARD_QUERY_PATH,
+    service: 'reporting',
+    endpoint: DASHBOARD_QUERY_PATH,
     kind: 'budget_exhausted',
-    retryAfterSeconds: said === undefined ? seconds : Math.max(1, Math.min(seconds, said)),
+    retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)),
   });
 }
 
@@ -23,7 +21,7 @@ export function metricUnavailable(metric: MetricName): UpstreamError {
   return metricUnavailableError([metric]);
 }
 
-/** The governor refused for want of a slot and names the next one: the ask waits for it (failure policy `waitForSlot`). */
+/** Refused for want of a slot (the budget's bucket, or a 429's pause) naming the next one: the ask waits for it (failure policy `waitForSlot`). */
 export function waitsForSlot(error: unknown): error is UpstreamError {
   return failurePolicyOf(error)?.waitForSlot === true;
 }

@@ -18,12 +18,6 @@ export interface DashboardAsker {
 export interface DashboardAsksOptions {
   /** The one queue for the reporting budget (src/reporting/reportingService.ts builds it once; tests their own). */
   queue: BudgetQueue;
-  /**
-   * How long before the next slot the waiting asks' query goes
-   * (UPSTREAM_QUEUE_TIMEOUT_MS): the governor holds it until the slot, so an
-   * ask arriving in those last moments cannot take the slot for its body alone.
-   */
-  slotLeadMs: number;
 }
 
 /** The last body answered per kind is remembered for this many kinds (oldest forgotten first). */
@@ -38,7 +32,7 @@ type Waiter = QueuedAsk<DashboardAnswer> & { body: DashboardQueryBody; caller: s
  * latency to any ask that can be answered now:
  * - one operation's asks of a kind are one query at once (`ask`, called from
  *   the operation's DataLoader batch: end-of-tick, no timer);
- * - an ask the governor refuses (`budget_exhausted`, no slot now) whose next
+ * - an ask the budget refuses (`budget_exhausted`, no slot now) whose next
  *   slot falls within its deadline waits in the queue, per kind,
  *   process-wide; asks of the same kind that also find no slot join it, and
  *   when the slot comes ONE query carries the union of their metrics (the
@@ -53,14 +47,12 @@ type Waiter = QueuedAsk<DashboardAnswer> & { body: DashboardQueryBody; caller: s
  */
 export class DashboardAsks implements AskKind {
   readonly name = 'dashboard';
-  readonly leadMs: number;
   readonly refusesHopeless = true;
   readonly queue: BudgetQueue;
   /** Per kind, the body a query last fetched: an ask it covers is answered from its cached answer rather than waiting. */
   private readonly lastFetched = new Map<string, DashboardQueryBody>();
 
   constructor(options: DashboardAsksOptions) {
-    this.leadMs = options.slotLeadMs;
     this.queue = options.queue;
   }
 

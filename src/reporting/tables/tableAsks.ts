@@ -114,7 +114,6 @@ interface InFlight {
  */
 export class TableAsks implements AskKind {
   readonly name = 'table';
-  readonly leadMs = 0;
   readonly refusesHopeless: boolean;
   readonly pollMs = SHARED_POLL_MS;
   readonly poll?: (asks: readonly QueuedAsk[]) => Promise<void>;

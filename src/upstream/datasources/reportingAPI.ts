@@ -1,4 +1,4 @@
-import type { HttpClient } from '../transport/httpClient';
+import type { HttpClient, SlotGrant } from '../transport/httpClient';
 import { isRecord, isStringArray } from '../transport/typeGuards';
 import { buildUrl } from '../transport/url';
 import { UpstreamError } from '../../kernel/failures/upstreamError';
@@ -30,17 +30,19 @@ export class ReportingAPI {
     this.now = options.now ?? Date.now;
   }
 
-  async query(body: DashboardQueryBody): Promise<Fetched<DashboardMetricResultWire[]>> {
-    const json = await this.http.requestJson({
+  /** `grant`: the budget queue's grant of each attempt's place in the budget (CallOptions.grant). */
+  async query(body: DashboardQueryBody, grant?: SlotGrant): Promise<Fetched<DashboardMetricResultWire[]>> {
+    const request = {
       service: 'reporting',
       endpoint: DASHBOARD_QUERY_PATH,
       url: this.url,
       method: 'POST',
       body,
       // The query only reads, so a retry after a dropped connection cannot change anything upstream;
-      // each retry still spends its own unit of the budget (see pipeline.ts).
+      // each retry still spends its own place in the budget, granted by the budget queue (see pipeline.ts).
       idempotent: true,
-    });
+    } as const;
+    const json = await this.http.requestJson(request, grant === undefined ? undefined : { grant });
     if (json === undefined) throw metricUnavailable(body.metrics);
     assertDashboardResults(json, body);
     return { value: json.map(withKnownGranularities), fetchedAt: this.now() };

@@ -7,10 +7,16 @@ import type { Breaker } from '../stages/breaker';
 import type { UpstreamObserver } from '../observer';
 import { dashboardAnswerKey } from '../keys';
 import { protectEndpoint } from '../pipeline';
+import type { SlotGrant } from '../transport/httpClient';
+import type { RateBucket } from '../stages/rateBucket';
+
+/** What the budget queue reads and spends of the reporting budget's bucket. */
+export type SlotBudget = Pick<RateBucket, 'take' | 'freeInMs' | 'onSharedAgain'>;
 
 /** The reporting API's dashboard query, protected: what the dashboard resolvers and the article-metrics loader call. */
 export interface DashboardEndpoint {
-  query(body: DashboardQueryBody): Promise<Served<DashboardMetricResultWire[]>>;
+  /** `grant`: the budget queue's, for each HTTP attempt the query makes (only the queue spends the reporting budget). */
+  query(body: DashboardQueryBody, grant?: SlotGrant): Promise<Served<DashboardMetricResultWire[]>>;
   /**
    * The answer cache alone (`ProtectedEndpoint.peek`): the cached answer of
    * `body` (fresh, or stale within stale-while-revalidate), else undefined;
@@ -20,13 +26,15 @@ export interface DashboardEndpoint {
    */
   peek?(body: DashboardQueryBody): Promise<Served<DashboardMetricResultWire[]> | undefined>;
   /**
-   * Tells `listener` each time the shared budget is back after this replica
-   * spent its own share (Redis came back, Governor.onBudgetShared): a next
-   * unit learned from a refusal meanwhile no longer holds. Absent without a
-   * governor behind the endpoint. Returns the unsubscribe.
+   * The reporting budget's bucket in the governor's rate store (the local one or the replicas' Redis one, the
+   * same key): the budget queue reads when its next slot is and grants each attempt its place from it. Absent
+   * on a per-operation wrapper (operation/dashboardAllowance.ts).
    */
-  onBudgetShared?(listener: () => void): () => void;
+  budget?: SlotBudget;
 }
+
+/** The process-wide endpoint with the reporting budget's bucket: what the budget queue is built over (upstreams.ts builds it). */
+export type BudgetedDashboard = Pick<DashboardEndpoint, 'query' | 'peek'> & { budget: SlotBudget };
 
 export interface DashboardEndpointOptions {
   reporting: Pick<ReportingAPI, 'query'>;
@@ -53,9 +61,9 @@ export function createDashboardEndpoint(options: DashboardEndpointOptions): Dash
     isAnswer: (value, body): value is DashboardMetricResultWire[] => findDashboardShapeProblem(value, body) === undefined,
     store: options.store,
     breaker: options.breaker,
-    request: (body) => options.reporting.query(body),
+    request: (body, grant) => options.reporting.query(body, grant),
     now: options.now,
     observer: options.observer,
   });
-  return { query, peek: (body) => query.peek(body) };
+  return { query: (body, grant) => query(body, grant), peek: (body) => query.peek(body) };
 }

@@ -1,15 +1,11 @@
 import { clampSeconds } from '../transport/retryAfter';
-import { UpstreamError, type UpstreamService } from '../../kernel/failures/upstreamError';
+import type { UpstreamError } from '../../kernel/failures/upstreamError';
 import type { RateStore } from '../stores/rateStore';
-import type { RateName, UpstreamObserver } from '../observer';
+import type { UpstreamObserver } from '../observer';
+import { bucketKey, RateBucket, type Rate, type Where } from './rateBucket';
+import type { SlotGrant } from '../transport/httpClient';
 
-/** One bucket: e.g. the reporting budget of one account, or the render.json budget of one host. */
-export interface Rate {
-  name: RateName;
-  /** Identifies the bucket (the account's email, the host); never shown to API clients or metrics. */
-  key: string;
-  perMinute: number;
-}
+export type { Rate } from './rateBucket';
 
 export interface GovernorOptions {
   store: RateStore;
@@ -22,8 +18,6 @@ export interface GovernorOptions {
   /** Longest pause one 429 may impose, and so the largest `retryAfter` a refusal reports (MAX_RETRY_AFTER_SECONDS). */
   maxRetryAfterSeconds: number;
 }
-
-type Where = { service: UpstreamService; endpoint: string };
 
 /**
  * The right to send one HTTP attempt (not the budget queue's `Turn`, a slot's query). After a pause, the first grant is the
@@ -47,7 +41,10 @@ const PLAIN_GRANT: AttemptGrant = { probe: false, finish: () => undefined };
  * Spends the upstream budgets the way the upstream counts them, so calls wait
  * a little (or are refused at once) here instead of being sent to collect a
  * 429, and a 429 that still comes pauses the budget for every caller. Each
- * grant is one HTTP attempt (the caller asks again for every retry).
+ * grant is one HTTP attempt (the caller asks again for every retry). The
+ * reporting budget's attempts carry the budget queue's grant (the queue alone
+ * decides who spends it); the governor keeps only the pause after a 429 and
+ * its probe for them, and spends the sign-in and render.json rates itself.
  */
 export class Governor {
   private readonly gates = new Map<string, PauseGate>();
@@ -65,23 +62,28 @@ export class Governor {
    * probe (within the same limit); `within` is the turn of the call a retry
    * belongs to, so a probe's own retry does not wait for itself, and any
    * other retry is refused rather than made the probe.
+   * `grant`: the attempt's place is the budget queue's to give (a reporting
+   * query: src/reporting/budget/budgetQueue.ts), so once the pause lets it
+   * through, the grant is awaited instead of a reservation here.
    */
-  async acquire(rate: Rate, where: Where, maxWaitMs?: number, within?: AttemptGrant): Promise<AttemptGrant> {
+  async acquire(rate: Rate, where: Where, maxWaitMs?: number, within?: AttemptGrant, grant?: SlotGrant): Promise<AttemptGrant> {
     const limitMs = maxWaitMs ?? this.options.queueTimeoutMs;
     const key = bucketKey(rate);
     const startedAt = this.options.now();
+    const take = (leftMs: number) =>
+      grant === undefined ? this.bucket(rate).take(where, leftMs) : grant(where, maxWaitMs === undefined ? undefined : leftMs);
     for (;;) {
       const leftMs = limitMs - (this.options.now() - startedAt);
       const gate = this.gates.get(key);
       if (gate === undefined || (gate.probe !== undefined && within?.probe === true)) {
-        await this.reserve(rate, where, leftMs);
+        await take(leftMs);
         return PLAIN_GRANT;
       }
       if (gate.probe === undefined) {
         // A retry never probes: a probe's outcome must be reported, and a retry's turn has no one to report it,
         // so the bucket would wait for it until restart. The retry is not sent; its caller keeps its own error.
         if (within !== undefined) throw this.refuse(rate, where, Math.max(gate.untilMs - this.options.now(), 1_000));
-        return this.probe(rate, where, gate, leftMs);
+        return this.probe(key, gate, () => take(leftMs));
       }
       // Another call is probing: wait for its answer, but never past this call's limit, nor for a pause it cannot outlast.
       const pauseLeftMs = gate.untilMs - this.options.now();
@@ -100,14 +102,11 @@ export class Governor {
   }
 
   /**
-   * Tells `listener` each time the shared budget is back after this replica
-   * spent its own share (Redis came back): the refusals it gave meanwhile
-   * (their `retryAfter`) came from the small local share and no longer hold,
-   * so a caller that learned its next unit from them should ask again.
-   * Never fires without a shared store. Returns the unsubscribe.
+   * The rate's bucket in the governor's store (the same key, so replicas sharing Redis share it): the budget
+   * queue grants the reporting attempts from it (upstreams.ts hands it over with the dashboard endpoint).
    */
-  onBudgetShared(listener: () => void): () => void {
-    return this.options.store.onSharedAgain?.(listener) ?? (() => undefined);
+  bucket(rate: Rate): RateBucket {
+    return new RateBucket(rate, this.options);
   }
 
   /** The upstream answered 429 with Retry-After: nobody spends this budget before then, and then one probe goes first. */
@@ -122,14 +121,13 @@ export class Governor {
     this.options.observer.budgetPaused(rate.name, waitMs);
   }
 
-  private async probe(rate: Rate, where: Where, gate: PauseGate, leftMs: number): Promise<AttemptGrant> {
+  private async probe(key: string, gate: PauseGate, take: () => Promise<void>): Promise<AttemptGrant> {
     let end!: () => void;
     const ended = new Promise<void>((resolve) => {
       end = resolve;
     });
     const probe = { ended, end };
     gate.probe = probe;
-    const key = bucketKey(rate);
     const release = (answered: boolean) => {
       if (gate.probe !== probe) return;
       gate.probe = undefined;
@@ -138,7 +136,7 @@ export class Governor {
       end();
     };
     try {
-      await this.reserve(rate, where, leftMs);
+      await take();
     } catch (error) {
       release(false);
       throw error;
@@ -146,26 +144,7 @@ export class Governor {
     return { probe: true, finish: (outcome) => release(outcome === 'answered') };
   }
 
-  private async reserve(rate: Rate, where: Where, maxWaitMs: number): Promise<void> {
-    const reservation = await this.options.store.reserve(bucketKey(rate), rate.perMinute, this.options.now(), Math.max(0, maxWaitMs));
-    if (!reservation.granted) throw this.refuse(rate, where, reservation.retryAfterMs);
-    if (reservation.waitMs > 0) {
-      this.options.observer.governorQueued(rate.name, reservation.waitMs);
-      await this.options.sleep(reservation.waitMs);
-      // Paired with `queued`, so the calls waiting right now (the queue's length) can be followed.
-      this.options.observer.governorReleased(rate.name, reservation.waitMs);
-    }
-    // One grant, one HTTP attempt: the same count as subgraph_upstream_requests_total.
-    this.options.observer.governorGranted(rate.name, where);
-  }
-
   private refuse(rate: Rate, where: Where, retryAfterMs: number): UpstreamError {
-    this.options.observer.governorRefused(rate.name, retryAfterMs);
-    const retryAfterSeconds = Math.min(Math.max(1, Math.ceil(retryAfterMs / 1000)), this.maxRetryAfterSeconds);
-    return new UpstreamError({ ...where, kind: 'budget_exhausted', retryAfterSeconds });
+    return this.bucket(rate).refuse(where, retryAfterMs);
   }
-}
-
-function bucketKey(rate: Rate): string {
-  return `${rate.name}:${rate.key}`;
 }

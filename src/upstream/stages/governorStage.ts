@@ -15,7 +15,13 @@ export interface GovernorStageOptions {
  * The governor stage: every HTTP attempt that comes down (a first try, a
  * retry, the repeat after a 429, a sign-in, the repeat after a 401) first
  * takes its own place in its rate, within the wait the stage above allows
- * (`maxWaitMs`), then goes to the transport. The upstream counts every one
+ * (`maxWaitMs`), then goes to the transport. A reporting query's place is
+ * the budget queue's grant, carried by the call (`CallOptions.grant`): the
+ * stage awaits it, and reserves nothing of its own. A reporting request
+ * with no grant (no production path sends one: the budget queue is the
+ * dashboard endpoint's only caller; tests call the endpoint directly) takes
+ * its place from the same bucket as any rate's call: the same bucket, so
+ * nothing is overspent, and no order of its own, so not a second scheduler. The upstream counts every one
  * of them, so the governor does too. A 429 pauses the budget for every
  * caller; whether the request is repeated is the retry stage's decision.
  */
@@ -24,7 +30,7 @@ export function governorStage(options: GovernorStageOptions): HttpStage {
     requestJson: async (request, call) => {
       const rate = options.rateOf(request);
       if (rate === undefined) return next.requestJson(request, call);
-      const turn = await options.governor.acquire(rate, whereOf(request), call?.maxWaitMs);
+      const turn = await options.governor.acquire(rate, whereOf(request), call?.maxWaitMs, undefined, call?.grant);
       try {
         const json = await next.requestJson(request, call);
         turn.finish('answered');

@@ -1,7 +1,7 @@
 import { backoffDelayMs, type BackoffOptions } from '../transport/backoff';
 import { CallDeadline } from '../transport/callDeadline';
 import type { DeadlineSlots } from '../transport/deadlines';
-import type { HttpClient } from '../transport/httpClient';
+import type { CallOptions, HttpClient } from '../transport/httpClient';
 import { failurePolicyOf, type UpstreamError } from '../../kernel/failures/upstreamError';
 import type { UpstreamObserver } from '../observer';
 
@@ -23,8 +23,8 @@ export type HttpStage = (next: HttpClient) => HttpClient;
 
 /**
  * The retry rule, written once, above the governor: every attempt goes down
- * through the governor like any call (and so spends its own unit of the
- * budget, or is not sent), and the transport makes one attempt. What is
+ * through the governor like any call (and so spends its own place in the
+ * budget, granted by the budget queue for a reporting query, or is not sent), and the transport makes one attempt. What is
  * retried is the failure policy's `retry` column (failures/policy.ts), and
  * only for requests that are safe to repeat (GET, or a POST marked
  * idempotent):
@@ -47,7 +47,7 @@ export type HttpStage = (next: HttpClient) => HttpClient;
  */
 export function retryStage(options: RetryOptions): HttpStage {
   return (next) => ({
-    requestJson: async (request) => {
+    requestJson: async (request, call) => {
       const safe = request.method === 'GET' || request.idempotent === true;
       let deadline = new CallDeadline(options.timeoutMs, options.deadlines);
       let maxWaitMs: number | undefined;
@@ -57,7 +57,8 @@ export function retryStage(options: RetryOptions): HttpStage {
       for (;;) {
         let error: unknown;
         try {
-          return await next.requestJson(request, maxWaitMs === undefined ? { deadline } : { deadline, maxWaitMs });
+          // Each attempt carries the budget queue's grant, if the call has one: every retry asks it again.
+          return await next.requestJson(request, { deadline, ...(maxWaitMs === undefined ? {} : { maxWaitMs }), ...grantOf(call) });
         } catch (caught) {
           error = caught;
         }
@@ -89,6 +90,10 @@ export function retryStage(options: RetryOptions): HttpStage {
       }
     },
   });
+}
+
+function grantOf(call: CallOptions | undefined): Pick<CallOptions, 'grant'> {
+  return call?.grant === undefined ? {} : { grant: call.grant };
 }
 
 function logRetry(options: RetryOptions, error: UpstreamError, retry: number, delayMs: number): void {

@@ -1,3 +1,4 @@
+import type { SlotGrant } from '../transport/httpClient';
 import type { Served } from '../../kernel/fetched';
 import type { FreshnessPolicy } from './freshness';
 
@@ -12,6 +13,12 @@ export interface UpstreamCall<I> {
   absent: boolean;
   /** A stale-while-revalidate refresh nobody waits for (set by the cache stage). */
   background: boolean;
+  /**
+   * The budget queue's grant for each HTTP attempt the call makes (a reporting query): handed to the request,
+   * so only an attempt that goes out spends a place (a hit, a coalesced call or a fill another replica made
+   * never reach it; a stale answer's refresh does).
+   */
+  grant?: SlotGrant;
 }
 
 /** The rest of the pipeline, as seen from one stage. */

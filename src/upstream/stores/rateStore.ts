@@ -21,6 +21,8 @@ export interface RateStore {
    * Takes one request from the bucket `key` (a burst of `perMinute`, refilling
    * evenly) at `nowMs`. When the request could only be sent more than
    * `maxWaitMs` from now, nothing is taken and the reservation is refused.
+   * A `maxWaitMs` below 0 is a look: always refused, nothing taken, its
+   * `retryAfterMs` the wait until the next place (0: free now).
    */
   reserve(key: string, perMinute: number, nowMs: number, maxWaitMs: number): Promise<Reservation>;
   /** Empties the bucket `key` until `untilMs` (the upstream said 429), then lets it refill evenly. */

@@ -32,9 +32,21 @@ export interface HttpClient {
 export interface CallOptions {
   /** The call's time budget, shared by its attempts (the retry stage's); one of the attempt's own otherwise. */
   deadline?: CallDeadline;
-  /** Longest this attempt may wait for its governor grant; the governor's queue timeout otherwise. */
+  /** Longest this attempt may wait for its governor grant; the governor's queue timeout (or the grant's own wait) otherwise. */
   maxWaitMs?: number;
+  /**
+   * The budget queue's grant of each attempt's place in the reporting budget (src/reporting/budget/budgetQueue.ts):
+   * the governor stage awaits it instead of reserving, for every attempt (a retry, the repeat after a 401, each asks
+   * again, and the queue counts each). Carried down unchanged by the token and retry stages.
+   */
+  grant?: SlotGrant;
 }
+
+/**
+ * Takes one attempt's place in the budget, waiting at most `maxWaitMs` (undefined: the grant's own wait), or
+ * rejects with `budget_exhausted` and retryAfter, having taken nothing.
+ */
+export type SlotGrant = (where: { service: UpstreamService; endpoint: string }, maxWaitMs: number | undefined) => Promise<void>;
 
 export interface HttpClientOptions {
   dispatcher: Dispatcher;

@@ -1,8 +1,9 @@
 /**
  * Fakes for the analytics tables' unit tests: a clock that moves only when
- * the test says, and a dashboard endpoint that answers rows by url and grants
- * one unit per `unitMs` of that clock (refusing with the governor's own
- * `budget_exhausted` and `retryAfter` in between), recording every body it sent.
+ * the test says, a reporting budget of one slot per `unitMs` of that clock
+ * (refusing with `budget_exhausted` and `retryAfter` in between, as the rate
+ * store's bucket does), and a dashboard endpoint that answers rows by url,
+ * each attempt granted its slot by the budget queue, recording every body it sent.
  */
 import type { AnalyticsBoard, PostedNeed } from '../../../src/reporting/tables/analyticsBoard';
 import type { Clock } from '../../../src/kernel/clock';
@@ -13,6 +14,8 @@ import { alignInstant, resolveWindow } from '../../../src/reporting/dashboard/an
 import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '../../../src/kernel/wire';
 import type { Served } from '../../../src/kernel/fetched';
 import { UpstreamError } from '../../../src/kernel/failures/upstreamError';
+import type { SlotBudget } from '../../../src/upstream/endpoints/dashboard';
+import type { SlotGrant } from '../../../src/upstream/transport/httpClient';
 
 export class FakeClock implements Clock {
   private timers: { at: number; wake: () => void }[] = [];
@@ -69,16 +72,66 @@ export async function settle(): Promise<void> {
   for (let turn = 0; turn < 20; turn += 1) await new Promise((resolve) => setImmediate(resolve));
 }
 
+export interface FakeBudget extends SlotBudget {
+  /** Another spender (a replica, a refresh) takes the next slot. */
+  spendUnit(): void;
+  /** Attempts refused for want of a slot. */
+  refusals: number;
+  /** The budget is shared again (a Redis store's `onSharedAgain`): tells the listeners. */
+  sharedAgain(): void;
+}
+
+/**
+ * The reporting budget's bucket on the fake clock: one slot per `unitMs` (the first at once), a take waiting
+ * at most its `maxWaitMs` for its slot, else refused with `budget_exhausted` and `retryAfter` having taken nothing.
+ */
+export function fakeBudget(clock: FakeClock, unitMs: number): FakeBudget {
+  let nextUnitAt = clock.now();
+  const listeners = new Set<() => void>();
+  const budget: FakeBudget = {
+    refusals: 0,
+    spendUnit() {
+      nextUnitAt = Math.max(nextUnitAt, clock.now()) + unitMs;
+    },
+    async freeInMs() {
+      return Math.max(0, nextUnitAt - clock.now());
+    },
+    async take(where, maxWaitMs) {
+      const now = clock.now();
+      const waitMs = Math.max(0, nextUnitAt - now);
+      if (waitMs > maxWaitMs) {
+        budget.refusals += 1;
+        throw new UpstreamError({ ...where, kind: 'budget_exhausted', retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) });
+      }
+      nextUnitAt = Math.max(now, nextUnitAt) + unitMs;
+      if (waitMs > 0) await clock.sleep(waitMs);
+    },
+    onSharedAgain(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    sharedAgain() {
+      for (const listener of [...listeners]) listener();
+    },
+  };
+  return budget;
+}
+
+/** Where a fake's attempts are: the dashboard endpoint. */
+export const DASHBOARD_WHERE = { service: 'reporting', endpoint: '/api/dashboard/query' } as const;
+
 export interface FakeDashboard {
-  query(body: DashboardQueryBody): Promise<Served<DashboardMetricResultWire[]>>;
+  query(body: DashboardQueryBody, grant?: SlotGrant): Promise<Served<DashboardMetricResultWire[]>>;
+  /** The budget the queue grants the attempts from. */
+  budget: FakeBudget;
   /** With `cacheMs`: the answer cache read alone (no unit), as the protected endpoint's `peek`. */
   peek?(body: DashboardQueryBody): Promise<Served<DashboardMetricResultWire[]> | undefined>;
   /** Answers served from the answer cache (`cacheMs`), no unit spent. */
   hits: number;
   /** Every body granted a unit, in order. */
   sent: DashboardQueryBody[];
-  /** Tries refused for want of a unit. */
-  refusals: number;
+  /** Attempts refused for want of a unit (the budget's). */
+  readonly refusals: number;
 }
 
 export interface FakeDashboardOptions {
@@ -108,7 +161,7 @@ export function fakeValue(urls: readonly string[], url: string, metric: MetricNa
 }
 
 export function fakeDashboard(options: FakeDashboardOptions): FakeDashboard {
-  let nextUnitAt = options.clock.now();
+  const budget = fakeBudget(options.clock, options.unitMs);
   const cache = new Map<string, Served<DashboardMetricResultWire[]>>();
   const cached = async (body: DashboardQueryBody) => {
     const cacheMs = options.cacheMs;
@@ -119,26 +172,21 @@ export function fakeDashboard(options: FakeDashboardOptions): FakeDashboard {
   };
   const dashboard: FakeDashboard = {
     sent: [],
-    refusals: 0,
+    budget,
+    get refusals() {
+      return budget.refusals;
+    },
     hits: 0,
     ...(options.cacheMs === undefined ? {} : { peek: cached }),
-    async query(body) {
+    async query(body, grant) {
       const hit = await cached(body);
       if (hit !== undefined) {
         dashboard.hits += 1;
         return hit;
       }
+      // Through the queue, the attempt is the queue's grant; a test's direct call takes a free unit itself (or is refused).
+      await (grant === undefined ? budget.take(DASHBOARD_WHERE, 0) : grant(DASHBOARD_WHERE, undefined));
       const now = options.clock.now();
-      if (now < nextUnitAt) {
-        dashboard.refusals += 1;
-        throw new UpstreamError({
-          service: 'reporting',
-          endpoint: '/api/dashboard/query',
-          kind: 'budget_exhausted',
-          retryAfterSeconds: Math.ceil((nextUnitAt - now) / 1000),
-        });
-      }
-      nextUnitAt = now + options.unitMs;
       dashboard.sent.push(body);
       if (body.metrics.some((metric) => options.unplanned?.includes(metric))) {
         throw new UpstreamError({ service: 'reporting', endpoint: '/api/dashboard/query', kind: 'metric_unavailable', status: 200 });
