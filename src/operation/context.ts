@@ -158,7 +158,9 @@ class OperationContext implements Context {
   private recommendationsLoader(): RecommendationsLoader {
     const { shared, allowance } = this;
     const metrics = shared.metrics;
-    const recommender: RenderEndpoint = { render: countingCacheHits((params: RenderParams) => shared.recommender.render(params), allowance) };
+    const recommender: RenderEndpoint = {
+      render: countingCacheHits((params: RenderParams) => shared.recommender.render(params), allowance),
+    };
     return createRecommendationsLoader(recommender, {
       maxConcurrency: shared.renderMaxConcurrency,
       allowance,
