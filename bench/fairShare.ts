@@ -12,8 +12,8 @@ import { readStats, resetStats } from './upstreamClient';
  * renames itself on every ask (issue 34): the name is a label only (no
  * CALLER_NAME_HEADER_TRUSTED), so all its asks count in the one share of
  * the callers without a verified identity, `unverified`. Its share
- * is the default: DASHBOARD_SHARE_PER_CALLER (0.2) of one unit a minute over
- * DASHBOARD_SHARE_WINDOW_SECONDS (600 s), 2 units per 10 minutes.
+ * is the default: DASHBOARD_SHARE_PER_CALLER (0.2) of one slot a minute over
+ * DASHBOARD_SHARE_WINDOW_SECONDS (600 s), 2 slots per 10 minutes.
  * FAIR_SHARE_BENCH_SECONDS (default 300; 30 to check that it runs).
  */
 
@@ -25,7 +25,7 @@ const UNVERIFIED = 'unverified';
 /** The defaults this bench runs with (src/config/analytics.ts), for the report's share line. */
 const SHARE = 0.2;
 const WINDOW_SECONDS = 600;
-const UNITS_PER_MINUTE = 1;
+const SLOTS_PER_MINUTE = 1;
 
 /** A labelled series' value on one replica's /metrics (0 when absent). */
 async function scrapeLabelled(replica: SubgraphProcess, line: string): Promise<number> {
@@ -71,7 +71,7 @@ async function main(): Promise<void> {
       const editors = asks.filter((ask) => ask.kind === 'editor');
       const widgets = asks.filter((ask) => ask.kind === 'widget');
       const greedy = asks.filter((ask) => ask.kind === 'greedy');
-      const perWindow = Math.max(1, Math.floor(SHARE * UNITS_PER_MINUTE * (WINDOW_SECONDS / 60)));
+      const perWindow = Math.max(1, Math.floor(SHARE * SLOTS_PER_MINUTE * (WINDOW_SECONDS / 60)));
       const share = perWindow * Math.ceil(countedSeconds / WINDOW_SECONDS);
       const lateWidgets = widgets.filter((ask) => ask.atMs >= WARM_MS);
       const lateEditors = editors.filter((ask) => ask.atMs >= WARM_MS);
@@ -91,7 +91,7 @@ async function main(): Promise<void> {
           `Vendor dashboard queries: ${queries} in ${countedSeconds.toFixed(0)} s (${((queries * 60) / countedSeconds).toFixed(2)} a minute; target ≤ 1); ` +
             `upstream 429s: ${rateLimited} (target 0).`,
           '',
-          `Greedy caller (a new name on each ask: ${renames} names): ${greedy.length} asks, ${greedy.filter((ask) => ask.ok).length} answered; units spent ${greedySlots} ` +
+          `Greedy caller (a new name on each ask: ${renames} names): ${greedy.length} asks, ${greedy.filter((ask) => ask.ok).length} answered; slots spent ${greedySlots} ` +
             `(its share: at most ${perWindow} per ${WINDOW_SECONDS} s, ${share} over this run); ` +
             `refused at once over its share: ${greedyRefusals}.`,
           '',

@@ -12,17 +12,17 @@ export interface AnalyticsConfig {
    */
   windowAlignSeconds: number;
   /**
-   * Longest an ask waits for the next unit of the reporting budget
+   * Longest an ask waits for the next slot of the reporting budget
    * (ANALYTICS_ASK_DEADLINE_MS): below the 30 s a router gives a subgraph,
    * so a refused ask still reaches the router as an answer.
    */
   askDeadlineMs: number;
-  /** Oldest numbers still served (with their `fetchedAt`) while a refresh waits for its unit (ANALYTICS_MAX_STALENESS_SECONDS). */
+  /** Oldest numbers still served (with their `fetchedAt`) while a refresh waits for its slot (ANALYTICS_MAX_STALENESS_SECONDS). */
   maxStalenessSeconds: number;
   /** The outside share: of the tables' slots, the share kept for asks outside the tables while refreshes also wait (ANALYTICS_COLD_SHARE, above 0, at most 1). */
   outsideShare: number;
   /**
-   * The fair share (DASHBOARD_SHARE_PER_CALLER, above 0, at most 1): the most of the reporting units one
+   * The fair share (DASHBOARD_SHARE_PER_CALLER, above 0, at most 1): the most of the reporting slots one
    * caller's `dashboard` asks may take over DASHBOARD_SHARE_WINDOW_SECONDS; over it, refused at once.
    */
   dashboardSharePerCaller: number;
@@ -42,8 +42,8 @@ export const DEFAULT_ANALYTICS_CONFIG: AnalyticsConfig = Object.freeze({
   askDeadlineMs: 20_000,
   maxStalenessSeconds: 900,
   outsideShare: 0.5,
-  // At real hosts' one unit a minute: 2 units per caller per 10 minutes, so one greedy dashboard client
-  // leaves the newsroom 8 of every 10 units, and a person exploring dashboards gets an answer every few minutes.
+  // At real hosts' one slot a minute: 2 slots per caller per 10 minutes, so one greedy dashboard client
+  // leaves the newsroom 8 of every 10 slots, and a person exploring dashboards gets an answer every few minutes.
   dashboardSharePerCaller: 0.2,
   dashboardShareWindowSeconds: 600,
   // A newsroom's screens and panels over a few windows and sections fit well within it; a caller naming a new

@@ -26,7 +26,7 @@ export interface DashboardTarget {
   scrub: (text: string) => string;
 }
 
-/** One dashboard query: one unit of the account's budget, which the caller has announced. */
+/** One dashboard query: one slot of the account's budget, which the caller has announced. */
 export async function checkDashboard(target: DashboardTarget): Promise<CheckResult> {
   let answer: UpstreamAnswer;
   try {

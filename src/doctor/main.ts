@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { runDoctor } from './runDoctor';
 
 const USAGE =
-  'usage: npm run doctor [-- --no-spend]\n  --no-spend  skip the dashboard query (the one check that spends a unit of the query budget)\n';
+  'usage: npm run doctor [-- --no-spend]\n  --no-spend  skip the dashboard query (the one check that spends a slot of the query budget)\n';
 
 async function main(): Promise<number> {
   let spend: boolean;

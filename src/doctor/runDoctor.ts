@@ -12,7 +12,7 @@ import { checkSignIn } from './signInCheck';
 export interface DoctorOptions {
   /** Read exactly as `npm start` reads it. */
   env: NodeJS.ProcessEnv;
-  /** False (`--no-spend`) skips the dashboard query, the one check that spends a unit of the account's query budget. */
+  /** False (`--no-spend`) skips the dashboard query, the one check that spends a slot of the account's query budget. */
   spend: boolean;
   /** The experience render.json is checked with (DOCTOR_EXPERIENCE_ID); unset skips that check against a remote upstream. */
   experienceId?: string;
@@ -137,7 +137,7 @@ async function runChecks(target: DoctorTarget, config: Config, options: DoctorOp
     write(
       formatNote(
         DASHBOARD_CHECK,
-        `sending one minimal query now: it spends 1 unit of the account's dashboard budget (the real host allows about 1 per minute); --no-spend skips it`,
+        `sending one minimal query now: it spends 1 slot of the account's dashboard budget (the real host allows about 1 per minute); --no-spend skips it`,
       ),
     );
     report(await checkDashboard({ baseUrl: target.reportingBaseUrl, token, timeoutMs, scrub }));

@@ -34,7 +34,7 @@ describe('npm run doctor against the emulator', () => {
     expect(run.report.exitCode).toBe(0);
     expect(run.line('sign-in')).toMatch(/^pass {2}sign-in: api@demo\.example signed in \(role api\); token valid for 14 days/);
     expect(run.line('reporting host')).toContain(`${emulator.url}: DNS ok (127.0.0.1), TCP ok (port ${emulator.port}), no TLS (http)`);
-    const note = run.lines.findIndex((line) => line.startsWith('note  dashboard query:') && line.includes('spends 1 unit'));
+    const note = run.lines.findIndex((line) => line.startsWith('note  dashboard query:') && line.includes('spends 1 slot'));
     expect(note).toBeGreaterThan(run.lines.indexOf(run.line('sign-in')));
     expect(note).toBeLessThan(run.lines.indexOf(run.line('dashboard query')));
     expect(run.line('render.json')).toMatch(

@@ -37,7 +37,7 @@ function recording(fail = false, cache: CacheOutcome = 'miss') {
   return { endpoint, asked };
 }
 
-/** The operation's asker over the endpoint: asks of one tick and one kind go as one query; none waits here (a unit is always free). */
+/** The operation's asker over the endpoint: asks of one tick and one kind go as one query; none waits here (a slot is always free). */
 function asker(endpoint: DashboardEndpoint): DashboardAsker {
   return new DashboardAsks({
     queue: new BudgetQueue({

@@ -20,14 +20,14 @@ import { fakeRecommender, silentLogger } from '../support/subgraph';
 import { FakeClock, fakeDashboard, type FakeDashboard } from '../reporting/support/tablesFakes';
 
 const START = Date.UTC(2026, 10, 20, 12, 0, 0);
-const UNIT_MS = 63_000;
+const SLOT_MS = 63_000;
 const WEEK = tableSpec({ last: { number: 7, unit: 'day' } }, {}, 'pageViewsTotal');
 const DAY = tableSpec({ last: { number: 1, unit: 'day' } }, {}, 'pageViewsTotal');
 const URLS = ['https://news.example/a', 'https://news.example/b'];
 
 function setUp(): { clock: FakeClock; dashboard: FakeDashboard; service: ReportingService } {
   const clock = new FakeClock(START);
-  const dashboard = fakeDashboard({ clock, unitMs: UNIT_MS, urls: URLS });
+  const dashboard = fakeDashboard({ clock, slotMs: SLOT_MS, urls: URLS });
   const service = createReportingService({
     dashboard,
     config: testConfig(),
@@ -75,17 +75,17 @@ describe('the reporting service, built once per process', () => {
     service.close();
   });
 
-  it('closed, it sends no more queries: an ask waiting for the next unit does not take it', async () => {
+  it('closed, it sends no more queries: an ask waiting for the next slot does not take it', async () => {
     const open = setUp();
     const closed = setUp();
     for (const { clock, service } of [open, closed]) {
       await service.tables.ranking(WEEK, 2, clock.now() + 120_000);
-      // The unit is spent: this ask waits for the next one.
+      // The slot is spent: this ask waits for the next one.
       void service.tables.ranking(DAY, 2, clock.now() + 120_000).catch(() => undefined);
     }
 
     closed.service.close();
-    await Promise.all([open.clock.advance(UNIT_MS + 1_000), closed.clock.advance(UNIT_MS + 1_000)]);
+    await Promise.all([open.clock.advance(SLOT_MS + 1_000), closed.clock.advance(SLOT_MS + 1_000)]);
 
     expect(open.dashboard.sent).toHaveLength(2);
     expect(closed.dashboard.sent).toHaveLength(1);
@@ -95,7 +95,7 @@ describe('the reporting service, built once per process', () => {
   it('a server serves the services it is given and never closes them: the process’s shutdown does, after the drain', async () => {
     const config = testConfig({ production: false });
     const services = testServices(config, {
-      dashboard: fakeDashboard({ clock: new FakeClock(START), unitMs: UNIT_MS, urls: URLS }),
+      dashboard: fakeDashboard({ clock: new FakeClock(START), slotMs: SLOT_MS, urls: URLS }),
       recommender: fakeRecommender(),
     });
     let closes = 0;

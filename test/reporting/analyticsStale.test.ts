@@ -1,6 +1,6 @@
 /**
  * Stale beats an error, against the realistic emulator: numbers past their
- * TTL are served with their fetchedAt while the refresh waits for its unit,
+ * TTL are served with their fetchedAt while the refresh waits for its slot,
  * and their cache hint says they are not fresh (max-age 0: the response
  * cache never stores them). Both the tables and the hints run on one injected clock.
  */
@@ -82,7 +82,7 @@ it('serves numbers past the TTL with their fetchedAt and max-age 0, while one re
   const stale = await ask(url);
   expect(stale).toMatchObject({ fetchedAt: fresh.fetchedAt, pageViews: fresh.pageViews });
   expect(stale.cacheControl).toBe('no-store');
-  // The refresh by demand the stale ask asked for: one query, at the unit the governor grants.
+  // The refresh by demand the stale ask asked for: one query, at the slot the governor grants.
   await clock.advance(0);
   expect(sent).toHaveLength(2);
 });

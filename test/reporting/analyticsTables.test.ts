@@ -1,7 +1,7 @@
 /**
  * The analytics tables on an injected clock, over a fake dashboard endpoint
- * that grants one unit every 63 s like the vendor's one query a minute: one
- * table answers many asks, cold asks wait for the next unit and share one
+ * that grants one slot every 63 s like the vendor's one query a minute: one
+ * table answers many asks, cold asks wait for the next slot and share one
  * query, deadlines, staleness, refresh by demand, metric learning.
  */
 import { BudgetQueue } from '../../src/reporting/budget/budgetQueue';
@@ -19,7 +19,7 @@ import { testConfig } from '../support/config';
 import { freeBudget } from '../support/freeBudget';
 
 const START = Date.UTC(2026, 10, 20, 12, 0, 0);
-const UNIT_MS = 63_000;
+const SLOT_MS = 63_000;
 const DEADLINE_MS = 20_000;
 const WEEK = tableSpec({ last: { number: 7, unit: 'day' } }, {}, 'pageViewsTotal');
 const DAY = tableSpec({ last: { number: 1, unit: 'day' } }, {}, 'pageViewsTotal');
@@ -35,14 +35,14 @@ interface SetUpOptions {
   slotsPerMinute?: number;
   /** ANALYTICS_NEW_TABLES_PER_CALLER (default: the config's). */
   newTablesPerCaller?: number;
-  /** The fake dashboard's answer cache (default: none, every answer spends a unit). */
+  /** The fake dashboard's answer cache (default: none, every answer spends a slot). */
   answerCacheMs?: number;
   /** ANALYTICS_WINDOW_ALIGN_SECONDS (default: the config's). */
   windowAlignSeconds?: number;
 }
 
 /**
- * A cluster on one fake clock: one fake dashboard (its units are the
+ * A cluster on one fake clock: one fake dashboard (its slots are the
  * cluster's), one store, one board. `replica()` adds a replica sharing them
  * (the store and the board, as on Redis); `setUp` is a single process.
  */
@@ -50,7 +50,7 @@ function setUpReplicas(options: SetUpOptions) {
   const clock = new FakeClock(START);
   const dashboard = fakeDashboard({
     clock,
-    unitMs: options.slotsPerMinute === undefined ? UNIT_MS : 60_000 / options.slotsPerMinute,
+    slotMs: options.slotsPerMinute === undefined ? SLOT_MS : 60_000 / options.slotsPerMinute,
     urls: options.urls,
     ...(options.unplanned ? { unplanned: options.unplanned } : {}),
     ...(options.answerCacheMs === undefined ? {} : { cacheMs: options.answerCacheMs }),
@@ -145,10 +145,10 @@ describe('tables', () => {
 
   it('an article missing from a full table is a cold ask: one query filtered to the urls it lacks', async () => {
     const urls = site(20);
-    // A TTL of five minutes: the table stays fresh, so the next unit is the cold ask's.
+    // A TTL of five minutes: the table stays fresh, so the next slot is the cold ask's.
     const { clock, dashboard, tables } = setUp({ urls, maxRows: 10, ttlSeconds: 300 });
     await tables.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
-    await clock.advance(UNIT_MS);
+    await clock.advance(SLOT_MS);
     const answer = await tables.articles(WEEK, [urls[15], urls[2]], ['pageViewsTotal'], deadline(clock));
 
     expect(bodiesOf(dashboard)[1]).toEqual({
@@ -199,13 +199,13 @@ describe("the vendor refusing the subgraph's own query", () => {
   });
 });
 
-describe('cold asks at the next unit', () => {
-  it('wait for the next unit and share one query: the union of their urls and metrics', async () => {
+describe('cold asks at the next slot', () => {
+  it('wait for the next slot and share one query: the union of their urls and metrics', async () => {
     const urls = site(20);
-    // A TTL of two minutes: the table is not yet due for a refresh, so the next unit is the asks'.
+    // A TTL of two minutes: the table is not yet due for a refresh, so the next slot is the asks'.
     const { clock, dashboard, tables, answered } = setUp({ urls, maxRows: 10, ttlSeconds: 120 });
     await tables.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
-    await clock.advance(50_000); // the next unit is 13 s away, within every ask's deadline
+    await clock.advance(50_000); // the next slot is 13 s away, within every ask's deadline
 
     const asks = [
       tables.articles(WEEK, [urls[12]], ['pageViewsTotal'], deadline(clock)),
@@ -227,7 +227,7 @@ describe('cold asks at the next unit', () => {
     expect(answered).toEqual([1, 3]);
     expect(cell(a, urls[12], 'pageViewsTotal')).toMatchObject({ value: fakeValue(urls, urls[12], 'pageViewsTotal'), outcome: 'merged' });
     expect(cell(b, urls[14], 'uniqueUsers').value).toBe(fakeValue(urls, urls[14], 'uniqueUsers'));
-    expect(cell(c, urls[12], 'averageScroll').fetchedAt).toBe(START + UNIT_MS);
+    expect(cell(c, urls[12], 'averageScroll').fetchedAt).toBe(START + SLOT_MS);
   });
 
   it('past its deadline, an ask with no numbers is UPSTREAM_RATE_LIMITED with retryAfter, and sends nothing', async () => {
@@ -235,7 +235,7 @@ describe('cold asks at the next unit', () => {
     const { clock, dashboard, tables } = setUp({ urls });
     await tables.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
     await clock.advance(1_000);
-    // Another table: nothing to serve, and the next unit is 62 s away, past the 20 s deadline.
+    // Another table: nothing to serve, and the next slot is 62 s away, past the 20 s deadline.
     const answer = await tables.articles(DAY, [urls[0]], ['pageViewsTotal'], deadline(clock));
     const error = errorOf(answer, urls[0], 'pageViewsTotal');
     expect(error.kind).toBe('budget_exhausted');
@@ -289,10 +289,10 @@ describe('demand left by refused asks (issue 38)', () => {
     const retried = await editor.articles(DAY, [urls[1]], ['pageViewsTotal'], deadline(clock));
     expect(cell(retried, urls[1], 'pageViewsTotal')).toMatchObject({
       value: fakeValue(urls, urls[1], 'pageViewsTotal'),
-      fetchedAt: START + UNIT_MS,
+      fetchedAt: START + SLOT_MS,
     });
     // The capped table never takes a slot, however long the queue runs.
-    await clock.advance(3 * UNIT_MS);
+    await clock.advance(3 * SLOT_MS);
     expect(dashboard.sent).toHaveLength(2);
   });
 });
@@ -321,17 +321,17 @@ describe('demand left by refused asks, on replicas (issue 38)', () => {
     const retried = await a.articles(WEEK, [urls[10]], ['pageViewsTotal'], deadline(clock));
     expect(cell(retried, urls[10], 'pageViewsTotal')).toMatchObject({
       value: fakeValue(urls, urls[10], 'pageViewsTotal'),
-      fetchedAt: START + UNIT_MS,
+      fetchedAt: START + SLOT_MS,
     });
     // The refresh goes at the slot after, and b's demand is not carried again.
-    await clock.advance(UNIT_MS);
+    await clock.advance(SLOT_MS);
     expect(bodiesOf(dashboard).map((body) => body.urls)).toEqual([undefined, [urls[10]], undefined]);
     a.close();
   });
 });
 
 describe('stale beats an error', () => {
-  it('serves numbers past the TTL with their fetchedAt, and refreshes at the next unit', async () => {
+  it('serves numbers past the TTL with their fetchedAt, and refreshes at the next slot', async () => {
     const urls = site(5);
     const { clock, dashboard, tables } = setUp({ urls });
     await tables.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
@@ -343,7 +343,7 @@ describe('stale beats an error', () => {
     await clock.advance(2_000); // the next unit: the refresh by demand goes
     expect(dashboard.sent).toHaveLength(2);
     const fresh = cell(await tables.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock)), urls[0], 'pageViewsTotal');
-    expect(fresh).toMatchObject({ outcome: 'table', fetchedAt: START + UNIT_MS });
+    expect(fresh).toMatchObject({ outcome: 'table', fetchedAt: START + SLOT_MS });
   });
 
   it('never serves numbers older than the maximum staleness', async () => {
@@ -357,40 +357,40 @@ describe('stale beats an error', () => {
 });
 
 describe('refresh by demand', () => {
-  it('refreshes the most demanded table first, keeping a share of the units for cold asks', async () => {
+  it('refreshes the most demanded table first, keeping a share of the slots for cold asks', async () => {
     const urls = site(20);
     const { clock, dashboard, tables } = setUp({ urls, maxRows: 10, outsideShare: 0.5 });
     await tables.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
-    await clock.advance(UNIT_MS);
+    await clock.advance(SLOT_MS);
     await tables.ranking(DAY, 3, deadline(clock));
     await clock.advance(40_000); // both tables past half their TTL: each ask asks for a refresh
     for (let ask = 0; ask < 3; ask += 1) await tables.articles(WEEK, [urls[1]], ['pageViewsTotal'], deadline(clock));
     await tables.ranking(DAY, 3, deadline(clock));
-    const cold = tables.articles(WEEK, [urls[15]], ['pageViewsTotal'], clock.now() + 4 * UNIT_MS);
-    await clock.advance(UNIT_MS * 3);
+    const cold = tables.articles(WEEK, [urls[15]], ['pageViewsTotal'], clock.now() + 4 * SLOT_MS);
+    await clock.advance(SLOT_MS * 3);
     await cold;
     const kinds = dashboard.sent.slice(2).map((body) => {
       if (body.filters.some((filter) => filter.filter === 'url')) return 'cold';
       const range = 'range' in body.dates ? body.dates.range : undefined;
       return range !== undefined && Date.parse(range.end) - Date.parse(range.start) > 2 * 86_400_000 ? 'week' : 'day';
     });
-    // The two units so far brought whole tables, which count with the refreshes: the cold ask's share is due
+    // The two slots so far brought whole tables, which count with the refreshes: the cold ask's share is due
     // first; then the refreshes, the week's table (4 asks) before the day's (2).
     expect(kinds).toEqual(['cold', 'week', 'day']);
   });
-  // Fixed test-first: the refresh refused a unit came back with a demand of 0, so the table asked for most went last.
-  it('a refresh refused a unit keeps its place in the order', async () => {
+  // Fixed test-first: the refresh refused a slot came back with a demand of 0, so the table asked for most went last.
+  it('a refresh refused a slot keeps its place in the order', async () => {
     const urls = site(5);
     const { clock, dashboard, tables } = setUp({ urls });
     await tables.ranking(WEEK, 3, deadline(clock));
-    await clock.advance(UNIT_MS);
+    await clock.advance(SLOT_MS);
     await tables.ranking(DAY, 3, deadline(clock));
-    await clock.advance(40_000); // both tables past half their TTL; the next unit is 23 s away
-    // Three asks at once: the week's refresh tries for a unit as they come, and is refused after the last.
+    await clock.advance(40_000); // both tables past half their TTL; the next slot is 23 s away
+    // Three asks at once: the week's refresh tries for a slot as they come, and is refused after the last.
     await Promise.all([0, 1, 2].map(() => tables.ranking(WEEK, 3, deadline(clock))));
     await settle();
     await tables.ranking(DAY, 3, deadline(clock));
-    await clock.advance(2 * UNIT_MS);
+    await clock.advance(2 * SLOT_MS);
 
     const days = dashboard.sent
       .slice(2)
@@ -399,7 +399,7 @@ describe('refresh by demand', () => {
   });
 });
 
-describe('who gets the next unit', () => {
+describe('who gets the next slot', () => {
   it('asks for a table with nothing to serve them come before the refresh of a table that can still serve', async () => {
     const urls = site(5);
     const { clock, dashboard, tables } = setUp({ urls });
@@ -408,7 +408,7 @@ describe('who gets the next unit', () => {
     await tables.ranking(DAY, 3, deadline(clock)); // past half its TTL: asks for a refresh
     const week = tables.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
     await clock.advance(13_000);
-    expect(cell(await week, urls[0], 'pageViewsTotal')).toMatchObject({ outcome: 'fresh', fetchedAt: START + UNIT_MS });
+    expect(cell(await week, urls[0], 'pageViewsTotal')).toMatchObject({ outcome: 'fresh', fetchedAt: START + SLOT_MS });
     const windows = dashboard.sent.map((body) =>
       'range' in body.dates ? Date.parse(body.dates.range.end) - Date.parse(body.dates.range.start) : 0,
     );
@@ -438,9 +438,9 @@ describe('metrics outside the plan', () => {
   });
 });
 
-/** Replicas of one cluster: one store, one board, one governor (the fake dashboard's units are the cluster's). */
+/** Replicas of one cluster: one store, one board, one governor (the fake dashboard's slots are the cluster's). */
 describe('replicas sharing one store', () => {
-  it('an ask refused a unit on one replica is answered by the table another replica fetched', async () => {
+  it('an ask refused a slot on one replica is answered by the table another replica fetched', async () => {
     const urls = site(5);
     const { clock, dashboard, replica } = setUpReplicas({ urls });
     const [a, b] = [replica(), replica()];
@@ -454,12 +454,12 @@ describe('replicas sharing one store', () => {
     expect((ranking as Awaited<ReturnType<AnalyticsTables['ranking']>>).rows.map((row) => row.url)).toEqual(urls.slice(0, 2));
   });
 
-  it("cold asks waiting on different replicas share the next unit's one query: the union of their urls and metrics", async () => {
+  it("cold asks waiting on different replicas share the next slot's one query: the union of their urls and metrics", async () => {
     const urls = site(20);
     const { clock, dashboard, replica, answered } = setUpReplicas({ urls, maxRows: 10, ttlSeconds: 120 });
     const [a, b, c] = [replica(), replica(), replica()];
     await a.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
-    await clock.advance(50_000); // the next unit is 13 s away, within every ask's deadline
+    await clock.advance(50_000); // the next slot is 13 s away, within every ask's deadline
 
     const asks = [
       a.articles(WEEK, [urls[12]], ['pageViewsTotal'], deadline(clock)),
@@ -475,14 +475,14 @@ describe('replicas sharing one store', () => {
     expect(cold).toHaveLength(1);
     expect([...(cold[0].urls ?? [])].sort()).toEqual([urls[12], urls[13], urls[14], urls[15]]);
     expect(cold[0].metrics).toEqual(expect.arrayContaining(['pageViewsTotal', 'uniqueUsers', 'totalDuration']));
-    // The replica that got the unit counts every ask its query carried: its own and the two other replicas'.
+    // The replica that got the slot counts every ask its query carried: its own and the two other replicas'.
     expect(answered).toEqual([1, 3]);
     expect(cell(fromA, urls[12], 'pageViewsTotal').value).toBe(fakeValue(urls, urls[12], 'pageViewsTotal'));
     expect(cell(fromB, urls[14], 'uniqueUsers')).toMatchObject({ value: fakeValue(urls, urls[14], 'uniqueUsers'), outcome: 'merged' });
     expect(cell(fromC, urls[15], 'totalDuration')).toMatchObject({ value: fakeValue(urls, urls[15], 'totalDuration'), outcome: 'merged' });
   });
 
-  it("a waiting ask for an article outside the table whose unit went to another replica's whole-table fetch gets the budget's refusal with retryAfter", async () => {
+  it("a waiting ask for an article outside the table whose slot went to another replica's whole-table fetch gets the budget's refusal with retryAfter", async () => {
     // Issue 29 item 14: the whole table (for the other replica's ask) was handed to this ask although it lacks its
     // article; its second try ended as INTERNAL_SERVER_ERROR "the numbers of this article were in no answer".
     const urls = site(20);
@@ -490,14 +490,14 @@ describe('replicas sharing one store', () => {
     const a = replica();
     const other = board.replica();
     await a.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
-    await clock.advance(UNIT_MS);
-    // A metric the table lacks for an article it ranks: the whole table again (this unit), then the article it lacks, cold.
+    await clock.advance(SLOT_MS);
+    // A metric the table lacks for an article it ranks: the whole table again (this slot), then the article it lacks, cold.
     const asked = a.articles(WEEK, [urls[2], urls[15]], ['totalDuration'], clock.now() + 100_000);
     await settle();
     expect(dashboard.sent).toHaveLength(2);
-    // Another replica waits for the whole table with a metric it lacks: the next unit fetches the whole table for it.
+    // Another replica waits for the whole table with a metric it lacks: the next slot fetches the whole table for it.
     other.post(WEEK.key, [{ metrics: ['pageViewsPerUser'], deadline: clock.now() + 600_000 }]);
-    await clock.advance(2 * UNIT_MS);
+    await clock.advance(2 * SLOT_MS);
     const answer = await asked;
 
     expect(bodiesOf(dashboard)[2]?.urls).toBeUndefined();
@@ -525,7 +525,7 @@ describe('replicas sharing one store', () => {
     await a.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
     const asked = a.articles(WEEK, [urls[15]], ['pageViewsTotal'], clock.now() + 200_000);
     other.post(WEEK.key, [{ metrics: ['pageViewsTotal'], deadline: clock.now() + 600_000 }]);
-    await clock.advance(2 * UNIT_MS);
+    await clock.advance(2 * SLOT_MS);
 
     // Counted before the ask is awaited: a loop going round would leave it waiting (the fake's hits are bounded, so
     // such a loop ends parked on the clock and this test fails with its counts instead of hanging).
@@ -547,7 +547,7 @@ describe('replicas sharing one store', () => {
     await clock.advance(40_000); // past half the 60 s TTL: an ask on each replica asks for a refresh
     await a.ranking(WEEK, 3, deadline(clock));
     await b.ranking(WEEK, 3, deadline(clock));
-    await clock.advance(3 * UNIT_MS);
+    await clock.advance(3 * SLOT_MS);
 
     // The table, then one refresh at the next unit: the other replica found it refreshed and sent nothing.
     expect(dashboard.sent).toHaveLength(2);
@@ -596,7 +596,7 @@ describe('replicas sharing one store', () => {
     const { clock, dashboard, replica } = setUpReplicas({ urls, unplanned: ['revenueTotal'] });
     const [a, b] = [replica(), replica()];
     await a.ranking(WEEK, 3, deadline(clock));
-    await clock.advance(50_000); // the next unit is 13 s away
+    await clock.advance(50_000); // the next slot is 13 s away
     const asks = [
       a.articles(WEEK, [urls[0]], ['pageViewsTotal', 'revenueTotal'], deadline(clock)),
       b.articles(WEEK, [urls[1]], ['revenueTotal'], deadline(clock)),
@@ -624,7 +624,7 @@ describe('replicas sharing one store', () => {
 
     expect(cell(fromA, urls[12], 'pageViewsTotal').value).toBe(fakeValue(urls, urls[12], 'pageViewsTotal'));
     expect(dashboard.sent[1].metrics).not.toContain('revenueTotal');
-    await clock.advance(DEADLINE_MS); // the other replica's ask needs a unit of its own, past its deadline
+    await clock.advance(DEADLINE_MS); // the other replica's ask needs a slot of its own, past its deadline
     await asks[1];
   });
 
@@ -639,7 +639,7 @@ describe('replicas sharing one store', () => {
     expect(errorOf(first, urls[0], 'revenueTotal').kind).toBe('metric_unavailable');
 
     board.unavailable.clear(); // the board forgot (its key expired): revenue is asked for again
-    await clock.advance(UNIT_MS);
+    await clock.advance(SLOT_MS);
     const again = await a.articles(WEEK, [urls[0]], ['revenueTotal'], deadline(clock));
     expect(cell(again, urls[0], 'revenueTotal').value).toBe(fakeValue(urls, urls[0], 'revenueTotal'));
     expect(dashboard.sent.map((body) => body.metrics.includes('revenueTotal'))).toEqual([false, true]);

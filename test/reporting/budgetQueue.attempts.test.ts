@@ -136,7 +136,7 @@ describe('the outside share counts attempts too', () => {
    * asks its grant twice (two attempts, as the retry stage asks for each), from a budget that always has a slot.
    */
   function retryingEndpoint(clock: FakeClock) {
-    const vendor = fakeDashboard({ clock, unitMs: 60_000, urls: ['https://news.example/a', 'https://news.example/b'] });
+    const vendor = fakeDashboard({ clock, slotMs: 60_000, urls: ['https://news.example/a', 'https://news.example/b'] });
     const budget = freeBudget();
     return {
       vendor,

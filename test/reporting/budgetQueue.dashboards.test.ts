@@ -19,7 +19,7 @@ import { dashboardBodyKey } from '../../src/upstream/keys';
 import { DASHBOARD_WHERE, FakeClock, fakeBudget, settle } from './support/tablesFakes';
 import type { SlotGrant } from '../../src/upstream/transport/httpClient';
 
-const UNIT_MS = 63_000;
+const SLOT_MS = 63_000;
 const DEADLINE_MS = 20_000;
 const TTL_MS = 300_000;
 
@@ -36,18 +36,18 @@ function body(metrics: MetricName[], overrides: Partial<DashboardQueryBody> = {}
 
 /**
  * The protected endpoint as the room sees it: an answer cache (fresh for TTL_MS), then each attempt granted
- * its unit by the queue from a budget of one unit per UNIT_MS (refused in between with `budget_exhausted` and
+ * its slot by the queue from a budget of one slot per SLOT_MS (refused in between with `budget_exhausted` and
  * `retryAfter`, spending nothing), recording every body sent. Each metric's total is its name's length; a
  * metric in `unplanned` answers the empty body. A query sent is answered `latencyMs` later.
  */
 function fakeVendor(clock: FakeClock, unplanned: readonly MetricName[] = [], latencyMs = 0) {
   const cache = new Map<string, Served<DashboardMetricResultWire[]>>();
-  const budget = fakeBudget(clock, UNIT_MS);
+  const budget = fakeBudget(clock, SLOT_MS);
   const vendor = {
     sent: [] as DashboardQueryBody[],
     budget,
-    /** Another caller (a table refresh) takes the next unit. */
-    spendUnit: () => budget.spendUnit(),
+    /** Another caller (a table refresh) takes the next slot. */
+    spendSlot: () => budget.spendSlot(),
     async query(sent: DashboardQueryBody, grant?: SlotGrant): Promise<Served<DashboardMetricResultWire[]>> {
       const now = clock.now();
       const cached = cache.get(dashboardBodyKey(sent));
@@ -101,7 +101,7 @@ function setUp(unplanned: readonly MetricName[] = [], latencyMs = 0) {
 const metricsOf = (answer: Served<DashboardMetricResultWire[]> | Error | undefined) =>
   answer instanceof Error || answer === undefined ? answer : answer.value.map((result) => [result.metric, result.total]);
 
-/** A window other asks do not share: the query that spends the unit before a test's asks arrive. */
+/** A window other asks do not share: the query that spends the slot before a test's asks arrive. */
 const OTHER_KIND = body(['pageViewsTotal'], { dates: { last: { number: 1, dimension: 'day' } } });
 
 describe('DashboardAsks', () => {
@@ -126,7 +126,7 @@ describe('DashboardAsks', () => {
     expect(waiting()).toBe(0);
   });
 
-  it('lets asks of other operations that find no unit wait for the next one, then answers them all with ONE query carrying the union', async () => {
+  it('lets asks of other operations that find no slot wait for the next one, then answers them all with ONE query carrying the union', async () => {
     const { clock, vendor, waiting, ask } = setUp();
     await ask(OTHER_KIND);
     await clock.advance(50_000);
@@ -137,7 +137,7 @@ describe('DashboardAsks', () => {
     expect(waiting()).toBe(2);
     expect(vendor.sent).toHaveLength(1);
 
-    await clock.advance(UNIT_MS - 50_000);
+    await clock.advance(SLOT_MS - 50_000);
     expect(metricsOf((await first)[0])).toEqual([['pageViewsTotal', 14]]);
     expect(metricsOf((await second)[0])).toEqual([
       ['uniqueUsers', 11],
@@ -147,7 +147,7 @@ describe('DashboardAsks', () => {
     expect(waiting()).toBe(0);
   });
 
-  it('keeps apart waiting asks of different kinds: each kind its own unit, the fullest first', async () => {
+  it('keeps apart waiting asks of different kinds: each kind its own slot, the fullest first', async () => {
     const { clock, vendor, ask } = setUp();
     await ask(OTHER_KIND);
     await clock.advance(50_000);
@@ -155,16 +155,16 @@ describe('DashboardAsks', () => {
     const grouped = { groupBy: ['deviceType' as const] };
     const lone = ask(body(['pageViewsTotal'], grouped));
     const pair = [ask(body(['pageViewsTotal'])), ask(body(['uniqueUsers']))];
-    await clock.advance(UNIT_MS - 50_000);
+    await clock.advance(SLOT_MS - 50_000);
     await Promise.all(pair);
 
     expect(vendor.sent.slice(1)).toEqual([body(['pageViewsTotal', 'uniqueUsers'])]);
-    // The lone grouped ask's next unit is a minute away, past its deadline: refused with retryAfter.
+    // The lone grouped ask's next slot is a minute away, past its deadline: refused with retryAfter.
     expect((await lone)[0]).toMatchObject({ kind: 'budget_exhausted' });
     expect(((await lone)[0] as UpstreamError).retryAfterSeconds).toBeGreaterThan(DEADLINE_MS / 1000);
   });
 
-  it('gives the unit to the waiting asks, so an ask arriving just before it cannot take the unit alone', async () => {
+  it('gives the slot to the waiting asks, so an ask arriving just before it cannot take the slot alone', async () => {
     const { clock, vendor, ask } = setUp();
     await ask(OTHER_KIND);
     await clock.advance(50_000);
@@ -172,7 +172,7 @@ describe('DashboardAsks', () => {
     await settle();
 
     // 1.5 s before the unit: the waiting ask goes first, so this ask finds no unit within its deadline.
-    await clock.advance(UNIT_MS - 50_000 - 1_500);
+    await clock.advance(SLOT_MS - 50_000 - 1_500);
     const lateAsk = ask(body(['uniqueUsers'], { dates: { last: { number: 30, dimension: 'day' } } }));
     await clock.advance(1_500);
     const [late] = await lateAsk;
@@ -182,7 +182,7 @@ describe('DashboardAsks', () => {
     expect(vendor.sent).toEqual([OTHER_KIND, body(['pageViewsTotal'])]);
   });
 
-  it('refuses at once, with retryAfter and without a query, an ask whose next unit comes after its deadline', async () => {
+  it('refuses at once, with retryAfter and without a query, an ask whose next slot comes after its deadline', async () => {
     const { clock, vendor, waiting, ask, refusals } = setUp();
     await ask(OTHER_KIND);
     await clock.advance(30_000);
@@ -196,37 +196,37 @@ describe('DashboardAsks', () => {
     expect(refusals).toEqual(['dashboard:deadline']);
   });
 
-  it('answers a waiting ask whose query was sent within its deadline though the answer comes after it: the unit spent is not wasted', async () => {
-    // The deadline bounds the wait for a unit (ANALYTICS_ASK_DEADLINE_MS); once the query is sent, the ask waits for its answer.
+  it('answers a waiting ask whose query was sent within its deadline though the answer comes after it: the slot spent is not wasted', async () => {
+    // The deadline bounds the wait for a slot (ANALYTICS_ASK_DEADLINE_MS); once the query is sent, the ask waits for its answer.
     const latencyMs = 2_000;
     const { clock, vendor, room, refusals } = setUp([], latencyMs);
     const spent = room.ask([OTHER_KIND], clock.now() + DEADLINE_MS);
     await clock.advance(latencyMs);
     await spent;
 
-    // The next unit comes 1 s before the ask's deadline; its answer 1 s after it.
-    const nextUnitAt = clock.now() - latencyMs + UNIT_MS;
-    const waiting = room.ask([body(['pageViewsTotal'])], nextUnitAt + 1_000);
-    await clock.advance(nextUnitAt - clock.now() + latencyMs);
+    // The next slot comes 1 s before the ask's deadline; its answer 1 s after it.
+    const nextSlotAt = clock.now() - latencyMs + SLOT_MS;
+    const waiting = room.ask([body(['pageViewsTotal'])], nextSlotAt + 1_000);
+    await clock.advance(nextSlotAt - clock.now() + latencyMs);
 
     expect((await waiting).map(metricsOf)).toEqual([[['pageViewsTotal', 14]]]);
     expect(vendor.sent).toHaveLength(2);
     expect(refusals).toEqual([]);
   });
 
-  it('refuses a waiting ask with retryAfter when another caller took its unit and the next one comes after its deadline', async () => {
+  it('refuses a waiting ask with retryAfter when another caller took its slot and the next one comes after its deadline', async () => {
     const { clock, vendor, ask, refusals } = setUp();
     await ask(OTHER_KIND);
     await clock.advance(50_000);
     const waiter = ask(body(['pageViewsTotal']));
     await settle();
 
-    vendor.spendUnit();
-    await clock.advance(UNIT_MS - 50_000);
+    vendor.spendSlot();
+    await clock.advance(SLOT_MS - 50_000);
 
     const [answer] = await waiter;
     expect(answer).toMatchObject({ kind: 'budget_exhausted' });
-    expect((answer as UpstreamError).retryAfterSeconds).toBeGreaterThanOrEqual(UNIT_MS / 1000);
+    expect((answer as UpstreamError).retryAfterSeconds).toBeGreaterThanOrEqual(SLOT_MS / 1000);
     expect(vendor.sent).toEqual([OTHER_KIND]);
     expect(refusals).toEqual(['dashboard:deadline']);
   });
@@ -236,11 +236,11 @@ describe('DashboardAsks', () => {
     await ask(OTHER_KIND);
     await clock.advance(50_000);
     const merged = [ask(body(['pageViewsTotal'])), ask(body(['uniqueUsers']))];
-    await clock.advance(UNIT_MS - 50_000);
+    await clock.advance(SLOT_MS - 50_000);
     await Promise.all(merged);
     expect(vendor.sent).toHaveLength(2);
 
-    // The budget is spent again (the merged query took the unit); both kinds of cached answer come at once.
+    // The budget is spent again (the merged query took the slot); both kinds of cached answer come at once.
     const own = await ask(OTHER_KIND);
     const fromMerged = await ask(body(['uniqueUsers']), body(['pageViewsTotal']));
 
@@ -255,7 +255,7 @@ describe('DashboardAsks', () => {
   it('answers waiting asks whose merged body the answer cache holds at their slot without spending it (issue 35)', async () => {
     const { clock, vendor, waiting, ask, slotsSpent } = setUp();
     const merged = body(['averageScroll', 'pageViewsTotal', 'uniqueUsers']);
-    // Another caller's identical body took this unit (granted from the same budget): its answer is cached.
+    // Another caller's identical body took this slot (granted from the same budget): its answer is cached.
     await vendor.query(merged, (where) => vendor.budget.take(where, 0));
     await clock.advance(50_000);
     const first = ask(body(['pageViewsTotal']));
@@ -263,7 +263,7 @@ describe('DashboardAsks', () => {
     await settle();
     expect(waiting()).toBe(2);
 
-    await clock.advance(UNIT_MS - 50_000);
+    await clock.advance(SLOT_MS - 50_000);
     expect(metricsOf((await first)[0])).toEqual([['pageViewsTotal', 14]]);
     expect(metricsOf((await second)[0])).toEqual([
       ['uniqueUsers', 11],
@@ -277,11 +277,11 @@ describe('DashboardAsks', () => {
 
   it('asks each body alone after a merged query names a metric outside the plan: only the asks naming it fail, and it is merged no more', async () => {
     const { clock, vendor, room, ask } = setUp([Metric.CPM]);
-    const deadline = clock.now() + 10 * UNIT_MS;
+    const deadline = clock.now() + 10 * SLOT_MS;
 
-    // One operation: the merged query fails, then each body alone at a unit of its own.
+    // One operation: the merged query fails, then each body alone at a slot of its own.
     const answers = room.ask([body(['pageViewsTotal']), body([Metric.CPM])], deadline);
-    await clock.advance(2 * UNIT_MS);
+    await clock.advance(2 * SLOT_MS);
     const [views, cpm] = await answers;
 
     expect(metricsOf(views)).toEqual([['pageViewsTotal', 14]]);
@@ -291,7 +291,7 @@ describe('DashboardAsks', () => {
     // CPM is a suspect now: an ask naming it is a group of its own, the others still merge.
     expect(room.groupOf(body([Metric.CPM, 'uniqueUsers']))).not.toBe(room.groupOf(body(['uniqueUsers'])));
     expect(room.groupOf(body(['averageScroll']))).toBe(room.groupOf(body(['uniqueUsers'])));
-    await clock.advance(UNIT_MS);
+    await clock.advance(SLOT_MS);
     const later = await ask(body(['uniqueUsers']), body(['averageScroll']));
     expect(later.map(metricsOf)).toEqual([[['uniqueUsers', 11]], [['averageScroll', 13]]]);
   });
@@ -299,12 +299,12 @@ describe('DashboardAsks', () => {
   it('splits waiting asks of several operations the same way when their merged query names a metric outside the plan', async () => {
     const { clock, vendor, room } = setUp([Metric.CPM]);
     await room.ask([OTHER_KIND], clock.now() + DEADLINE_MS);
-    const deadline = clock.now() + 4 * UNIT_MS;
+    const deadline = clock.now() + 4 * SLOT_MS;
     const views = room.ask([body(['pageViewsTotal'])], deadline);
     const cpm = room.ask([body([Metric.CPM])], deadline);
     await settle();
 
-    await clock.advance(3 * UNIT_MS);
+    await clock.advance(3 * SLOT_MS);
 
     expect(metricsOf((await views)[0])).toEqual([['pageViewsTotal', 14]]);
     expect((await cpm)[0]).toMatchObject({ kind: 'metric_unavailable' });
@@ -319,7 +319,7 @@ describe('DashboardAsks', () => {
         sent.push(asked);
         return Promise.reject(new Error('connection refused'));
       },
-      budget: fakeBudget(clock, UNIT_MS),
+      budget: fakeBudget(clock, SLOT_MS),
     };
     const queue = new BudgetQueue({ reporting: failing, clock, outsideShare: 0, plan: new MetricPlan() });
     const room = new DashboardAsks({ queue });

@@ -18,7 +18,7 @@ import type { SlotGrant } from '../../src/upstream/transport/httpClient';
 import { FakeClock, fakeDashboard, settle, tableAsksIn } from './support/tablesFakes';
 
 const START = Date.UTC(2026, 10, 20, 12, 0, 0);
-const UNIT_MS = 10_000;
+const SLOT_MS = 10_000;
 const WINDOW_MS = 60_000;
 const WEEK = tableSpec({ last: { number: 7, unit: 'day' } }, {}, 'pageViewsTotal');
 
@@ -35,14 +35,14 @@ function dashboard(days: number): DashboardQueryBody {
 
 function setUp({ slotsPerCaller = 2 } = {}) {
   const clock = new FakeClock(START);
-  const endpoint = fakeDashboard({ clock, unitMs: UNIT_MS, urls: ['https://news.example/a'] });
+  const endpoint = fakeDashboard({ clock, slotMs: SLOT_MS, urls: ['https://news.example/a'] });
   return { endpoint, ...queueOver(endpoint, clock, slotsPerCaller) };
 }
 
 /** The fake vendor behind an answer cache, as the protected endpoint has: `vendor` counts what reached it. */
 function setUpCached({ slotsPerCaller = 2 } = {}) {
   const clock = new FakeClock(START);
-  const vendor = fakeDashboard({ clock, unitMs: UNIT_MS, urls: ['https://news.example/a'] });
+  const vendor = fakeDashboard({ clock, slotMs: SLOT_MS, urls: ['https://news.example/a'] });
   const endpoint = cachedEndpoint(vendor);
   return { vendor, endpoint, ...queueOver(endpoint, clock, slotsPerCaller) };
 }
@@ -85,9 +85,9 @@ test("over its share a caller's ask is refused at once with retryAfter, before a
   const { clock, endpoint, dashboards, observer } = setUp();
 
   await expect(dashboards.ask([dashboard(1)], clock.now() + 20_000, 'greedy')).resolves.toHaveLength(1);
-  await clock.advance(UNIT_MS);
+  await clock.advance(SLOT_MS);
   await expect(dashboards.ask([dashboard(2)], clock.now() + 20_000, 'greedy')).resolves.toHaveLength(1);
-  await clock.advance(UNIT_MS);
+  await clock.advance(SLOT_MS);
   const tries = endpoint.sent.length + endpoint.refusals;
 
   // Two slots in the last minute: the third is refused at once, until the first slot leaves the window (40 s on).
@@ -127,13 +127,13 @@ test("a caller's waiting asks beyond its share are refused as soon as its share 
   expect(endpoint.refusals).toBe(3);
 
   // The slot: the earliest deadline (greedy's first) takes it; its second ask is refused at once, not at the next slot.
-  await clock.advance(UNIT_MS - 1_000);
+  await clock.advance(SLOT_MS - 1_000);
   await expect(first).resolves.toHaveLength(1);
   const [refused] = await second;
   expect(shareRefusal(refused).retryAfterSeconds).toBe(WINDOW_MS / 1000);
   expect(observer.events).toContainEqual({ type: 'caller_refused', caller: 'greedy' });
 
-  await clock.advance(UNIT_MS);
+  await clock.advance(SLOT_MS);
   await expect(editor).resolves.toHaveLength(1);
   expect(endpoint.sent.map((body) => body.dates)).toEqual([dashboard(30).dates, dashboard(1).dates, dashboard(3).dates]);
 });
@@ -146,7 +146,7 @@ test("a merged query's slot is split between the callers whose asks it carries",
   const greedy = dashboards.ask([dashboard(7)], clock.now() + 20_000, 'greedy');
   const editor = dashboards.ask([{ ...dashboard(7), metrics: ['pageViewsTotal'] }], clock.now() + 20_000, 'editor');
   await settle();
-  await clock.advance(UNIT_MS);
+  await clock.advance(SLOT_MS);
   await expect(Promise.all([greedy, editor])).resolves.toHaveLength(2);
   expect(endpoint.sent).toHaveLength(2);
   expect(observer.events.filter((event) => event.type === 'caller_slots')).toEqual([
@@ -160,20 +160,20 @@ test('while a table ask waits, a dashboard asked just before the slot does not t
   await endpoint.query(dashboard(30));
   await clock.advance(1_000);
 
-  const table = tables.wait({ spec: WEEK, metrics: ['pageViewsTotal'] }, clock.now() + 2 * UNIT_MS);
+  const table = tables.wait({ spec: WEEK, metrics: ['pageViewsTotal'] }, clock.now() + 2 * SLOT_MS);
   await settle();
   // The queue read the next slot from the budget: no try before it, none refused.
   expect([endpoint.sent.length, endpoint.refusals]).toEqual([1, 0]);
   // 1.5 s before the slot.
-  await clock.advance(UNIT_MS - 2_500);
-  const asked = dashboards.ask([dashboard(1)], clock.now() + 2 * UNIT_MS, 'greedy');
+  await clock.advance(SLOT_MS - 2_500);
+  const asked = dashboards.ask([dashboard(1)], clock.now() + 2 * SLOT_MS, 'greedy');
   await settle();
   expect([endpoint.sent.length, endpoint.refusals]).toEqual([1, 0]);
 
   await clock.advance(1_500);
   await expect(table).resolves.toMatchObject({ asks: 1 });
   expect(endpoint.sent.map((body) => body.groupBy)).toEqual([[], ['url']]);
-  await clock.advance(UNIT_MS);
+  await clock.advance(SLOT_MS);
   await expect(asked).resolves.toHaveLength(1);
   expect(endpoint.sent.map((body) => body.groupBy)).toEqual([[], ['url'], []]);
 });
@@ -183,11 +183,11 @@ test("callers' dashboards go before refreshes only while all of them together sp
   await endpoint.query(dashboard(30));
   await clock.advance(1_000);
 
-  // A refresh waits for the slot (at one unit a minute, one nearly always does), and so does the greedy caller's dashboard.
+  // A refresh waits for the slot (at one slot a minute, one nearly always does), and so does the greedy caller's dashboard.
   tables.refresh(WEEK, 5, 0);
   const greedy = dashboards.ask([dashboard(1)], clock.now() + 15_000, 'greedy');
   await settle();
-  await clock.advance(UNIT_MS - 1_000);
+  await clock.advance(SLOT_MS - 1_000);
   await expect(greedy).resolves.toHaveLength(1);
   expect(endpoint.sent.map((body) => body.groupBy)).toEqual([[], []]);
 
@@ -195,12 +195,12 @@ test("callers' dashboards go before refreshes only while all of them together sp
   // refresh going first: no try, nothing spent) waits behind the refresh.
   const sent = endpoint.sent.length;
   const refusals = endpoint.refusals;
-  const editor = dashboards.ask([dashboard(2)], clock.now() + 4 * UNIT_MS, 'editor');
+  const editor = dashboards.ask([dashboard(2)], clock.now() + 4 * SLOT_MS, 'editor');
   await settle();
   expect([endpoint.sent.length, endpoint.refusals]).toEqual([sent, refusals]);
-  await clock.advance(UNIT_MS);
+  await clock.advance(SLOT_MS);
   expect(endpoint.sent.map((body) => body.groupBy)).toEqual([[], [], ['url']]);
-  await clock.advance(UNIT_MS);
+  await clock.advance(SLOT_MS);
   await expect(editor).resolves.toHaveLength(1);
   expect(endpoint.sent.map((body) => body.groupBy)).toEqual([[], [], ['url'], []]);
   expect(endpoint.sent[3].dates).toEqual(dashboard(2).dates);
@@ -210,7 +210,7 @@ test("a caller's panels asked at once are each answered from the cache, however 
   const { clock, vendor, endpoint, dashboards } = setUpCached();
   for (const days of [1, 2, 3]) {
     await endpoint.query(dashboard(days));
-    await clock.advance(UNIT_MS);
+    await clock.advance(SLOT_MS);
   }
   await expect(dashboards.ask([dashboard(4)], clock.now() + 20_000, 'editor')).resolves.toHaveLength(1);
 
@@ -245,7 +245,7 @@ function cachedEndpoint(vendor: ReturnType<typeof fakeDashboard>) {
 test('a caller over its share is served a cached answer (it costs nothing); only a miss is refused', async () => {
   const { clock, vendor, dashboards, observer } = setUpCached({ slotsPerCaller: 1 });
   await expect(dashboards.ask([dashboard(1)], clock.now() + 20_000, 'greedy')).resolves.toHaveLength(1);
-  await clock.advance(UNIT_MS);
+  await clock.advance(SLOT_MS);
 
   // Its one slot is spent: the same dashboard again is in the cache and answered; a new one is refused, with no try.
   const [again] = await dashboards.ask([dashboard(1)], clock.now() + 20_000, 'greedy');
@@ -261,10 +261,10 @@ test('while a table ask waits for the slot, a cached dashboard is answered at on
   const { clock, vendor, endpoint, tables, dashboards } = setUpCached();
   await endpoint.query(dashboard(1));
   await clock.advance(1_000);
-  const table = tables.wait({ spec: WEEK, metrics: ['pageViewsTotal'] }, clock.now() + 2 * UNIT_MS);
+  const table = tables.wait({ spec: WEEK, metrics: ['pageViewsTotal'] }, clock.now() + 2 * SLOT_MS);
   await settle();
   // Inside the dashboards' lead of the slot, with a deadline before it: held back, it would be refused.
-  await clock.advance(UNIT_MS - 2_500);
+  await clock.advance(SLOT_MS - 2_500);
   const [cached] = await dashboards.ask([dashboard(1)], clock.now() + 1_000, 'editor');
   expect(cached).not.toBeInstanceOf(Error);
   expect(cached).toMatchObject({ cache: 'hit' });

@@ -16,7 +16,7 @@ import { recordEvents } from '../support/upstreamEvents';
 import { FakeClock, fakeDashboard, settle, tableAsksIn } from './support/tablesFakes';
 
 const START = Date.UTC(2026, 10, 20, 12, 0, 0);
-const UNIT_MS = 63_000;
+const SLOT_MS = 63_000;
 const WEEK = tableSpec({ last: { number: 7, unit: 'day' } }, {}, 'pageViewsTotal');
 const DASHBOARD: DashboardQueryBody = {
   dates: { last: { number: 7, dimension: 'day' } },
@@ -28,7 +28,7 @@ const DASHBOARD: DashboardQueryBody = {
 
 function setUp(observer = recordEvents()) {
   const clock = new FakeClock(START);
-  const endpoint = fakeDashboard({ clock, unitMs: UNIT_MS, urls: ['https://news.example/a'] });
+  const endpoint = fakeDashboard({ clock, slotMs: SLOT_MS, urls: ['https://news.example/a'] });
   const queue = new BudgetQueue({ reporting: endpoint, clock, plan: new MetricPlan(), outsideShare: 0.5, observer });
   const tables = tableAsksIn(queue, endpoint);
   const dashboards = new DashboardAsks({ queue });
@@ -40,17 +40,17 @@ it("the newsroom first: a waiting table ask gets the slot before a caller's wait
   await endpoint.query({ ...DASHBOARD, metrics: ['pageViewsTotal'], order: { metric: 'pageViewsTotal', sort: 'DESC' } });
   await clock.advance(1_000);
 
-  const dashboard = dashboards.ask([DASHBOARD], clock.now() + 2 * UNIT_MS, 'greedy-client');
-  const table = tables.wait({ spec: WEEK, metrics: ['pageViewsTotal'] }, clock.now() + 2 * UNIT_MS);
+  const dashboard = dashboards.ask([DASHBOARD], clock.now() + 2 * SLOT_MS, 'greedy-client');
+  const table = tables.wait({ spec: WEEK, metrics: ['pageViewsTotal'] }, clock.now() + 2 * SLOT_MS);
   await settle();
   // The dashboard's own try was refused at once (no slot free); the table ask did not try: the queue read the slot from
   // the budget, and nothing more is tried before it.
   expect(endpoint.refusals).toBe(1);
-  await clock.advance(UNIT_MS - 1_000);
+  await clock.advance(SLOT_MS - 1_000);
   await expect(table).resolves.toMatchObject({ asks: 1 });
   expect(endpoint.sent.map((body) => body.groupBy)).toEqual([[], ['url']]);
 
-  await clock.advance(UNIT_MS);
+  await clock.advance(SLOT_MS);
   await expect(dashboard).resolves.toHaveLength(1);
   expect(endpoint.sent.map((body) => body.groupBy)).toEqual([[], ['url'], []]);
   expect(endpoint.refusals).toBe(1);
@@ -65,14 +65,14 @@ it("an ask refused at its deadline gets the governor's refusal, never a longer w
   const waiting = dashboards.ask([DASHBOARD], clock.now() + 70_000);
   await settle();
   expect(observer.events).toContainEqual({ type: 'asks_waiting', kind: 'dashboard', count: 1 });
-  await clock.advance(UNIT_MS);
+  await clock.advance(SLOT_MS);
   await expect(waiting).resolves.toHaveLength(1);
   expect(observer.events).toContainEqual({ type: 'slot_spent', kind: 'dashboard', asks: 1 });
 
   // The next slot is a minute away, past a 20 s deadline: refused at once, with the governor's seconds.
   const [refused] = await dashboards.ask([{ ...DASHBOARD, metrics: ['averageScroll'] }], clock.now() + 20_000);
   expect(refused).toMatchObject({ kind: 'budget_exhausted' });
-  expect((refused as { retryAfterSeconds?: number }).retryAfterSeconds).toBeLessThanOrEqual(Math.ceil(UNIT_MS / 1000));
+  expect((refused as { retryAfterSeconds?: number }).retryAfterSeconds).toBeLessThanOrEqual(Math.ceil(SLOT_MS / 1000));
 
   // A table ask whose deadline comes before the slot: the queue refuses it at once and tells the observer.
   await expect(tables.wait({ spec: WEEK, metrics: ['pageViewsTotal'] }, clock.now() + 20_000)).rejects.toMatchObject({

@@ -12,13 +12,13 @@ import { recordEvents } from '../support/upstreamEvents';
 import { FakeClock, fakeDashboard, settle, tableAsksIn } from './support/tablesFakes';
 
 const START = Date.UTC(2026, 10, 20, 12, 0, 0);
-const UNIT_MS = 63_000;
+const SLOT_MS = 63_000;
 const WEEK = tableSpec({ last: { number: 7, unit: 'day' } }, {}, 'pageViewsTotal');
 const DAY = tableSpec({ last: { number: 1, unit: 'day' } }, {}, 'pageViewsTotal');
 
 function setUp() {
   const clock = new FakeClock(START);
-  const endpoint = fakeDashboard({ clock, unitMs: UNIT_MS, urls: ['https://news.example/a'], cacheMs: 600_000 });
+  const endpoint = fakeDashboard({ clock, slotMs: SLOT_MS, urls: ['https://news.example/a'], cacheMs: 600_000 });
   const observer = recordEvents();
   const queue = new BudgetQueue({ reporting: endpoint, clock, plan: new MetricPlan(), outsideShare: 0.5, observer });
   return { clock, endpoint, queue, observer };
@@ -53,7 +53,7 @@ async function waitingOnCachedBody() {
   const body = tableQuery(WEEK, resolveWindow(WEEK.window, START), ['pageViewsTotal'], 10);
   await set.endpoint.query(body);
   // The budget's next slot: the queue reads it and makes its pass then (it sends nothing before a free slot).
-  await set.clock.advance(UNIT_MS);
+  await set.clock.advance(SLOT_MS);
   const outcome = set.queue.wait(requeuingKind(set.queue, body), 'group', START + 200_000).catch((error: unknown) => error);
   await settle();
   return { ...set, outcome };
@@ -64,7 +64,7 @@ it('a cached answer that answers nothing spends no slot, and the queue waits for
 
   // One pass, served by the cache; then the queue waits (before: a pass every turn of the event loop).
   expect(endpoint.hits).toBe(1);
-  await clock.advance(UNIT_MS);
+  await clock.advance(SLOT_MS);
   expect(endpoint.hits).toBeLessThanOrEqual(3);
   expect(observer.events.filter((event) => event.type === 'slot_spent')).toHaveLength(0);
   await clock.advance(200_000);
@@ -74,7 +74,7 @@ it('a cached answer that answers nothing spends no slot, and the queue waits for
 it('an ask arriving while the queue waits after a pass without progress is sent at once at a free slot', async () => {
   const { clock, endpoint, queue, outcome } = await waitingOnCachedBody();
   expect(endpoint.hits).toBe(1);
-  // The vendor's next unit is free, the queue still waits for its next look (a minute's slot).
+  // The vendor's next slot is free, the queue still waits for its next look (a minute's slot).
   const tables = tableAsksIn(queue, endpoint);
   const asked = tables.wait({ spec: DAY, metrics: ['pageViewsTotal'] }, clock.now() + 20_000);
   await settle();

@@ -17,7 +17,7 @@ import { analyticsTablesSettings } from '../../src/reporting/reportingService';
 import { testConfig } from '../support/config';
 
 const START = Date.UTC(2026, 10, 20, 12, 0, 0);
-const UNIT_MS = 5_000;
+const SLOT_MS = 5_000;
 const DEADLINE_MS = 20_000;
 const WEEK = tableSpec({ last: { number: 7, unit: 'day' } }, {}, 'pageViewsTotal');
 const DAY = tableSpec({ last: { number: 1, unit: 'day' } }, {}, 'pageViewsTotal');
@@ -26,7 +26,7 @@ const URLS = ['https://news.example/a', 'https://news.example/b'];
 function setUp() {
   const settings = analyticsTablesSettings(testConfig());
   const clock = new FakeClock(START);
-  const dashboard = fakeDashboard({ clock, unitMs: UNIT_MS, urls: URLS });
+  const dashboard = fakeDashboard({ clock, slotMs: SLOT_MS, urls: URLS });
   const scheduler = new TableAsks({
     queue: new BudgetQueue({ reporting: dashboard, clock, plan: new MetricPlan(), outsideShare: testConfig().analytics.outsideShare }),
     reporting: dashboard,
@@ -40,21 +40,21 @@ function setUp() {
 }
 
 /**
- * A scheduler whose budget reads as the local share did while Redis was away (next unit five minutes off),
+ * A scheduler whose budget reads as the local share did while Redis was away (next slot five minutes off),
  * until `back()`: the shared budget again, told to the listeners as the rate store tells them (`onSharedAgain`).
  */
 function setUpAway() {
   const clock = new FakeClock(START);
-  const shared = fakeDashboard({ clock, unitMs: UNIT_MS, urls: URLS });
+  const shared = fakeDashboard({ clock, slotMs: SLOT_MS, urls: URLS });
   let away = true;
-  // Redis away: the local share's next unit is five minutes off.
-  const localUnitAt = clock.now() + 300_000;
+  // Redis away: the local share's next slot is five minutes off.
+  const localSlotAt = clock.now() + 300_000;
   const listeners: (() => void)[] = [];
   const budget: SlotBudget = {
-    freeInMs: async () => (away ? Math.max(0, localUnitAt - clock.now()) : shared.budget.freeInMs()),
+    freeInMs: async () => (away ? Math.max(0, localSlotAt - clock.now()) : shared.budget.freeInMs()),
     take: async (where, maxWaitMs) => {
       if (!away) return shared.budget.take(where, maxWaitMs);
-      throw new UpstreamError({ ...where, kind: 'budget_exhausted', retryAfterSeconds: Math.ceil((localUnitAt - clock.now()) / 1000) });
+      throw new UpstreamError({ ...where, kind: 'budget_exhausted', retryAfterSeconds: Math.ceil((localSlotAt - clock.now()) / 1000) });
     },
     onSharedAgain: (listener) => {
       listeners.push(listener);
@@ -88,21 +88,21 @@ function setUpAway() {
 describe('table asks in the budget queue', () => {
   // Fixed test-first: the run set `running = false` a microtask after its last look at the list, so an ask
   // arriving in that gap found a run "in progress", started none, and was refused at its deadline.
-  it.each([0, 1, 2, 3, 4, 5])('an ask arriving %i microtasks after the last answer of a run gets the next unit', async (hops) => {
+  it.each([0, 1, 2, 3, 4, 5])('an ask arriving %i microtasks after the last answer of a run gets the next slot', async (hops) => {
     const { clock, dashboard, scheduler } = setUp();
     const second = scheduler.wait({ spec: WEEK, metrics: ['pageViewsTotal'] }, clock.now() + DEADLINE_MS).then(async () => {
       for (let hop = 0; hop < hops; hop += 1) await Promise.resolve();
       return scheduler.wait({ spec: DAY, metrics: ['pageViewsTotal'] }, clock.now() + DEADLINE_MS);
     });
-    await clock.advance(UNIT_MS + 1_000);
+    await clock.advance(SLOT_MS + 1_000);
 
     expect(dashboard.sent).toHaveLength(2);
     await expect(second).resolves.toMatchObject<Partial<Delivery>>({ asks: 1 });
   });
 
-  // Fixed test-first (issue 29, defect 12): a next unit learned from the small local share's refusal while Redis was
+  // Fixed test-first (issue 29, defect 12): a next slot learned from the small local share's refusal while Redis was
   // away was forgotten only by a successful send, so asks were refused at once for minutes after Redis came back.
-  it('forgets the next unit learned from a refusal when the endpoint says the shared budget is back', async () => {
+  it('forgets the next slot learned from a refusal when the endpoint says the shared budget is back', async () => {
     const { clock, reporting, scheduler, back } = setUpAway();
     const refused = scheduler.wait({ spec: WEEK, metrics: ['pageViewsTotal'] }, clock.now() + DEADLINE_MS).catch((error: unknown) => error);
     await clock.advance(DEADLINE_MS);
@@ -118,8 +118,8 @@ describe('table asks in the budget queue', () => {
   });
 
   // Fixed test-first (issue 38 follow-up, test/upstream/redisPausedBudget.test.ts): when the shared budget came
-  // back, every replica's demand left took the slot at once; the losers' refused tries taught the next unit, and
-  // the retries the demand was left for were refused at once with a unit free.
+  // back, every replica's demand left took the slot at once; the losers' refused tries taught the next slot, and
+  // the retries the demand was left for were refused at once with a slot free.
   it('sends what a refused ask left at the slot its refusal named, not before, even when the shared budget comes back sooner', async () => {
     const { clock, reporting, scheduler, back } = setUpAway();
     const refused = scheduler.wait({ spec: WEEK, metrics: ['pageViewsTotal'] }, clock.now() + DEADLINE_MS).catch((error: unknown) => error);

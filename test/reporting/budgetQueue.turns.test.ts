@@ -33,9 +33,9 @@ function tablesInDemand(count: number): { spec: TableSpec; asksPerPulse: number 
   }));
 }
 
-function setUp(slotsPerMinute: number, unitMs: number) {
+function setUp(slotsPerMinute: number, slotMs: number) {
   const clock = new FakeClock(START);
-  const endpoint = fakeDashboard({ clock, unitMs, urls: URLS });
+  const endpoint = fakeDashboard({ clock, slotMs, urls: URLS });
   const defaults = testConfig();
   const config = testConfig({
     governor: { ...defaults.governor, reportingPerMinute: slotsPerMinute },
@@ -70,8 +70,8 @@ describe('every table in demand gets its turn', () => {
     [6, 2, 31_500],
   ])(
     '%i tables in demand of very different weights at %i queries a minute (a slot every %i ms): each is refreshed within ⌈N / B⌉ + 1 minutes',
-    async (count, slotsPerMinute, unitMs) => {
-      const { clock, service, refreshes } = setUp(slotsPerMinute, unitMs);
+    async (count, slotsPerMinute, slotMs) => {
+      const { clock, service, refreshes } = setUp(slotsPerMinute, slotMs);
       const tables = tablesInDemand(count);
       const boundMs = (Math.ceil(count / slotsPerMinute) + 1) * MINUTE_MS;
       const fetchedAt = new Map<string, number>();
@@ -123,7 +123,7 @@ function days(body: DashboardQueryBody): number {
 // same table again (the oldest by that stale fetchedAt, or the most demanded), and the other tables waited a slot more.
 it('a refresh asked for while its table was being refreshed is dropped once the new table lands: the next slot is another table’s', async () => {
   const clock = new FakeClock(START);
-  const endpoint = fakeDashboard({ clock, unitMs: MINUTE_MS, urls: URLS });
+  const endpoint = fakeDashboard({ clock, slotMs: MINUTE_MS, urls: URLS });
   let answerArrives: (() => void) | undefined;
   const slow = {
     budget: endpoint.budget,

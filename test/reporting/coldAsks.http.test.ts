@@ -1,10 +1,10 @@
 /**
- * Cold asks merged at the next unit, over real HTTP: the subgraph against the
+ * Cold asks merged at the next slot, over real HTTP: the subgraph against the
  * emulator's realistic profile with its real budget (one dashboard query a
  * minute, 429 beyond) and the subgraph's governor at the real-host rate (one
  * a minute). A table of 5 rows (REPORTING_MAX_ROWS=5) is full, so articles
  * outside it are cold asks. Several operations asking for different long-tail
- * articles, with different metric selections, wait for the next unit, which
+ * articles, with different metric selections, wait for the next slot, which
  * sends ONE query: a url filter carrying the union of their urls, and the
  * union of their metrics. Every dashboard body that reaches the emulator is
  * recorded by a proxy in front of it. Both clocks move when the test says:
@@ -27,11 +27,11 @@ const TABLE_METRICS: MetricName[] = ['pageViewsTotal', 'uniqueUsers', 'averageDu
 const ANALYTICS: AnalyticsConfig = { ...DEFAULT_ANALYTICS_CONFIG, chunkSize: MAX_ROWS };
 /**
  * Tables fresh for 5 minutes: the test's 65 s stay under half of it, so no refresh by demand competes
- * with the cold asks for the unit (the cold share is tested on an injected clock in analyticsTables.test.ts).
+ * with the cold asks for the slot (the cold share is tested on an injected clock in analyticsTables.test.ts).
  */
 const CACHE = { ...DEFAULT_CACHE_TTLS, dashboardTtlSeconds: 300 };
-/** The governor's interval at one a minute (RATE_WINDOW_MS): the next unit after a query. */
-const UNIT_MS = 63_000;
+/** The governor's interval at one a minute (RATE_WINDOW_MS): the next slot after a query. */
+const SLOT_MS = 63_000;
 
 let tables: TablesOverHttp;
 let emulator: RunningEmulator;
@@ -73,13 +73,13 @@ function analyticsOf(result: EntitiesResult): Analytics {
   return analytics;
 }
 
-/** The direct query for one url, after the emulator's unit came back (not counted: the stats are read before). */
+/** The direct query for one url, after the emulator's slot came back (not counted: the stats are read before). */
 async function direct(url: string, window: { from: string; to: string }, metrics: MetricName[]): Promise<Record<string, number>> {
-  await advanceClock(emulator, UNIT_MS / 1000);
+  await advanceClock(emulator, SLOT_MS / 1000);
   return directArticleMetrics(emulator, token, url, window, metrics);
 }
 
-it('merges concurrent cold asks into ONE query at the next unit (union of urls and metrics); an ask past its deadline is refused with retryAfter', async () => {
+it('merges concurrent cold asks into ONE query at the next slot (union of urls and metrics); an ask past its deadline is refused with retryAfter', async () => {
   // (1) The table of the panels' default window (a week), fetched by a ranking of it: one query, 5 rows, so full.
   const top = await weekRanking(graphqlUrl, MAX_ROWS);
   expect(recorder.dashboards).toHaveLength(1);
@@ -94,7 +94,7 @@ it('merges concurrent cold asks into ONE query at the next unit (union of urls a
   await resetStats(emulator);
   recorder.dashboards.length = 0;
 
-  // (2) The unit is spent: 50 s later the next one is 13 s away, within the asks' 20 s deadline.
+  // (2) The slot is spent: 50 s later the next one is 13 s away, within the asks' 20 s deadline.
   await tables.advanceBoth(50_000);
   const selections: [string, string, MetricName[]][] = [
     [a, 'pageViews', ['pageViewsTotal']],
@@ -106,7 +106,7 @@ it('merges concurrent cold asks into ONE query at the next unit (union of urls a
   expect(recorder.dashboards).toEqual([]);
 
   // The next unit: one query answers the three operations.
-  await tables.advanceBoth(UNIT_MS - 50_000 + 2_000);
+  await tables.advanceBoth(SLOT_MS - 50_000 + 2_000);
   const results = await answers;
   expect(recorder.dashboards).toHaveLength(1);
   const merged = recorder.dashboards[0];
@@ -117,12 +117,12 @@ it('merges concurrent cold asks into ONE query at the next unit (union of urls a
   const asked = selections.flatMap(([, , metrics]) => metrics);
   expect(new Set(merged.metrics)).toEqual(new Set([...TABLE_METRICS, ...asked]));
   expect(merged).toMatchObject({ groupBy: ['url'], limit: 3 });
-  // Honest windows: each answer reports the window the merged query was over (resolved at its unit), not the ask's.
+  // Honest windows: each answer reports the window the merged query was over (resolved at its slot), not the ask's.
   const range = 'range' in merged.dates ? merged.dates.range : undefined;
   for (const result of results) expect(analyticsOf(result)).toMatchObject({ from: range?.start, to: range?.end });
   expect(await readStats(emulator)).toMatchObject({ dashboard: { count: 1 } });
 
-  // (3) Past its deadline: the next unit is a minute away, the ask gets UPSTREAM_RATE_LIMITED with retryAfter at once.
+  // (3) Past its deadline: the next slot is a minute away, the ask gets UPSTREAM_RATE_LIMITED with retryAfter at once.
   const refused = await panel(late, 'pageViews');
   expect(refused.errors?.map((error) => error.extensions?.code)).toEqual(['UPSTREAM_RATE_LIMITED']);
   expect(refused.errors?.[0].extensions?.retryAfter).toBeGreaterThan(ANALYTICS.askDeadlineMs / 1000);

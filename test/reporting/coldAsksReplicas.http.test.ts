@@ -1,7 +1,7 @@
 /**
  * Three replicas on a real redis-server, over real HTTP against the
  * emulator's realistic profile: cold asks waiting on different replicas are
- * answered by ONE query at the cluster's next unit (the union of their urls
+ * answered by ONE query at the cluster's next slot (the union of their urls
  * and metrics), and a metric outside the plan is learned once for the
  * cluster. A proxy in front of the emulator records every dashboard body it
  * receives.
@@ -12,7 +12,7 @@
  * real-host rate of one query a minute of that clock, and no real latency
  * (Redis round trips, HTTP) passes in it, however busy the machine. The
  * emulator keeps its real budget of one query a minute of its own clock,
- * which the test moves on a minute between units.
+ * which the test moves on a minute between slots.
  */
 import type { AddressInfo } from 'node:net';
 import type { RunningEmulator } from '../../emulator';
@@ -21,7 +21,7 @@ import type { MetricName } from '../../src/kernel/wire';
 import type { AnalyticsBoard } from '../../src/reporting/tables/analyticsBoard';
 import { sharedAnalyticsBoard } from '../../src/reporting/tables/redis/redisAnalyticsBoard';
 import { sharedTableStore } from '../../src/reporting/tables/redis/redisTableStore';
-import { articleRepresentations, directArticleMetrics, EMULATOR_UNIT_SECONDS, urlsByPageViews } from '../support/analytics';
+import { articleRepresentations, directArticleMetrics, EMULATOR_SLOT_SECONDS, urlsByPageViews } from '../support/analytics';
 import { startBodyRecorder, type BodyRecorder } from '../support/bodyRecorder';
 import { testConfig } from '../support/config';
 import { apiToken } from '../support/emulator';
@@ -39,7 +39,7 @@ import { ClusterClock, type ReplicaClock } from './support/clusterClock';
 jest.setTimeout(60_000);
 
 const MAX_ROWS = 5;
-/** The longest deadline: the asks wait for the next unit, a minute away. */
+/** The longest deadline: the asks wait for the next slot, a minute away. */
 const ANALYTICS: AnalyticsConfig = { ...DEFAULT_ANALYTICS_CONFIG, chunkSize: MAX_ROWS, windowAlignSeconds: 3_600, askDeadlineMs: 120_000 };
 /** Fresh for 5 minutes: no refresh by demand competes with the cold asks. */
 const CACHE = { ...DEFAULT_CACHE_TTLS, dashboardTtlSeconds: 300 };
@@ -144,7 +144,7 @@ describeWithRedis('cold asks across 3 replicas on Redis', () => {
 
   /** The week's table (MAX_ROWS rows, so full) fetched by one replica; the week's urls, most read first. */
   async function weekTable(replica: Replica): Promise<{ top: string[]; ranked: string[] }> {
-    await advanceClock(emulator, EMULATOR_UNIT_SECONDS); // whatever the test before spent
+    await advanceClock(emulator, EMULATOR_SLOT_SECONDS); // whatever the test before spent
     const ranking = await postGraphQL<{ topArticles: { article: { url: string } }[] }>(
       replica.graphqlUrl,
       `{ topArticles(${WEEK}, limit: ${MAX_ROWS}) { article { url } } }`,
@@ -153,12 +153,12 @@ describeWithRedis('cold asks across 3 replicas on Redis', () => {
     const top = ranking.data?.topArticles.map((row) => row.article.url) ?? [];
     const window = await panel(replica, top[0], 'pageViews');
     const ranked = await urlsByPageViews(emulator, token, window);
-    // The emulator's unit again, for the cluster's next query.
-    await advanceClock(emulator, EMULATOR_UNIT_SECONDS);
+    // The emulator's slot again, for the cluster's next query.
+    await advanceClock(emulator, EMULATOR_SLOT_SECONDS);
     return { top, ranked };
   }
 
-  it("one query at the cluster's next unit answers the cold asks waiting on every replica: the union of their urls and metrics", async () => {
+  it("one query at the cluster's next slot answers the cold asks waiting on every replica: the union of their urls and metrics", async () => {
     clock = new ClusterClock(Date.now());
     replicas = await Promise.all([startReplica(), startReplica(), startReplica()]);
     const { ranked } = await weekTable(replicas[0]);
@@ -187,7 +187,7 @@ describeWithRedis('cold asks across 3 replicas on Redis', () => {
 
     // Each replica's answer is what a direct query for its url says, over the window the merged query was over.
     for (const [index, [url, , metrics]] of asks.entries()) {
-      await advanceClock(emulator, EMULATOR_UNIT_SECONDS);
+      await advanceClock(emulator, EMULATOR_SLOT_SECONDS);
       const direct = await directArticleMetrics(emulator, token, url, answers[index], metrics);
       const field = { pageViewsTotal: 'pageViews', uniqueUsers: 'uniqueUsers', totalDuration: 'totalDuration' } as const;
       const metric = metrics[0] as keyof typeof field;
@@ -253,7 +253,7 @@ describeWithRedis('cold asks across 3 replicas on Redis', () => {
     await clock.runUntil(eventually(async () => recorder.dashboardStatuses.length === answeredBefore + 1, 30_000));
     expect(recorder.dashboards[0].filters.some((filter) => filter.filter === 'url')).toBe(false);
     // Another replica now waits for the whole table with a metric it lacks: the slot after goes to the whole table again.
-    await advanceClock(emulator, EMULATOR_UNIT_SECONDS);
+    await advanceClock(emulator, EMULATOR_SLOT_SECONDS);
     otherReplica.post(WEEK_TABLE.key, [{ metrics: ['pageViewsPerUser'], deadline: clock.now() + 100_000 }]);
     await otherReplica.posted();
     await clock.runUntil(eventually(async () => recorder.dashboardStatuses.length === answeredBefore + 2, 30_000));

@@ -38,8 +38,8 @@ import { FakeClock } from './support/tablesFakes';
 jest.setTimeout(30_000);
 
 const DAY_MS = 86_400_000;
-/** The governor's interval at one a minute (RATE_WINDOW_MS): the next unit after a query. */
-const UNIT_MS = 63_000;
+/** The governor's interval at one a minute (RATE_WINDOW_MS): the next slot after a query. */
+const SLOT_MS = 63_000;
 
 interface Result {
   metric: string;
@@ -125,7 +125,7 @@ function ungrouped(window: { start: string; end: string }, metrics: DashboardQue
 
 /** The emulator's own totals for a body, asked directly once its budget allows (after the stats are read). */
 async function directTotals(rig: Rig, body: DashboardQueryBody): Promise<Record<string, number>> {
-  await advanceClock(rig.emulator, UNIT_MS / 1000);
+  await advanceClock(rig.emulator, SLOT_MS / 1000);
   const response = await call<DashboardMetricResultWire[]>(rig.emulator, '/api/dashboard/query', { body, token: rig.token });
   expect(response.status).toBe(200);
   return Object.fromEntries(response.body.map((result) => [result.metric, result.total]));
@@ -194,9 +194,9 @@ describe('with the real budget: one query a minute', () => {
     expect(direct.pageViewsTotal).toBeGreaterThan(0);
   });
 
-  it('(b) answers two operations arriving while the budget is spent with ONE query at the next unit; (c) a cached answer never waits', async () => {
-    // The unit is spent: the next one is 13 s away, within the operations' 20 s deadline.
-    await advanceBoth(UNIT_MS + 2_000);
+  it('(b) answers two operations arriving while the budget is spent with ONE query at the next slot; (c) a cached answer never waits', async () => {
+    // The slot is spent: the next one is 13 s away, within the operations' 20 s deadline.
+    await advanceBoth(SLOT_MS + 2_000);
     await ask(rig, field('spend', week(rig, 30), 'PAGE_VIEWS_TOTAL'));
     await resetStats(rig.emulator);
     rig.recorder.dashboards.length = 0;
@@ -208,7 +208,7 @@ describe('with the real budget: one query a minute', () => {
     await asksWaiting(2);
     expect(rig.recorder.dashboards).toEqual([]);
 
-    await advanceBoth(UNIT_MS - 50_000 + 2_000);
+    await advanceBoth(SLOT_MS - 50_000 + 2_000);
     const [views, time] = await Promise.all([first, second]);
     expect(views.errors).toBeUndefined();
     expect(time.errors).toBeUndefined();
@@ -237,8 +237,8 @@ describe('with the real budget: one query a minute', () => {
     ]);
   });
 
-  it('refuses at once with UPSTREAM_RATE_LIMITED and retryAfter an operation whose next unit comes after its deadline', async () => {
-    // The unit of (b)'s query was just spent: the next is about a minute away, beyond the 20 s deadline.
+  it('refuses at once with UPSTREAM_RATE_LIMITED and retryAfter an operation whose next slot comes after its deadline', async () => {
+    // The slot of (b)'s query was just spent: the next is about a minute away, beyond the 20 s deadline.
     const answer = await ask(rig, field('views', week(rig, 50), 'PAGE_VIEWS_TOTAL'));
 
     expect(answer.errors?.map((error) => error.extensions?.code)).toEqual(['UPSTREAM_RATE_LIMITED']);
@@ -252,7 +252,7 @@ describe('a metric outside the plan (the realistic profile answers an empty body
   let rig: Rig;
 
   beforeAll(async () => {
-    // Every query is granted a unit at once: what is tested is which fields fail, not the wait.
+    // Every query is granted a slot at once: what is tested is which fields fail, not the wait.
     rig = await startRig({
       rates: { reportingPerMinute: 600 },
       protection: { governor: { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 600 } },

@@ -10,7 +10,7 @@
 import { DEFAULT_ANALYTICS_CONFIG } from '../../src/config';
 import type { Logger } from '../../src/observability/logger';
 import { call } from '../support/emulator';
-import { startLiveOverHttp, UNIT_MS, type LiveOverHttp } from '../subscriptions/support/liveOverHttp';
+import { startLiveOverHttp, SLOT_MS, type LiveOverHttp } from '../subscriptions/support/liveOverHttp';
 import { connect, subscribe } from '../subscriptions/support/subscriber';
 
 jest.setTimeout(60_000);
@@ -75,7 +75,7 @@ it('spends no vendor query on tables whose subscribers all left: many subscribe/
     },
     { logger: lines.logger },
   );
-  // The slot of this minute goes to the newsroom's ranking; the next one is a unit away.
+  // The slot of this minute goes to the newsroom's ranking; the next one is a slot away.
   expect((await topArticlesOverHttp(live)).errors).toBeUndefined();
   await call(live.emulator, '/__emulator/stats', { method: 'DELETE' });
 
@@ -88,9 +88,9 @@ it('spends no vendor query on tables whose subscribers all left: many subscribe/
     subscriber.unsubscribe();
   }
   await lines.ended(SOCKETS * PAIRS_PER_SOCKET);
-  // Two units on both clocks: every slot they bring is free for a waiting ask.
-  await live.advanceBoth(UNIT_MS);
-  await live.advanceBoth(UNIT_MS);
+  // Two slots on both clocks: every slot they bring is free for a waiting ask.
+  await live.advanceBoth(SLOT_MS);
+  await live.advanceBoth(SLOT_MS);
 
   expect(await dashboardQueriesSeen(live)).toBe(0);
   expect(live.recorder.dashboards.filter((body) => body.filters.some((filter) => filter.filter === 'section'))).toEqual([]);
@@ -102,7 +102,7 @@ it('refuses a caller the tables past its cap with UPSTREAM_RATE_LIMITED and retr
     analytics: { ...DEFAULT_ANALYTICS_CONFIG, windowAlignSeconds: 3_600, askDeadlineMs: 120_000, newTablesPerCaller: 2 },
   });
   await call(live.emulator, '/__emulator/stats', { method: 'DELETE' });
-  // Two new tables: the first is fetched at once, the second waits for the next unit (it is the caller's second).
+  // Two new tables: the first is fetched at once, the second waits for the next slot (it is the caller's second).
   expect((await topArticlesOverHttp(live, 'Cap-1')).errors).toBeUndefined();
   const second = topArticlesOverHttp(live, 'Cap-2').catch((error: unknown) => ({ errors: [{ message: String(error) }] }));
   // The third new table is refused at once: no wait, no query.
@@ -113,7 +113,7 @@ it('refuses a caller the tables past its cap with UPSTREAM_RATE_LIMITED and retr
   // A table already held costs no new table: the first one is still answered.
   expect((await topArticlesOverHttp(live, 'Cap-1')).errors).toBeUndefined();
 
-  await live.advanceBoth(UNIT_MS);
+  await live.advanceBoth(SLOT_MS);
   expect((await second).errors).toBeUndefined();
   const sections = live.recorder.dashboards.flatMap((body) =>
     body.filters.filter((filter) => filter.filter === 'section').map((filter) => filter.value),

@@ -14,7 +14,7 @@
 import type { RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG } from '../../src/config';
 import type { DashboardMetricResultWire, DashboardQueryBody } from '../../src/kernel/wire';
-import { articleRepresentations, EMULATOR_UNIT_SECONDS } from '../support/analytics';
+import { articleRepresentations, EMULATOR_SLOT_SECONDS } from '../support/analytics';
 import { call } from '../support/emulator';
 import { postGraphQL } from '../support/federationGateway';
 import { DEFAULT_CACHE_TTLS } from '../support/subgraph';
@@ -55,7 +55,7 @@ async function pageViewsByUrl(
       limit: 500,
       from,
     };
-    await advanceClock(emulator, EMULATOR_UNIT_SECONDS);
+    await advanceClock(emulator, EMULATOR_SLOT_SECONDS);
     const response = await call<DashboardMetricResultWire[]>(emulator, '/api/dashboard/query', { body, token });
     if (response.status !== 200) throw new Error(`direct dashboard query answered ${response.status}`);
     const rows = response.body[0].actualData.values;
@@ -91,8 +91,8 @@ it('a batch of 600 articles outside the table goes out in chunks of at most 500 
   expect(cold.length).toBeGreaterThan(MAX_ROWS);
   recorder.dashboards.length = 0;
 
-  // A unit is free again; the batch asks for all of them in one operation.
-  await tables.advanceBoth(EMULATOR_UNIT_SECONDS * 1000);
+  // A slot is free again; the batch asks for all of them in one operation.
+  await tables.advanceBoth(EMULATOR_SLOT_SECONDS * 1000);
   const result = (await postGraphQL<EntitiesResult['data']>(
     graphqlUrl,
     `query ($reps: [_Any!]!) { _entities(representations: $reps) { ... on Article { analytics { from to pageViews } } } }`,
@@ -106,7 +106,7 @@ it('a batch of 600 articles outside the table goes out in chunks of at most 500 
     expect(urlFilter?.value.length ?? 0).toBeLessThanOrEqual(DEFAULT_ANALYTICS_CONFIG.chunkSize);
     expect(body.limit ?? 0).toBeLessThanOrEqual(MAX_ROWS);
   }
-  // Each article: its page views, or an error on its field (the next unit is a minute away), never a 0.
+  // Each article: its page views, or an error on its field (the next slot is a minute away), never a 0.
   const erroredIndexes = new Set((result.errors ?? []).map((error) => error.path?.[1]));
   const codes = new Set((result.errors ?? []).map((error) => error.extensions?.code));
   expect([...codes].filter((code) => code !== 'UPSTREAM_RATE_LIMITED')).toEqual([]);

@@ -74,7 +74,7 @@ it("an ask refused with retryAfter stays demand for the slot it names: its retry
   expect(recorder.dashboardStatuses).toEqual([200]);
   expect(await readStats(emulator)).toMatchObject({ dashboard: { count: 1 } });
 
-  // The numbers a direct query for the url returns, over the window the answer reports (after the emulator's unit came back).
+  // The numbers a direct query for the url returns, over the window the answer reports (after the emulator's slot came back).
   await advanceClock(emulator, SLOT_MS / 1000);
   const direct = await directArticleMetrics(emulator, token, tail, analytics, ['pageViewsTotal']);
   expect(analytics.pageViews).toBe(direct.pageViewsTotal);

@@ -18,7 +18,7 @@ import { describeWithRedis } from '../support/redisServer';
 import { FakeClock, fakeDashboard } from './support/tablesFakes';
 
 const START = Date.UTC(2026, 10, 20, 12, 0, 0);
-const UNIT_MS = 10_000;
+const SLOT_MS = 10_000;
 const WINDOW_MS = 60_000;
 const CONFIG = { analytics: { dashboardShareWindowSeconds: WINDOW_MS / 1000 } };
 
@@ -48,7 +48,7 @@ describeWithRedis('the fair share shared by the replicas on Redis', () => {
   async function replica(clock: FakeClock, slotsPerCaller = 2) {
     const { redis, refusals } = await harness.replica({ retryAfterMs: 60_000 });
     const ledger = sharedCallerSlots(redis, CONFIG);
-    const endpoint = fakeDashboard({ clock, unitMs: UNIT_MS, urls: ['https://news.example/a'] });
+    const endpoint = fakeDashboard({ clock, slotMs: SLOT_MS, urls: ['https://news.example/a'] });
     const queue = new BudgetQueue({
       reporting: endpoint,
       clock,
@@ -68,10 +68,10 @@ describeWithRedis('the fair share shared by the replicas on Redis', () => {
     const b = await replica(clock);
 
     expect(await a.ask(dashboard(1), 'greedy')).not.toBeInstanceOf(Error);
-    await clock.advance(UNIT_MS);
+    await clock.advance(SLOT_MS);
     expect(await a.ask(dashboard(2), 'greedy')).not.toBeInstanceOf(Error);
     await a.ledger.written();
-    await clock.advance(UNIT_MS);
+    await clock.advance(SLOT_MS);
 
     const tries = b.endpoint.sent.length + b.endpoint.refusals;
     // Two slots in the last minute through A: B refuses the third until A's first leaves the window (40 s on).
@@ -111,10 +111,10 @@ describeWithRedis('the fair share shared by the replicas on Redis', () => {
     await harness.server().stop();
     try {
       expect(await a.ask(dashboard(1), 'greedy')).not.toBeInstanceOf(Error);
-      await clock.advance(UNIT_MS);
+      await clock.advance(SLOT_MS);
       expect(await a.ask(dashboard(2), 'greedy')).not.toBeInstanceOf(Error);
       await a.ledger.written();
-      await clock.advance(UNIT_MS);
+      await clock.advance(SLOT_MS);
       expect(shareRefusal(await a.ask(dashboard(3), 'greedy')).retryAfterSeconds).toBe(40);
       // B never heard of A's charges: its own count has room.
       expect(await b.ask(dashboard(3), 'greedy')).not.toBeInstanceOf(Error);
@@ -157,7 +157,7 @@ describeWithRedis('the fair share shared by the replicas on Redis', () => {
     expect(await admin.type('test:reporting:callers:editor')).toBe('zset');
     expect(await admin.type('test:reporting:callers-spent')).toBe('zset');
     expect(a.refusals).toContain('BADVALUE');
-    await clock.advance(UNIT_MS);
+    await clock.advance(SLOT_MS);
     expect(shareRefusal(await b.ask(dashboard(3), 'editor')).retryAfterSeconds).toBe(50);
     a.queue.close();
     b.queue.close();

@@ -3,13 +3,13 @@
  * realistic profile with its real budget (one dashboard query a minute, 429
  * beyond) and the subgraph's governor at the real-host rate, on an injected
  * clock moved together with the emulator's (test/reporting/support/tablesOverHttp.ts).
- * Two tables past half their TTL wait for the next unit together. Every
+ * Two tables past half their TTL wait for the next slot together. Every
  * table in demand gets its turn (issue 35, item 2): with two tables at one
  * query a minute, each must be refreshed within ⌈2 / 1⌉ + 1 = 3 minutes, so
  * the older one goes first although the other is asked for more (giving the
- * more demanded one this unit too would leave the older one unrefreshed past
- * that bound); the more demanded one at the next unit. Meanwhile each is
- * served, stale if it must be, with its fetchedAt. One query per unit, no 429.
+ * more demanded one this slot too would leave the older one unrefreshed past
+ * that bound); the more demanded one at the next slot. Meanwhile each is
+ * served, stale if it must be, with its fetchedAt. One query per slot, no 429.
  * Demand decides the order where the bound leaves room: test/reporting/budgetQueue.turns.test.ts
  * and analyticsTables.test.ts.
  */
@@ -25,8 +25,8 @@ jest.setTimeout(30_000);
 
 /** Tables fresh for 100 s: refreshed by demand from 50 s on, stale from 100 s. */
 const CACHE = { ...DEFAULT_CACHE_TTLS, dashboardTtlSeconds: 100 };
-/** The governor's interval at one a minute: the next unit after a query. */
-const UNIT_MS = 63_000;
+/** The governor's interval at one a minute: the next slot after a query. */
+const SLOT_MS = 63_000;
 const DAY_MS = 86_400_000;
 
 let tables: TablesOverHttp;
@@ -70,40 +70,40 @@ async function weekPanel(url: string): Promise<{ fetchedAt: string }> {
 it('refreshes the older table first when the more demanded one would leave it past its bound, the other at the next unit: one query a unit, no 429', async () => {
   const { recorder, clock } = tables;
   const start = clock.now();
-  // Unit 1: the week's table (the panels' default window), through a ranking of it.
+  // Slot 1: the week's table (the panels' default window), through a ranking of it.
   const top = await postGraphQL<{ topArticles: { article: { url: string } }[] }>(
     tables.graphqlUrl,
     `{ topArticles(window: { last: { number: 7, unit: DAY } }, limit: 3) { article { url } } }`,
   );
   const url = top.data?.topArticles[0]?.article.url ?? '';
-  // Unit 2: the day's table.
-  await tables.advanceBoth(UNIT_MS);
+  // Slot 2: the day's table.
+  await tables.advanceBoth(SLOT_MS);
   const dayFetchedAt = (await dayRanking()).fetchedAt;
   expect(recorder.dashboards.map(days)).toEqual([7, 1]);
 
-  // 115 s in: the week's table is past its TTL (stale), the day's past half of it; the next unit is 11 s away.
-  await tables.advanceBoth(115_000 - UNIT_MS);
+  // 115 s in: the week's table is past its TTL (stale), the day's past half of it; the next slot is 11 s away.
+  await tables.advanceBoth(115_000 - SLOT_MS);
   const stale = await weekPanel(url); // asked for once
   expect(Date.parse(stale.fetchedAt)).toBe(start);
   for (let ask = 0; ask < 3; ask += 1) expect((await dayRanking()).fetchedAt).toBe(dayFetchedAt); // asked for more
   expect(recorder.dashboards).toHaveLength(2);
 
-  // Unit 3 (126 s): the week's table, the older; the day's at 189 s would leave it 189 s old, past the 180 s bound.
+  // Slot 3 (126 s): the week's table, the older; the day's at 189 s would leave it 189 s old, past the 180 s bound.
   await tables.advanceBoth(12_000);
   await tables.tablesStored(3);
   expect(recorder.dashboards.map(days)).toEqual([7, 1, 7]);
   const weekRefreshed = Date.parse((await weekPanel(url)).fetchedAt);
-  expect(weekRefreshed).toBeGreaterThanOrEqual(start + 2 * UNIT_MS);
+  expect(weekRefreshed).toBeGreaterThanOrEqual(start + 2 * SLOT_MS);
   // Meanwhile the day's ranking is still answered from its table, with its fetchedAt.
   expect((await dayRanking()).fetchedAt).toBe(dayFetchedAt);
 
-  // Unit 4 (189 s): the day's table, at 126 s old, within its bound.
-  await tables.advanceBoth(UNIT_MS);
+  // Slot 4 (189 s): the day's table, at 126 s old, within its bound.
+  await tables.advanceBoth(SLOT_MS);
   await tables.tablesStored(4);
   expect(recorder.dashboards.map(days)).toEqual([7, 1, 7, 1]);
-  // Fetched at the fourth unit (the governor's retryAfter is whole seconds, so up to a second after it).
+  // Fetched at the fourth slot (the governor's retryAfter is whole seconds, so up to a second after it).
   const refreshed = Date.parse((await dayRanking()).fetchedAt);
-  expect(refreshed).toBeGreaterThanOrEqual(start + 3 * UNIT_MS);
+  expect(refreshed).toBeGreaterThanOrEqual(start + 3 * SLOT_MS);
   expect(refreshed).toBeLessThanOrEqual(clock.now());
 
   expect(recorder.dashboardStatuses).toEqual([200, 200, 200, 200]);

@@ -20,7 +20,7 @@ import { postGraphQL, ROUTER_SECRET, type GraphQLAnswer } from './support';
 
 jest.setTimeout(90_000);
 
-/** 0.005 of 600 units a minute over 60 s: 3 units per caller a minute. */
+/** 0.005 of 600 slots a minute over 60 s: 3 slots per caller a minute. */
 const SLOTS_PER_CALLER = 3;
 const WINDOW_SECONDS = 60;
 
@@ -78,7 +78,7 @@ describeWithRedis('the fair share behind two replicas on one Redis', () => {
     }
     const before = await dashboardQueries();
 
-    // A writes each unit to Redis in the background, right after its answer: B asks once all three are there.
+    // A writes each slot to Redis in the background, right after its answer: B asks once all three are there.
     await eventually(async () => (await admin.zcard('analytics-subgraph:reporting:callers:greedy-dashboards')) === SLOTS_PER_CALLER);
     const started = Date.now();
     const refused = await askDashboard(b, 'greedy-dashboards', SLOTS_PER_CALLER + 1);

@@ -14,7 +14,7 @@ import { TimeUnit } from '../../contract';
 import { topArticlesSpec, toTopArticlesRequest } from '../../src/reporting/analytics/topArticles';
 import { DEFAULT_CACHE_TTLS } from '../support/subgraph';
 import { registryValue } from './support/registryValue';
-import { startLiveOverHttp, UNIT_MS, type LiveOverHttp } from './support/liveOverHttp';
+import { startLiveOverHttp, SLOT_MS, type LiveOverHttp } from './support/liveOverHttp';
 import { subscribe } from './support/subscriber';
 
 jest.setTimeout(120_000);
@@ -67,9 +67,9 @@ it.each([1, 10, 30, 60])(
     expect(first.data?.topArticles[0].fetchedAt).toEqual(expect.any(String));
     const eventsBefore = await cacheEvents();
 
-    // Two units of the budget, pulse by pulse: the table passes half its TTL, its TTL and (but at 60) its staleness for the answer cache.
+    // Two slots of the budget, pulse by pulse: the table passes half its TTL, its TTL and (but at 60) its staleness for the answer cache.
     const pulseMs = pulseMsOf(ttlSeconds);
-    const pulses = Math.ceil((2 * UNIT_MS) / pulseMs);
+    const pulses = Math.ceil((2 * SLOT_MS) / pulseMs);
     for (let pulse = 0; pulse < pulses; pulse += 1) await live.advanceBoth(pulseMs);
 
     // Each pulse: one read, one refresh asked, at most a look at the answer cache and the stale answer it serves while
@@ -81,7 +81,7 @@ it.each([1, 10, 30, 60])(
     expect(await feedReads('subscriber')).toBe(1);
     // A refresh that brought nothing newer (the answer cache's copy of the table's own numbers) is neither written nor announced.
     expect(announced).toEqual([...refreshes].sort((a, b) => a - b));
-    // At most one vendor query a unit, each answered (the governor's budget held: no 429).
+    // At most one vendor query a slot, each answered (the governor's budget held: no 429).
     expect(live.recorder.dashboards.length).toBeLessThanOrEqual(3);
     expect(new Set(live.recorder.dashboardStatuses)).toEqual(new Set([200]));
     await top.dispose();

@@ -9,7 +9,7 @@ import { readStats } from '../support/subgraphHttp';
 import { registryValue } from './support/registryValue';
 import { topArticlesSpec, toTopArticlesRequest } from '../../src/reporting/analytics/topArticles';
 import { TimeUnit } from '../../contract';
-import { startLiveOverHttp, UNIT_MS, type LiveOverHttp } from './support/liveOverHttp';
+import { startLiveOverHttp, SLOT_MS, type LiveOverHttp } from './support/liveOverHttp';
 import { subscribe, type Subscriber } from './support/subscriber';
 
 jest.setTimeout(30_000);
@@ -45,8 +45,8 @@ it('sends every subscriber the ranking at once and each refresh once, with one v
   expect(live.recorder.dashboards).toHaveLength(1);
   const firstFetchedAt = firsts[0][0].data?.topArticles[0].fetchedAt;
 
-  // Past half the TTL the feeds' pulse asks for a refresh; the next unit (an hour later in the windows' terms) fetches it, once.
-  await live.advanceBoth(UNIT_MS + 7_000);
+  // Past half the TTL the feeds' pulse asks for a refresh; the next slot (an hour later in the windows' terms) fetches it, once.
+  await live.advanceBoth(SLOT_MS + 7_000);
   await live.tablesStored(2);
   const seconds = await Promise.all(all.map((subscriber) => subscriber.received(2)));
   for (const results of seconds) {

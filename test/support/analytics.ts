@@ -17,8 +17,8 @@ import { testConfig } from './config';
 import { advanceClock } from './subgraphHttp';
 import { buildTestServer } from './services';
 
-/** The realistic profile's one dashboard query a minute, with the governor's margin: moving the emulator's clock this far gives it a unit again. */
-export const EMULATOR_UNIT_SECONDS = 63;
+/** The realistic profile's one dashboard query a minute, with the governor's margin: moving the emulator's clock this far gives it a slot again. */
+export const EMULATOR_SLOT_SECONDS = 63;
 
 export interface RecordingSubgraph {
   graphqlUrl: string;
@@ -90,9 +90,9 @@ export function articleRepresentations(urls: readonly string[]): { __typename: '
   return urls.map((url) => ({ __typename: 'Article', url }));
 }
 
-/** Every url of a window, most read first, straight from the emulator: one query, at the emulator's next unit (its clock moved a unit on). */
+/** Every url of a window, most read first, straight from the emulator: one query, at the emulator's next slot (its clock moved a slot on). */
 export async function urlsByPageViews(emulator: RunningEmulator, token: string, window: { from: string; to: string }): Promise<string[]> {
-  await advanceClock(emulator, EMULATOR_UNIT_SECONDS);
+  await advanceClock(emulator, EMULATOR_SLOT_SECONDS);
   return mostReadUrls(emulator, token, window, 500);
 }
 

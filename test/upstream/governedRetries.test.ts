@@ -1,5 +1,5 @@
 /**
- * Every HTTP attempt spends its own unit of the budget: the HTTP client's
+ * Every HTTP attempt spends its own slot of the budget: the HTTP client's
  * retries ask the governor again, over real HTTP to a fake upstream, with the
  * governor on an injected clock (its waits move the clock, nothing sleeps).
  */
@@ -71,12 +71,12 @@ const badGateway: Parameters<typeof inSequence>[0] = (_request, response) => sen
 const ok: Parameters<typeof inSequence>[0] = (_request, response) => sendJson(response, 200, [{ ok: true }]);
 
 describe('retries spend the budget like first attempts', () => {
-  test('a retry whose unit would come with less than a quarter of the timeout left is not sent: one request, the 502', async () => {
-    // 63 s / 15.75 = one unit every 4 s after the burst: the retry's unit would come 4 s into a 5 s call.
+  test('a retry whose slot would come with less than a quarter of the timeout left is not sent: one request, the 502', async () => {
+    // 63 s / 15.75 = one slot every 4 s after the burst: the retry's slot would come 4 s into a 5 s call.
     const perMinute = 15.75;
     const { client, governor } = governedClient(perMinute);
     const rate = { name: 'reporting', key: 'api@demo.example', perMinute } as const;
-    for (let unit = 0; unit < 15; unit += 1) await governor.acquire(rate, { service: 'reporting', endpoint: '/api/dashboard/query' });
+    for (let slot = 0; slot < 15; slot += 1) await governor.acquire(rate, { service: 'reporting', endpoint: '/api/dashboard/query' });
     upstream.handle(badGateway);
 
     await expect(client.requestJson(dashboard())).rejects.toMatchObject({ kind: 'http', status: 502 });
@@ -93,7 +93,7 @@ describe('retries spend the budget like first attempts', () => {
     expect(events.filter((event) => event.type === 'governor' && event.outcome === 'refused')).toHaveLength(1);
   });
 
-  test('budget 3/min and 502, 502, 200: three requests, each with its own unit, and the answer', async () => {
+  test('budget 3/min and 502, 502, 200: three requests, each with its own slot, and the answer', async () => {
     const { client, grants } = governedClient(3);
     upstream.handle(inSequence(badGateway, badGateway, ok));
 
@@ -103,7 +103,7 @@ describe('retries spend the budget like first attempts', () => {
     expect(grants()).toBe(3);
   });
 
-  test('budget 2/min and 502 every time: two requests, then the original 502; the third unit is never taken', async () => {
+  test('budget 2/min and 502 every time: two requests, then the original 502; the third slot is never taken', async () => {
     const { client, grants } = governedClient(2);
     upstream.handle(badGateway);
 
@@ -113,7 +113,7 @@ describe('retries spend the budget like first attempts', () => {
     expect(grants()).toBe(2);
   });
 
-  test('the governor grants exactly as many units as requests were sent (the metric subgraph_upstream_requests_total counts)', async () => {
+  test('the governor grants exactly as many slots as requests were sent (the metric subgraph_upstream_requests_total counts)', async () => {
     const { client, grants } = governedClient(600);
     upstream.handle(inSequence(badGateway, ok, badGateway, badGateway, badGateway));
 

@@ -6,7 +6,7 @@ import { REDIS_STATE_DEFAULTS } from '../../src/config';
  * user through real traffic against the emulator's realistic profile: a
  * dashboard (answers, fill markers), tables and a ranking, cold asks (their
  * answers kept per url), a metric outside the plan (learned for the cluster),
- * asks waiting for a unit of a scarce budget (posted, read and withdrawn), the
+ * asks waiting for a slot of a scarce budget (posted, read and withdrawn), the
  * token and its lock, the budget, the roster, Apollo's cache. Redis must
  * refuse none of their commands: its ACL LOG stays empty, and no replica
  * counts a NOPERM or EXECABORT. On the old ACL (no hset, hgetall, hdel,
@@ -80,7 +80,7 @@ describeWithRedis('the documented Redis ACL', () => {
       RECOMMENDER_URL: emulator.url,
       REPORTING_EMAIL: DEMO_API_USER.email,
       REPORTING_PASSWORD: DEMO_API_USER.password,
-      // Scarce: four units at once, then one every 15 s, so asks wait for a unit (and are posted for the cluster).
+      // Scarce: four slots at once, then one every 15 s, so asks wait for a slot (and are posted for the cluster).
       REPORTING_RATE_PER_MINUTE: '4',
       REPORTING_MAX_ROWS: String(MAX_ROWS),
       ANALYTICS_ASK_DEADLINE_MS: '1500',
@@ -111,7 +111,7 @@ describeWithRedis('the documented Redis ACL', () => {
     const outside = ownMostRead.slice(MAX_ROWS + 1, MAX_ROWS + 5);
     // A cold ask on the other replica: its query carries revenue, which the realistic plan lacks.
     await postGraphQL(b.url, ANALYTICS, { representations: articleRepresentations(outside.slice(0, 1)) });
-    // Asks beyond the budget on both replicas: they wait for a unit, posted on the board, then give up at their deadline.
+    // Asks beyond the budget on both replicas: they wait for a slot, posted on the board, then give up at their deadline.
     await Promise.all([
       postGraphQL(a.url, ANALYTICS, { representations: articleRepresentations(outside.slice(1, 2)) }),
       postGraphQL(b.url, ANALYTICS, { representations: articleRepresentations(outside.slice(2, 4)) }),

@@ -97,7 +97,7 @@ describeWithRedis('the budget after Redis went away', () => {
     return { replicas, stores };
   }
 
-  /** Every store asks once a second (refused at once when it has no unit) for `seconds`; the grants, in order. */
+  /** Every store asks once a second (refused at once when it has no slot) for `seconds`; the grants, in order. */
   async function askEverySecond(stores: RedisRateStore[], perMinute: number, from: number, seconds: number, clock: { at: number }) {
     const grants: { at: number; replica: number }[] = [];
     for (let second = 0; second < seconds; second += 1) {
@@ -110,7 +110,7 @@ describeWithRedis('the budget after Redis went away', () => {
     return grants;
   }
 
-  test('one a minute, a unit spent just before: no replica sends before the next unit; then one turn a minute for the cluster, each replica its own', async () => {
+  test('one a minute, a slot spent just before: no replica sends before the next slot; then one turn a minute for the cluster, each replica its own', async () => {
     const clock = { at: T0 };
     const { stores } = await threeReplicas(() => clock.at);
     await expect(stores[0].reserve(KEY, 1, T0, 0)).resolves.toEqual({ granted: true, waitMs: 0 });
@@ -135,7 +135,7 @@ describeWithRedis('the budget after Redis went away', () => {
   test('ten a minute over three replicas: each spends its share of what the shared bucket had left, not a full share', async () => {
     const clock = { at: T0 };
     const { stores } = await threeReplicas(() => clock.at);
-    // Nine of ten spent through Redis: one unit is left for the three.
+    // Nine of ten spent through Redis: one slot is left for the three.
     for (let spent = 0; spent < 9; spent += 1)
       await expect(stores[spent % 3].reserve(KEY, PER_MINUTE, T0, 0)).resolves.toMatchObject({ granted: true });
     for (const store of stores) await store.look();
@@ -144,7 +144,7 @@ describeWithRedis('the budget after Redis went away', () => {
       const asks = stores.flatMap((store) => Array.from({ length: 10 }, () => store.reserve(KEY, PER_MINUTE, T0, 0)));
       const granted = (await Promise.all(asks)).filter((reservation) => reservation.granted).length;
 
-      // Each holds a third of the one unit left: none is a whole request yet.
+      // Each holds a third of the one slot left: none is a whole request yet.
       expect(granted).toBe(0);
     } finally {
       await harness.server().start();
@@ -181,7 +181,7 @@ describeWithRedis('the budget after Redis went away', () => {
     await expect(other.reserve(KEY, 1, clock.at, 0)).resolves.toEqual({ granted: false, retryAfterMs: RATE_WINDOW_MS - 5_000 });
   });
 
-  test('Redis restarted empty: the first ask of the replica that sent its turn meanwhile is refused until the next unit, not granted from the empty bucket', async () => {
+  test('Redis restarted empty: the first ask of the replica that sent its turn meanwhile is refused until the next slot, not granted from the empty bucket', async () => {
     const admin = await harness.admin();
     const clock = { at: T0 };
     const { replicas, stores } = await threeReplicas(() => clock.at);
@@ -220,7 +220,7 @@ describeWithRedis('the budget after Redis went away', () => {
     await admin.config('SET', 'maxmemory-policy', 'noeviction');
     await admin.config('SET', 'maxmemory', '1');
     try {
-      // Redis refuses the script (OOM): the one unit a minute is spent from the local share; the shared bucket has not seen it.
+      // Redis refuses the script (OOM): the one slot a minute is spent from the local share; the shared bucket has not seen it.
       await expect(store.reserve(KEY, 1, T0, 0)).resolves.toEqual({ granted: true, waitMs: 0 });
       expect(replica.redis.mode()).toBe('shared');
       // Reads still work: the watched bucket is looked at, and is empty (it never got the spend).

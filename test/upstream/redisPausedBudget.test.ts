@@ -7,8 +7,8 @@
  *
  * While Redis is away, a replica spends at most its share from the shared
  * bucket it last saw (not a full bucket of its own), the cluster never sends
- * more than one probe a minute, and once Redis is back and a unit is free an
- * ask is not refused for a next-unit time learned from the tiny local share.
+ * more than one probe a minute, and once Redis is back and a slot is free an
+ * ask is not refused for a next-slot time learned from the tiny local share.
  */
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import { startBodyRecorder, type BodyRecorder } from '../support/bodyRecorder';
@@ -125,13 +125,13 @@ describeWithRedis('the budget of three replicas while Redis is frozen (SIGSTOP)'
       await allShared();
     }
   };
-  /** A free unit again: the vendor's bucket refilled (its clock moved) and the shared bucket full (its key gone). */
-  const freeUnit = async () => {
+  /** A free slot again: the vendor's bucket refilled (its clock moved) and the shared bucket full (its key gone). */
+  const freeSlot = async () => {
     await call(emulator, '/__emulator/clock', { body: { advanceSeconds: 120 } });
     await admin.del(BUDGET_KEY);
   };
 
-  test('Redis frozen once every replica saw a unit spent (the report: 6 s after, one heartbeat): one cold ask on each replica sends no query within the asks’ 7 s, and no 429', async () => {
+  test('Redis frozen once every replica saw a slot spent (the report: 6 s after, one heartbeat): one cold ask on each replica sends no query within the asks’ 7 s, and no 429', async () => {
     await seenByEveryReplica(); // the roster: every replica has seen the three
     const first = await ask(replicas[0], TOP, { from: 0 });
     expect(codes([first])).toEqual(['answered']);
@@ -140,14 +140,14 @@ describeWithRedis('the budget of three replicas while Redis is frozen (SIGSTOP)'
 
     const during = await whileFrozen(() => Promise.all(replicas.map((replica, index) => ask(replica, TOP, { from: 100 + index }))));
 
-    // The shared bucket said: next unit a minute after the first query. Every replica knew it.
+    // The shared bucket said: next slot a minute after the first query. Every replica knew it.
     expect(recorder.dashboardStatuses).toEqual([200]);
     expect(tooMany()).toBe(0);
     expect(codes(during)).toEqual(['UPSTREAM_RATE_LIMITED', 'UPSTREAM_RATE_LIMITED', 'UPSTREAM_RATE_LIMITED']);
   }, 60_000);
 
   test('Redis frozen with a full bucket: one cold ask on each replica sends at most one query (one probe for the cluster), and no 429', async () => {
-    await freeUnit();
+    await freeSlot();
     await seenByEveryReplica();
     const before = recorder.dashboardStatuses.length;
 
@@ -162,8 +162,8 @@ describeWithRedis('the budget of three replicas while Redis is frozen (SIGSTOP)'
     });
   }, 60_000);
 
-  test('Redis back and a unit free: an ask is sent at once, not refused for the next-unit time learned from the local share', async () => {
-    await freeUnit();
+  test('Redis back and a slot free: an ask is sent at once, not refused for the next-slot time learned from the local share', async () => {
+    await freeSlot();
     await seenByEveryReplica();
     // Analytics asks wait in the budget queue, which learns the next slot from the (local) refusal.
     const during = await whileFrozen(() =>
@@ -175,7 +175,7 @@ describeWithRedis('the budget of three replicas while Redis is frozen (SIGSTOP)'
     expect(codes([during[refusedIndex]])).toEqual(['UPSTREAM_RATE_LIMITED']);
     expect(retryAfters[refusedIndex] * 1000).toBeGreaterThan(ASK_DEADLINE_MS);
 
-    await freeUnit();
+    await freeSlot();
     const before = recorder.dashboardStatuses.length;
     const after = await ask(replicas[refusedIndex], RANKING, { domain: `d${refusedIndex}.example` });
 

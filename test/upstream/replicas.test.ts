@@ -78,7 +78,7 @@ describeWithRedis('three replicas sharing one Redis', () => {
   /**
    * The replicas' shared reporting budget full again, as the emulator's is after its clock moved: the replicas'
    * clocks do not move, so what they spent in the last (real) minute still counts (as redisPausedBudget.test.ts's
-   * `freeUnit`).
+   * `freeSlot`).
    */
   const refillSharedBudget = async () => {
     const admin = createRedisClient({ url: new Secret(redis.url), keyPrefix: '', timeoutMs: 1_000 });
@@ -90,15 +90,15 @@ describeWithRedis('three replicas sharing one Redis', () => {
     }
   };
   /**
-   * The shared reporting budget with only `units` requests left (its GCRA "full at" instant written as the replicas'
+   * The shared reporting budget with only `slots` requests left (its GCRA "full at" instant written as the replicas'
    * script would): a burst is then refused by the shared bucket itself, and the emulator, in this process, never
    * gets the budget's whole minute of queries at once (on a loaded machine 150 at once outlasted the 10 s upstream timeout).
    */
-  const leaveSharedUnits = async (units: number) => {
+  const leaveSharedSlots = async (slots: number) => {
     const admin = createRedisClient({ url: new Secret(redis.url), keyPrefix: '', timeoutMs: 1_000 });
     try {
       await awaitReady(admin);
-      const fullAt = Date.now() + RATE_WINDOW_MS - (units * RATE_WINDOW_MS) / REPORTING_PER_MINUTE;
+      const fullAt = Date.now() + RATE_WINDOW_MS - (slots * RATE_WINDOW_MS) / REPORTING_PER_MINUTE;
       await admin.set(`replicas-test:budget:reporting:${DEMO_API_USER.email}`, fullAt.toFixed(3), 'PX', RATE_WINDOW_MS + 1_000);
     } finally {
       admin.disconnect();
@@ -193,7 +193,7 @@ describeWithRedis('three replicas sharing one Redis', () => {
 
   test('a burst beyond the shared budget never reaches the upstream: no 429, the account budget is respected', async () => {
     await refillUpstreamBudget(); // the replicas' shared bucket is what limits now
-    await leaveSharedUnits(5);
+    await leaveSharedSlots(5);
     await resetStats();
     const results = await spread(BURST, 10_000);
     const codes = results.flatMap((result) => (result.errors ?? []).map((error) => error.extensions));

@@ -1,6 +1,6 @@
 /**
  * Over real HTTP, as `npm start` wires the subgraph: every HTTP attempt takes
- * its own unit of the budget (counted by the emulator), and an empty 200 body
+ * its own slot of the budget (counted by the emulator), and an empty 200 body
  * from the dashboard is UPSTREAM_METRIC_UNAVAILABLE after exactly one request.
  */
 import type { AddressInfo } from 'node:net';
@@ -74,7 +74,7 @@ describe('every dashboard attempt is governed (emulator answering 502)', () => {
     expect((await readStats(emulator)).dashboard.count).toBe(1);
   });
 
-  test('budget 3/min: the first try and both retries are sent, one unit each, and the governor counts 3 grants', async () => {
+  test('budget 3/min: the first try and both retries are sent, one slot each, and the governor counts 3 grants', async () => {
     const events: UpstreamEvent[] = [];
     const subgraph = await subgraphWithBudget(3, events);
     await addFault(emulator, { target: 'dashboard', status: 502 });

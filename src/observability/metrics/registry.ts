@@ -167,12 +167,12 @@ export function createInstruments(options: MetricsOptions = {}) {
     }),
     analyticsAsksWaiting: new Gauge({
       name: name('analytics_asks_waiting'),
-      help: 'Analytics asks waiting for a unit of the reporting budget',
+      help: 'Analytics asks waiting for a slot of the reporting budget',
       registers,
     }),
     analyticsRefusals: new Counter({
       name: name('analytics_refusals_total'),
-      help: 'Analytics asks answered with an error, by reason (deadline: no unit in time; metric_unavailable; upstream_error)',
+      help: 'Analytics asks answered with an error, by reason (deadline: no slot in time; metric_unavailable; upstream_error)',
       labelNames: ['reason'] as const,
       registers,
     }),

@@ -315,7 +315,7 @@ export class BudgetQueue {
   /**
    * Callers' dashboards go before refreshes only while all callers' dashboards
    * together spent less than one caller's share over the window: a caller gets
-   * its share even while refreshes always wait (at one unit a minute they do),
+   * its share even while refreshes always wait (at one slot a minute they do),
    * and however many callers there are, the refreshes keep all the rest.
    */
   private dashboardsBeforeRefreshes(): boolean {

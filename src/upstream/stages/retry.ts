@@ -30,7 +30,7 @@ export type HttpStage = (next: HttpClient) => HttpClient;
  * idempotent):
  * - `backoff` (a 502-504, a dropped connection): at most `backoff.retries`
  *   times, after a jittered exponential pause, and only when that pause ends
- *   with a quarter of the call's timeout still left (a retry is worth its unit
+ *   with a quarter of the call's timeout still left (a retry is worth its slot
  *   of the rate only with time left to answer); the governor then has until
  *   that point to grant it.
  * - `after_pause` (a 429; the governor stage has paused the budget): repeated

@@ -16,11 +16,11 @@ import type { Seat } from '../../redis/replicaRoster';
  *   the shared bucket held.
  * - A share below one a minute cannot be a bucket of its own (each replica's
  *   one request would go at the same moment: N probes at once). The budget's
- *   units are dealt in turns instead, on the wall clock every replica reads
+ *   slots are dealt in turns instead, on the wall clock every replica reads
  *   alike: the budget's interval (63 s at one a minute) is one turn, and turn
  *   `i` is the replica of rank `i mod replicas`'s, sent at the turn's start.
  *   The cluster sends at most one request a turn, and nothing before the
- *   shared bucket, as last seen, had a unit.
+ *   shared bucket, as last seen, had a slot.
  */
 export class LocalShare {
   /** Budget key → the instant its bucket is full again, in the shared bucket's terms (every replica's bucket fills in one window). */
@@ -76,7 +76,7 @@ export class LocalShare {
       return { granted: true, waitMs };
     }
     const turnMs = RATE_WINDOW_MS / perMinute;
-    // The first instant the shared bucket, as last seen (and spent from here since), has a unit.
+    // The first instant the shared bucket, as last seen (and spent from here since), has a slot.
     const readyAt = Math.max(nowMs, fullAt - (perMinute - 1) * turnMs);
     const sendAt = nextTurnStart(readyAt, turnMs, seat);
     const waitMs = sendAt - nowMs;

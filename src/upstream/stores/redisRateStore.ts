@@ -143,7 +143,7 @@ export class RedisRateStore implements RateStore {
 
   /**
    * Tells `listener` each time this replica spends from the shared bucket
-   * again after it spent (or was refused) from its local share: a next-unit
+   * again after it spent (or was refused) from its local share: a next-slot
    * time learned from the local share no longer holds. Returns the unsubscribe.
    */
   onSharedAgain(listener: () => void): () => void {
@@ -206,7 +206,7 @@ export class RedisRateStore implements RateStore {
       try {
         for (const [key, fullAtMs] of unseen) {
           const perMinute = this.watched.get(key);
-          // Full at `fullAtMs` is empty until one interval per unit of burst before it (PAUSE's arithmetic).
+          // Full at `fullAtMs` is empty until one interval per slot of burst before it (PAUSE's arithmetic).
           if (perMinute !== undefined) await this.emptyUntil(key, perMinute, fullAtMs - (perMinute - 1) * (RATE_WINDOW_MS / perMinute));
         }
       } finally {

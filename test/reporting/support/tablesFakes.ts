@@ -1,6 +1,6 @@
 /**
  * Fakes for the analytics tables' unit tests: a clock that moves only when
- * the test says, a reporting budget of one slot per `unitMs` of that clock
+ * the test says, a reporting budget of one slot per `slotMs` of that clock
  * (refusing with `budget_exhausted` and `retryAfter` in between, as the rate
  * store's bucket does), and a dashboard endpoint that answers rows by url,
  * each attempt granted its slot by the budget queue, recording every body it sent.
@@ -74,7 +74,7 @@ export async function settle(): Promise<void> {
 
 export interface FakeBudget extends SlotBudget {
   /** Another spender (a replica, a refresh) takes the next slot. */
-  spendUnit(): void;
+  spendSlot(): void;
   /** Attempts refused for want of a slot. */
   refusals: number;
   /** The budget is shared again (a Redis store's `onSharedAgain`): tells the listeners. */
@@ -82,28 +82,28 @@ export interface FakeBudget extends SlotBudget {
 }
 
 /**
- * The reporting budget's bucket on the fake clock: one slot per `unitMs` (the first at once), a take waiting
+ * The reporting budget's bucket on the fake clock: one slot per `slotMs` (the first at once), a take waiting
  * at most its `maxWaitMs` for its slot, else refused with `budget_exhausted` and `retryAfter` having taken nothing.
  */
-export function fakeBudget(clock: FakeClock, unitMs: number): FakeBudget {
-  let nextUnitAt = clock.now();
+export function fakeBudget(clock: FakeClock, slotMs: number): FakeBudget {
+  let nextSlotAt = clock.now();
   const listeners = new Set<() => void>();
   const budget: FakeBudget = {
     refusals: 0,
-    spendUnit() {
-      nextUnitAt = Math.max(nextUnitAt, clock.now()) + unitMs;
+    spendSlot() {
+      nextSlotAt = Math.max(nextSlotAt, clock.now()) + slotMs;
     },
     async freeInMs() {
-      return Math.max(0, nextUnitAt - clock.now());
+      return Math.max(0, nextSlotAt - clock.now());
     },
     async take(where, maxWaitMs) {
       const now = clock.now();
-      const waitMs = Math.max(0, nextUnitAt - now);
+      const waitMs = Math.max(0, nextSlotAt - now);
       if (waitMs > maxWaitMs) {
         budget.refusals += 1;
         throw new UpstreamError({ ...where, kind: 'budget_exhausted', retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) });
       }
-      nextUnitAt = Math.max(now, nextUnitAt) + unitMs;
+      nextSlotAt = Math.max(now, nextSlotAt) + slotMs;
       if (waitMs > 0) await clock.sleep(waitMs);
     },
     onSharedAgain(listener) {
@@ -124,32 +124,32 @@ export interface FakeDashboard {
   query(body: DashboardQueryBody, grant?: SlotGrant): Promise<Served<DashboardMetricResultWire[]>>;
   /** The budget the queue grants the attempts from. */
   budget: FakeBudget;
-  /** With `cacheMs`: the answer cache read alone (no unit), as the protected endpoint's `peek`. */
+  /** With `cacheMs`: the answer cache read alone (no slot), as the protected endpoint's `peek`. */
   peek?(body: DashboardQueryBody): Promise<Served<DashboardMetricResultWire[]> | undefined>;
-  /** Answers served from the answer cache (`cacheMs`), no unit spent. */
+  /** Answers served from the answer cache (`cacheMs`), no slot spent. */
   hits: number;
-  /** Every body granted a unit, in order. */
+  /** Every body granted a slot, in order. */
   sent: DashboardQueryBody[];
-  /** Attempts refused for want of a unit (the budget's). */
+  /** Attempts refused for want of a slot (the budget's). */
   readonly refusals: number;
 }
 
 export interface FakeDashboardOptions {
   clock: FakeClock;
-  /** One unit per this many ms (63 s for the vendor's one a minute). */
-  unitMs: number;
+  /** One slot per this many ms (63 s for the vendor's one a minute). */
+  slotMs: number;
   /** The urls of the window, most read first: a whole table is their first `limit`. */
   urls: readonly string[];
   /** Metrics outside the plan: a query naming one answers the empty body. */
   unplanned?: readonly MetricName[];
   /**
-   * An answer cache in front of the units, as the protected endpoint has: a body answered within this many ms is
-   * served again as a `hit` (no unit). Read after a macrotask, as a real cache read is I/O: a loop that keeps
+   * An answer cache in front of the slots, as the protected endpoint has: a body answered within this many ms is
+   * served again as a `hit` (no slot). Read after a macrotask, as a real cache read is I/O: a loop that keeps
    * reading it cannot starve the clock's timers, so a test counts its passes instead of hanging.
    */
   cacheMs?: number;
   /**
-   * With `cacheMs`: the most hits the cache serves (default 1,000); past them the units alone answer, so a loop
+   * With `cacheMs`: the most hits the cache serves (default 1,000); past them the slots alone answer, so a loop
    * going round on cached answers is parked on the clock at the next refusal and the test ends with its count.
    */
   maxHits?: number;
@@ -161,7 +161,7 @@ export function fakeValue(urls: readonly string[], url: string, metric: MetricNa
 }
 
 export function fakeDashboard(options: FakeDashboardOptions): FakeDashboard {
-  const budget = fakeBudget(options.clock, options.unitMs);
+  const budget = fakeBudget(options.clock, options.slotMs);
   const cache = new Map<string, Served<DashboardMetricResultWire[]>>();
   const cached = async (body: DashboardQueryBody) => {
     const cacheMs = options.cacheMs;
@@ -184,7 +184,7 @@ export function fakeDashboard(options: FakeDashboardOptions): FakeDashboard {
         dashboard.hits += 1;
         return hit;
       }
-      // Through the queue, the attempt is the queue's grant; a test's direct call takes a free unit itself (or is refused).
+      // Through the queue, the attempt is the queue's grant; a test's direct call takes a free slot itself (or is refused).
       await (grant === undefined ? budget.take(DASHBOARD_WHERE, 0) : grant(DASHBOARD_WHERE, undefined));
       const now = options.clock.now();
       dashboard.sent.push(body);

@@ -55,7 +55,7 @@ export interface TablesOverHttp {
   clock: FakeClock;
   /** Moves the subgraph's clock and the emulator's by the same amount. */
   advanceBoth(ms: number): Promise<void>;
-  /** Resolves once exactly `count` asks wait for a unit (an event of the tables, not a sleep). */
+  /** Resolves once exactly `count` asks wait for a slot (an event of the tables, not a sleep). */
   asksWaiting(count: number): Promise<void>;
   /** Resolves once `count` whole tables have been fetched and stored since the start (an event of the tables). */
   tablesStored(count: number): Promise<void>;

@@ -45,11 +45,11 @@ export interface LiveOverHttp {
 
 /** Tables fresh for 100 s: refreshed by demand from 50 s on (the feeds' pulse asks every 25 s). */
 const LIVE_CACHE = { ...DEFAULT_CACHE_TTLS, dashboardTtlSeconds: 100 };
-export const UNIT_MS = 63_000;
+export const SLOT_MS = 63_000;
 
 /**
  * Windows end on the hour (ANALYTICS_WINDOW_ALIGN_SECONDS=3600) and the clock starts 30 s before one, in the
- * emulator's past: the first table's window ends on one hour, a refresh after the first unit on the next, so
+ * emulator's past: the first table's window ends on one hour, a refresh after the first slot on the next, so
  * its numbers change (an hour of traffic), while any other read before that hour gives the same numbers.
  */
 const HOUR_MS = 3_600_000;
