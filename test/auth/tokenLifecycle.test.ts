@@ -16,7 +16,7 @@ import { upstreamMetricsObserver } from '../../src/upstream/metricsObserver';
 import { TokenProvider, type TokenProviderOptions } from '../../src/auth/tokenProvider';
 import { REPORTING_SIGN_IN_ERRORS } from '../../src/upstream/datasources/signInErrors';
 import { ReportingAPI } from '../../src/upstream/datasources/reportingAPI';
-import { createSignIn } from '../../src/upstream/datasources/signIn';
+import { createSignIn } from '../../src/upstream/datasources/signInRequest';
 import type { DashboardQueryBody } from '../../src/kernel/wire';
 import { formatError } from '../../src/graphql/errors';
 import { createAgent } from '../../src/upstream/transport/agent';

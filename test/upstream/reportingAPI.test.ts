@@ -2,7 +2,7 @@ import type { Agent } from 'undici';
 import { TokenProvider } from '../../src/auth/tokenProvider';
 import { REPORTING_SIGN_IN_ERRORS } from '../../src/upstream/datasources/signInErrors';
 import { findDashboardShapeProblem, ReportingAPI } from '../../src/upstream/datasources/reportingAPI';
-import { createSignIn } from '../../src/upstream/datasources/signIn';
+import { createSignIn } from '../../src/upstream/datasources/signInRequest';
 import type { DashboardMetricResultWire, DashboardQueryBody } from '../../src/kernel/wire';
 import { formatError } from '../../src/graphql/errors';
 import { createAgent } from '../../src/upstream/transport/agent';

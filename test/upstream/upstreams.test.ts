@@ -1,5 +1,5 @@
 import { DEMO_API_USER, startEmulator, type RunningEmulator } from '../../emulator';
-import { createSignIn } from '../../src/upstream/datasources/signIn';
+import { createSignIn } from '../../src/upstream/datasources/signInRequest';
 import type { DashboardQueryBody } from '../../src/kernel/wire';
 import { formatError } from '../../src/graphql/errors';
 import { createAgent } from '../../src/upstream/transport/agent';

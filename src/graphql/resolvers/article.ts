@@ -1,5 +1,5 @@
 import type { ArticleResolvers } from '../__generated__/resolvers-types';
-import { resolveArticleAnalytics } from '../analytics/articleAnalytics';
+import { resolveArticleAnalytics } from '../analytics/resolveArticleAnalytics';
 import { rejectInvalid } from '../errors';
 import { rankRecommendations } from '../parents/mappers';
 import { representationKey } from './representationKey';

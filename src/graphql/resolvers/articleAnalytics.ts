@@ -1,5 +1,5 @@
 import type { ArticleAnalyticsResolvers } from '../__generated__/resolvers-types';
-import { analyticsValue } from '../analytics/articleAnalytics';
+import { analyticsValue } from '../analytics/resolveArticleAnalytics';
 import { FIELD_METRICS } from '../../reporting/tables/articleMetrics';
 import { dateTimeOf } from '../scalars/dateTime';
 

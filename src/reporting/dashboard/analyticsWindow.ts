@@ -1,6 +1,6 @@
 import type { DateWindowInput } from './dashboardQueryInput';
 import { validateDashboardQuery } from './validate';
-import { windowLengthMs } from './window';
+import { windowLengthMs } from './windowLength';
 import { rangeInstants } from '../../kernel/instants';
 import type { DashboardQueryBody } from '../../kernel/wire';
 import { Metric, TimeUnit } from '../../../contract';

@@ -1,7 +1,7 @@
 import type { DashboardQueryInput } from './dashboardQueryInput';
 import { Dimension, FilterOperator, Granularity, Metric, schemaName } from '../../../contract';
 import type { InvalidArgument } from './invalidArgument';
-import { availableGranularities, exceedsMaxWindow, MAX_WINDOW_DAYS, windowLengthMs } from './window';
+import { availableGranularities, exceedsMaxWindow, MAX_WINDOW_DAYS, windowLengthMs } from './windowLength';
 import { rangeInstants } from '../../kernel/instants';
 import { EQUALITY_ONLY_DIMENSIONS, EQUALITY_OPERATORS, MAX_GROUP_BY, TRAFFIC_DIMENSION_NAMES } from '../../../contract';
 import { UPSTREAM_CALL_DEFAULTS } from '../../config';

@@ -1,21 +1,9 @@
-import type { SignInBackoffOptions } from '../../auth/signInBackoff';
-import { renewalCounter, watchSignInBackoff } from '../../auth/tokenMetrics';
-import { TokenProvider } from '../../auth/tokenProvider';
-import { REDIS_STATE_DEFAULTS } from '../../config/redis';
-import { UPSTREAM_PATH_DEFAULTS } from '../../config/upstreamPath';
-import { createSignIn, type SignInOptions } from '../datasources/signIn';
-import { REPORTING_SIGN_IN_ERRORS } from '../datasources/signInErrors';
-import { SharedTokenProvider } from '../stores/sharedTokenProvider';
+import { createSignIn, type SignInOptions } from '../datasources/signInRequest';
 import type { Logger } from '../../observability/logger';
-import type { Metrics } from '../../observability/metrics/metrics';
-import type { SharedRedis } from '../../redis/sharedRedis';
 import type { UpstreamObserver } from '../observer';
 
 /** The reporting API's sign-in: a new token. Its requests pass the governor's `signin` rate, then the transport. */
 export type SignInEndpoint = () => Promise<string>;
-
-/** What the reporting datasource needs from a token holder: in process, or shared through Redis. */
-export type TokenSource = Pick<TokenProvider, 'getToken' | 'renew' | 'served' | 'refused' | 'signInState'>;
 
 export interface SignInEndpointOptions extends SignInOptions {
   logger: Pick<Logger, 'info' | 'warn'>;
@@ -40,39 +28,4 @@ export function createSignInEndpoint(options: SignInEndpointOptions): SignInEndp
       throw error;
     }
   };
-}
-
-export interface TokenSourceOptions {
-  signIn: SignInEndpoint;
-  /** Set when replicas share the token through Redis. */
-  redis?: SharedRedis;
-  /** How long a replica's renewal lock lasts: longer than the longest sign-in. */
-  lockMs: number;
-  /** How long a failed sign-in is remembered (SIGNIN_FAILURE_BACKOFF_SECONDS and UPSTREAM_PATH_DEFAULTS.signInBackoff). */
-  signInBackoff: SignInBackoffOptions;
-  now?: () => number;
-  observer: Pick<UpstreamObserver, 'tokenRenewed'>;
-  /** The sign-in backoff gauge follows the token holder when metrics are on. */
-  metrics?: Pick<Metrics, 'watchSignInBackoff'>;
-}
-
-/**
- * The token holder every reporting call asks: this process's, or the one
- * shared by every replica (the same provider with a Redis exchange). Either
- * way only the process that signs in counts the renewal.
- */
-export function createTokenSource(options: TokenSourceOptions): TokenSource {
-  const common = {
-    signIn: options.signIn,
-    ...UPSTREAM_PATH_DEFAULTS.tokenRenewal,
-    onSignIn: renewalCounter(options.observer),
-    signInBackoff: options.signInBackoff,
-    ...(options.now === undefined ? {} : { now: options.now }),
-  };
-  const tokens =
-    options.redis === undefined
-      ? new TokenProvider({ ...common, errors: REPORTING_SIGN_IN_ERRORS })
-      : new SharedTokenProvider({ ...common, ...REDIS_STATE_DEFAULTS.tokenExchange, redis: options.redis, lockMs: options.lockMs });
-  if (options.metrics !== undefined) watchSignInBackoff(options.metrics, tokens);
-  return tokens;
 }
