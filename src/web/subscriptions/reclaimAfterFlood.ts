@@ -1,4 +1,4 @@
-/** A burst of at least this many ended subscriptions is a flood worth a collection once it is over. */
+/** This many ended subscriptions since the last collection are a flood worth one once it is over. */
 export const FLOOD_ENDED_SUBSCRIPTIONS = 1_000;
 /** Over once no subscription ended for this long. */
 export const FLOOD_QUIET_MS = 2_000;
@@ -14,7 +14,10 @@ export function exposedCollectGarbage(): CollectGarbage | undefined {
 
 /**
  * Asks V8 for one major collection once a flood of ended subscriptions is
- * over (FLOOD_ENDED_SUBSCRIPTIONS of them, then FLOOD_QUIET_MS without one).
+ * over: FLOOD_ENDED_SUBSCRIPTIONS of them since the last collection, then
+ * FLOOD_QUIET_MS without one. The count is not reset by a quiet moment, so a
+ * flood that pauses is still one flood (and the ordinary coming and going of
+ * subscribers earns a collection per thousand ends, at a quiet moment).
  * What a flood leaves is garbage, not held memory (heap snapshots after one
  * hold what they held before it), but V8's memory reducer collects it only
  * once it judges the allocation rate low: 30–90 s after 10,000
@@ -46,8 +49,8 @@ export class ReclaimAfterFlood {
 
   private over(): void {
     const ended = this.ended;
-    this.ended = 0;
     if (ended < FLOOD_ENDED_SUBSCRIPTIONS || this.collect === undefined) return;
+    this.ended = 0;
     this.onCollect(ended);
     void this.collect();
   }
