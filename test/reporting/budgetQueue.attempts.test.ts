@@ -24,7 +24,7 @@ import { BudgetQueue } from '../../src/reporting/budget/budgetQueue';
 import { MetricPlan } from '../../src/reporting/budget/metricPlan';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
 import type { SlotGrant } from '../../src/upstream/transport/httpClient';
-import { DASHBOARD_WHERE, FakeClock, fakeDashboard, tableAsksIn } from './support/tablesFakes';
+import { DASHBOARD_WHERE, FakeClock, fakeDashboard, lastDaysDashboard, tableAsksIn } from './support/tablesFakes';
 
 const DASHBOARD_PATH = '/api/dashboard/query';
 const upstream = useFakeUpstream();
@@ -37,17 +37,6 @@ afterEach(async () => {
   service = undefined;
   upstreams = undefined;
 });
-
-/** A distinct dashboard: the last `days` days (no two merge or share an answer). */
-function body(days: number): DashboardQueryBody {
-  return {
-    dates: { last: { number: days, dimension: 'day' } },
-    filters: [],
-    groupBy: [],
-    metrics: ['pageViewsTotal'],
-    order: { metric: 'pageViewsTotal', sort: 'DESC' },
-  };
-}
 
 /** The vendor: signs in, and answers each dashboard query with `statuses` in turn (the last repeats), 200 with the metric's result. */
 function vendor(...statuses: number[]): FakeHandler {
@@ -95,7 +84,8 @@ function setUp() {
     refreshes: new TableRefreshes(),
   });
   const dashboards = service.dashboards;
-  const ask = (days: number, caller: string) => dashboards.ask([body(days)], Date.now() + 20_000, caller).then(([answer]) => answer);
+  const ask = (days: number, caller: string) =>
+    dashboards.ask([lastDaysDashboard(days, 'pageViewsTotal')], Date.now() + 20_000, caller).then(([answer]) => answer);
   return { charged, ask };
 }
 

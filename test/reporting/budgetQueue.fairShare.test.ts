@@ -15,23 +15,12 @@ import type { DashboardQueryBody } from '../../src/kernel/wire';
 import { failurePolicyOf, UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { recordEvents } from '../support/upstreamEvents';
 import type { SlotGrant } from '../../src/upstream/transport/httpClient';
-import { FakeClock, fakeDashboard, settle, tableAsksIn } from './support/tablesFakes';
+import { FakeClock, fakeDashboard, lastDaysDashboard, settle, tableAsksIn } from './support/tablesFakes';
 
 const START = Date.UTC(2026, 10, 20, 12, 0, 0);
 const SLOT_MS = 10_000;
 const WINDOW_MS = 60_000;
 const WEEK = tableSpec({ last: { number: 7, unit: 'day' } }, {}, 'pageViewsTotal');
-
-/** A distinct dashboard: the last `days` days (a kind of its own, so no two merge). */
-function dashboard(days: number): DashboardQueryBody {
-  return {
-    dates: { last: { number: days, dimension: 'day' } },
-    filters: [],
-    groupBy: [],
-    metrics: ['uniqueUsers'],
-    order: { metric: 'uniqueUsers', sort: 'DESC' },
-  };
-}
 
 function setUp({ slotsPerCaller = 2 } = {}) {
   const clock = new FakeClock(START);
@@ -84,21 +73,21 @@ test('the share is DASHBOARD_SHARE_PER_CALLER of the budget’s slots over the w
 test("over its share a caller's ask is refused at once with retryAfter, before any try at the endpoint; another caller is answered at the same instant", async () => {
   const { clock, endpoint, dashboards, observer } = setUp();
 
-  await expect(dashboards.ask([dashboard(1)], clock.now() + 20_000, 'greedy')).resolves.toHaveLength(1);
+  await expect(dashboards.ask([lastDaysDashboard(1)], clock.now() + 20_000, 'greedy')).resolves.toHaveLength(1);
   await clock.advance(SLOT_MS);
-  await expect(dashboards.ask([dashboard(2)], clock.now() + 20_000, 'greedy')).resolves.toHaveLength(1);
+  await expect(dashboards.ask([lastDaysDashboard(2)], clock.now() + 20_000, 'greedy')).resolves.toHaveLength(1);
   await clock.advance(SLOT_MS);
   const tries = endpoint.sent.length + endpoint.refusals;
 
   // Two slots in the last minute: the third is refused at once, until the first slot leaves the window (40 s on).
-  const [refused] = await dashboards.ask([dashboard(3)], clock.now() + 20_000, 'greedy');
+  const [refused] = await dashboards.ask([lastDaysDashboard(3)], clock.now() + 20_000, 'greedy');
   expect(shareRefusal(refused).retryAfterSeconds).toBe(40);
   expect(endpoint.sent.length + endpoint.refusals).toBe(tries);
   expect(observer.events).toContainEqual({ type: 'ask_refused', kind: 'dashboard', reason: 'share' });
   expect(observer.events).toContainEqual({ type: 'caller_refused', caller: 'greedy' });
 
   // The slot its refused ask did not take is the editor's, now.
-  const [answered] = await dashboards.ask([dashboard(3)], clock.now() + 20_000, 'editor');
+  const [answered] = await dashboards.ask([lastDaysDashboard(3)], clock.now() + 20_000, 'editor');
   expect(answered).not.toBeInstanceOf(Error);
   expect(endpoint.sent).toHaveLength(3);
   expect(observer.events.filter((event) => event.type === 'caller_slots')).toEqual([
@@ -109,20 +98,20 @@ test("over its share a caller's ask is refused at once with retryAfter, before a
 
   // Once its first slot left the window, the greedy caller has room for one more.
   await clock.advance(40_000);
-  const [again] = await dashboards.ask([dashboard(4)], clock.now() + 20_000, 'greedy');
+  const [again] = await dashboards.ask([lastDaysDashboard(4)], clock.now() + 20_000, 'greedy');
   expect(again).not.toBeInstanceOf(Error);
   expect(endpoint.sent).toHaveLength(4);
 });
 
 test("a caller's waiting asks beyond its share are refused as soon as its share fills, and the next slot goes to another caller's waiting ask", async () => {
   const { clock, endpoint, dashboards, observer } = setUp({ slotsPerCaller: 1 });
-  await endpoint.query(dashboard(30));
+  await endpoint.query(lastDaysDashboard(30));
   await clock.advance(1_000);
 
   // No slot now: both greedy asks and the editor's wait (none of them has spent anything yet).
-  const first = dashboards.ask([dashboard(1)], clock.now() + 15_000, 'greedy');
-  const second = dashboards.ask([dashboard(2)], clock.now() + 30_000, 'greedy');
-  const editor = dashboards.ask([dashboard(3)], clock.now() + 30_000, 'editor');
+  const first = dashboards.ask([lastDaysDashboard(1)], clock.now() + 15_000, 'greedy');
+  const second = dashboards.ask([lastDaysDashboard(2)], clock.now() + 30_000, 'greedy');
+  const editor = dashboards.ask([lastDaysDashboard(3)], clock.now() + 30_000, 'editor');
   await settle();
   expect(endpoint.refusals).toBe(3);
 
@@ -135,16 +124,20 @@ test("a caller's waiting asks beyond its share are refused as soon as its share 
 
   await clock.advance(SLOT_MS);
   await expect(editor).resolves.toHaveLength(1);
-  expect(endpoint.sent.map((body) => body.dates)).toEqual([dashboard(30).dates, dashboard(1).dates, dashboard(3).dates]);
+  expect(endpoint.sent.map((body) => body.dates)).toEqual([
+    lastDaysDashboard(30).dates,
+    lastDaysDashboard(1).dates,
+    lastDaysDashboard(3).dates,
+  ]);
 });
 
 test("a merged query's slot is split between the callers whose asks it carries", async () => {
   const { clock, endpoint, dashboards, observer } = setUp();
-  await endpoint.query(dashboard(30));
+  await endpoint.query(lastDaysDashboard(30));
   await clock.advance(1_000);
 
-  const greedy = dashboards.ask([dashboard(7)], clock.now() + 20_000, 'greedy');
-  const editor = dashboards.ask([{ ...dashboard(7), metrics: ['pageViewsTotal'] }], clock.now() + 20_000, 'editor');
+  const greedy = dashboards.ask([lastDaysDashboard(7)], clock.now() + 20_000, 'greedy');
+  const editor = dashboards.ask([{ ...lastDaysDashboard(7), metrics: ['pageViewsTotal'] }], clock.now() + 20_000, 'editor');
   await settle();
   await clock.advance(SLOT_MS);
   await expect(Promise.all([greedy, editor])).resolves.toHaveLength(2);
@@ -157,7 +150,7 @@ test("a merged query's slot is split between the callers whose asks it carries",
 
 test('while a table ask waits, a dashboard asked just before the slot does not try (it would take the slot): the table ask gets the slot', async () => {
   const { clock, endpoint, tables, dashboards } = setUp();
-  await endpoint.query(dashboard(30));
+  await endpoint.query(lastDaysDashboard(30));
   await clock.advance(1_000);
 
   const table = tables.wait({ spec: WEEK, metrics: ['pageViewsTotal'] }, clock.now() + 2 * SLOT_MS);
@@ -166,7 +159,7 @@ test('while a table ask waits, a dashboard asked just before the slot does not t
   expect([endpoint.sent.length, endpoint.refusals]).toEqual([1, 0]);
   // 1.5 s before the slot.
   await clock.advance(SLOT_MS - 2_500);
-  const asked = dashboards.ask([dashboard(1)], clock.now() + 2 * SLOT_MS, 'greedy');
+  const asked = dashboards.ask([lastDaysDashboard(1)], clock.now() + 2 * SLOT_MS, 'greedy');
   await settle();
   expect([endpoint.sent.length, endpoint.refusals]).toEqual([1, 0]);
 
@@ -180,12 +173,12 @@ test('while a table ask waits, a dashboard asked just before the slot does not t
 
 test("callers' dashboards go before refreshes only while all of them together spent less than one caller's share; then the refresh comes first", async () => {
   const { clock, endpoint, tables, dashboards } = setUp({ slotsPerCaller: 1 });
-  await endpoint.query(dashboard(30));
+  await endpoint.query(lastDaysDashboard(30));
   await clock.advance(1_000);
 
   // A refresh waits for the slot (at one slot a minute, one nearly always does), and so does the greedy caller's dashboard.
   tables.refresh(WEEK, 5, 0);
-  const greedy = dashboards.ask([dashboard(1)], clock.now() + 15_000, 'greedy');
+  const greedy = dashboards.ask([lastDaysDashboard(1)], clock.now() + 15_000, 'greedy');
   await settle();
   await clock.advance(SLOT_MS - 1_000);
   await expect(greedy).resolves.toHaveLength(1);
@@ -195,7 +188,7 @@ test("callers' dashboards go before refreshes only while all of them together sp
   // refresh going first: no try, nothing spent) waits behind the refresh.
   const sent = endpoint.sent.length;
   const refusals = endpoint.refusals;
-  const editor = dashboards.ask([dashboard(2)], clock.now() + 4 * SLOT_MS, 'editor');
+  const editor = dashboards.ask([lastDaysDashboard(2)], clock.now() + 4 * SLOT_MS, 'editor');
   await settle();
   expect([endpoint.sent.length, endpoint.refusals]).toEqual([sent, refusals]);
   await clock.advance(SLOT_MS);
@@ -203,19 +196,19 @@ test("callers' dashboards go before refreshes only while all of them together sp
   await clock.advance(SLOT_MS);
   await expect(editor).resolves.toHaveLength(1);
   expect(endpoint.sent.map((body) => body.groupBy)).toEqual([[], [], ['url'], []]);
-  expect(endpoint.sent[3].dates).toEqual(dashboard(2).dates);
+  expect(endpoint.sent[3].dates).toEqual(lastDaysDashboard(2).dates);
 });
 
 test("a caller's panels asked at once are each answered from the cache, however few slots its share has left: a try in flight is not counted ahead", async () => {
   const { clock, vendor, endpoint, dashboards } = setUpCached();
   for (const days of [1, 2, 3]) {
-    await endpoint.query(dashboard(days));
+    await endpoint.query(lastDaysDashboard(days));
     await clock.advance(SLOT_MS);
   }
-  await expect(dashboards.ask([dashboard(4)], clock.now() + 20_000, 'editor')).resolves.toHaveLength(1);
+  await expect(dashboards.ask([lastDaysDashboard(4)], clock.now() + 20_000, 'editor')).resolves.toHaveLength(1);
 
   // One slot of two spent: three panels at once, all cached, all answered; no slot spent.
-  const panels = await Promise.all([1, 2, 3].map((days) => dashboards.ask([dashboard(days)], clock.now() + 20_000, 'editor')));
+  const panels = await Promise.all([1, 2, 3].map((days) => dashboards.ask([lastDaysDashboard(days)], clock.now() + 20_000, 'editor')));
   expect(panels.flat().filter((answer) => answer instanceof Error)).toEqual([]);
   expect(vendor.sent).toHaveLength(4);
 });
@@ -244,14 +237,14 @@ function cachedEndpoint(vendor: ReturnType<typeof fakeDashboard>) {
 
 test('a caller over its share is served a cached answer (it costs nothing); only a miss is refused', async () => {
   const { clock, vendor, dashboards, observer } = setUpCached({ slotsPerCaller: 1 });
-  await expect(dashboards.ask([dashboard(1)], clock.now() + 20_000, 'greedy')).resolves.toHaveLength(1);
+  await expect(dashboards.ask([lastDaysDashboard(1)], clock.now() + 20_000, 'greedy')).resolves.toHaveLength(1);
   await clock.advance(SLOT_MS);
 
   // Its one slot is spent: the same dashboard again is in the cache and answered; a new one is refused, with no try.
-  const [again] = await dashboards.ask([dashboard(1)], clock.now() + 20_000, 'greedy');
+  const [again] = await dashboards.ask([lastDaysDashboard(1)], clock.now() + 20_000, 'greedy');
   expect(again).not.toBeInstanceOf(Error);
   expect(observer.events).not.toContainEqual({ type: 'caller_refused', caller: 'greedy' });
-  const [miss] = await dashboards.ask([dashboard(2)], clock.now() + 20_000, 'greedy');
+  const [miss] = await dashboards.ask([lastDaysDashboard(2)], clock.now() + 20_000, 'greedy');
   expect(shareRefusal(miss).retryAfterSeconds).toBe(50);
   expect(observer.events.filter((event) => event.type === 'caller_refused')).toEqual([{ type: 'caller_refused', caller: 'greedy' }]);
   expect([vendor.sent.length, vendor.refusals]).toEqual([1, 0]);
@@ -259,13 +252,13 @@ test('a caller over its share is served a cached answer (it costs nothing); only
 
 test('while a table ask waits for the slot, a cached dashboard is answered at once from the cache, not held behind it', async () => {
   const { clock, vendor, endpoint, tables, dashboards } = setUpCached();
-  await endpoint.query(dashboard(1));
+  await endpoint.query(lastDaysDashboard(1));
   await clock.advance(1_000);
   const table = tables.wait({ spec: WEEK, metrics: ['pageViewsTotal'] }, clock.now() + 2 * SLOT_MS);
   await settle();
   // Inside the dashboards' lead of the slot, with a deadline before it: held back, it would be refused.
   await clock.advance(SLOT_MS - 2_500);
-  const [cached] = await dashboards.ask([dashboard(1)], clock.now() + 1_000, 'editor');
+  const [cached] = await dashboards.ask([lastDaysDashboard(1)], clock.now() + 1_000, 'editor');
   expect(cached).not.toBeInstanceOf(Error);
   expect(cached).toMatchObject({ cache: 'hit' });
 

@@ -15,23 +15,12 @@ import type { DashboardQueryBody } from '../../src/kernel/wire';
 import { failurePolicyOf, UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { eventually, redisHarness } from '../support/redisHarness';
 import { describeWithRedis } from '../support/redisServer';
-import { FakeClock, fakeDashboard } from './support/tablesFakes';
+import { FakeClock, fakeDashboard, lastDaysDashboard } from './support/tablesFakes';
 
 const START = Date.UTC(2026, 10, 20, 12, 0, 0);
 const SLOT_MS = 10_000;
 const WINDOW_MS = 60_000;
 const CONFIG = { analytics: { dashboardShareWindowSeconds: WINDOW_MS / 1000 } };
-
-/** A distinct dashboard: the last `days` days (no two merge). */
-function dashboard(days: number): DashboardQueryBody {
-  return {
-    dates: { last: { number: days, dimension: 'day' } },
-    filters: [],
-    groupBy: [],
-    metrics: ['uniqueUsers'],
-    order: { metric: 'uniqueUsers', sort: 'DESC' },
-  };
-}
 
 function shareRefusal(result: unknown): UpstreamError {
   expect(result).toBeInstanceOf(UpstreamError);
@@ -67,25 +56,25 @@ describeWithRedis('the fair share shared by the replicas on Redis', () => {
     const a = await replica(clock);
     const b = await replica(clock);
 
-    expect(await a.ask(dashboard(1), 'greedy')).not.toBeInstanceOf(Error);
+    expect(await a.ask(lastDaysDashboard(1), 'greedy')).not.toBeInstanceOf(Error);
     await clock.advance(SLOT_MS);
-    expect(await a.ask(dashboard(2), 'greedy')).not.toBeInstanceOf(Error);
+    expect(await a.ask(lastDaysDashboard(2), 'greedy')).not.toBeInstanceOf(Error);
     await a.ledger.written();
     await clock.advance(SLOT_MS);
 
     const tries = b.endpoint.sent.length + b.endpoint.refusals;
     // Two slots in the last minute through A: B refuses the third until A's first leaves the window (40 s on).
-    expect(shareRefusal(await b.ask(dashboard(3), 'greedy')).retryAfterSeconds).toBe(40);
+    expect(shareRefusal(await b.ask(lastDaysDashboard(3), 'greedy')).retryAfterSeconds).toBe(40);
     expect(b.endpoint.sent.length + b.endpoint.refusals).toBe(tries);
-    expect(await b.ask(dashboard(3), 'editor')).not.toBeInstanceOf(Error);
+    expect(await b.ask(lastDaysDashboard(3), 'editor')).not.toBeInstanceOf(Error);
     expect(b.endpoint.sent).toHaveLength(1);
 
     // A slot spent through B counts on A too, each once (A's own charges and what it reads of them are not added twice).
     await b.ledger.written();
     await clock.advance(40_000);
-    expect(await a.ask(dashboard(4), 'greedy')).not.toBeInstanceOf(Error);
+    expect(await a.ask(lastDaysDashboard(4), 'greedy')).not.toBeInstanceOf(Error);
     await a.ledger.written();
-    expect(shareRefusal(await b.ask(dashboard(5), 'greedy')).retryAfterSeconds).toBe(10);
+    expect(shareRefusal(await b.ask(lastDaysDashboard(5), 'greedy')).retryAfterSeconds).toBe(10);
     a.queue.close();
     b.queue.close();
   });
@@ -93,7 +82,7 @@ describeWithRedis('the fair share shared by the replicas on Redis', () => {
   it('the keys expire a window after the last charge', async () => {
     const clock = new FakeClock(START);
     const a = await replica(clock);
-    expect(await a.ask(dashboard(1), 'greedy')).not.toBeInstanceOf(Error);
+    expect(await a.ask(lastDaysDashboard(1), 'greedy')).not.toBeInstanceOf(Error);
     await a.ledger.written();
     const admin = await harness.admin();
     for (const key of ['test:reporting:callers:greedy', 'test:reporting:callers-spent']) {
@@ -110,14 +99,14 @@ describeWithRedis('the fair share shared by the replicas on Redis', () => {
     const b = await replica(clock);
     await harness.server().stop();
     try {
-      expect(await a.ask(dashboard(1), 'greedy')).not.toBeInstanceOf(Error);
+      expect(await a.ask(lastDaysDashboard(1), 'greedy')).not.toBeInstanceOf(Error);
       await clock.advance(SLOT_MS);
-      expect(await a.ask(dashboard(2), 'greedy')).not.toBeInstanceOf(Error);
+      expect(await a.ask(lastDaysDashboard(2), 'greedy')).not.toBeInstanceOf(Error);
       await a.ledger.written();
       await clock.advance(SLOT_MS);
-      expect(shareRefusal(await a.ask(dashboard(3), 'greedy')).retryAfterSeconds).toBe(40);
+      expect(shareRefusal(await a.ask(lastDaysDashboard(3), 'greedy')).retryAfterSeconds).toBe(40);
       // B never heard of A's charges: its own count has room.
-      expect(await b.ask(dashboard(3), 'greedy')).not.toBeInstanceOf(Error);
+      expect(await b.ask(lastDaysDashboard(3), 'greedy')).not.toBeInstanceOf(Error);
     } finally {
       await harness.server().start();
       a.queue.close();
@@ -145,20 +134,20 @@ describeWithRedis('the fair share shared by the replicas on Redis', () => {
     await admin.set('test:reporting:callers-spent', 'not a sorted set');
 
     // The one good charge (3 s ago) fills the greedy caller's share of one: refused until it leaves the window.
-    expect(shareRefusal(await b.ask(dashboard(1), 'greedy')).retryAfterSeconds).toBe(57);
+    expect(shareRefusal(await b.ask(lastDaysDashboard(1), 'greedy')).retryAfterSeconds).toBe(57);
     // The removals go on B's connection in the background.
     await eventually(async () => (await admin.zcard('test:reporting:callers:greedy')) === 1);
     expect(await admin.zrange('test:reporting:callers:greedy', '0', '-1')).toEqual(['22222222-2222-2222-2222-222222222222:3|1']);
     expect(b.refusals.filter((reason) => reason === 'BADVALUE').length).toBeGreaterThanOrEqual(3);
 
     // The editor's key of another type: its charge through A is written after the repair, and B refuses the editor's next ask.
-    expect(await a.ask(dashboard(2), 'editor')).not.toBeInstanceOf(Error);
+    expect(await a.ask(lastDaysDashboard(2), 'editor')).not.toBeInstanceOf(Error);
     await a.ledger.written();
     expect(await admin.type('test:reporting:callers:editor')).toBe('zset');
     expect(await admin.type('test:reporting:callers-spent')).toBe('zset');
     expect(a.refusals).toContain('BADVALUE');
     await clock.advance(SLOT_MS);
-    expect(shareRefusal(await b.ask(dashboard(3), 'editor')).retryAfterSeconds).toBe(50);
+    expect(shareRefusal(await b.ask(lastDaysDashboard(3), 'editor')).retryAfterSeconds).toBe(50);
     a.queue.close();
     b.queue.close();
   });

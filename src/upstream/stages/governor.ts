@@ -48,6 +48,8 @@ const PLAIN_GRANT: AttemptGrant = { probe: false, finish: () => undefined };
  */
 export class Governor {
   private readonly gates = new Map<string, PauseGate>();
+  /** One per rate the process spends (its configured accounts and hosts), built at its first attempt rather than per attempt. */
+  private readonly buckets = new Map<string, RateBucket>();
   private readonly maxRetryAfterSeconds: number;
 
   constructor(private readonly options: GovernorOptions) {
@@ -106,7 +108,10 @@ export class Governor {
    * queue grants the reporting attempts from it (upstreams.ts hands it over with the dashboard endpoint).
    */
   bucket(rate: Rate): RateBucket {
-    return new RateBucket(rate, this.options);
+    const key = bucketKey(rate);
+    let bucket = this.buckets.get(key);
+    if (bucket === undefined) this.buckets.set(key, (bucket = new RateBucket(rate, this.options)));
+    return bucket;
   }
 
   /** The upstream answered 429 with Retry-After: nobody spends this budget before then, and then one probe goes first. */

@@ -271,3 +271,14 @@ export function tableAsksIn(queue: BudgetQueue, reporting: BudgetQueueOptions['r
     onTable: async () => {},
   });
 }
+
+/** A dashboard of the last `days` days of one metric: bodies of different lengths never merge nor share an answer. */
+export function lastDaysDashboard(days: number, metric: MetricName = 'uniqueUsers'): DashboardQueryBody {
+  return {
+    dates: { last: { number: days, dimension: 'day' } },
+    filters: [],
+    groupBy: [],
+    metrics: [metric],
+    order: { metric, sort: 'DESC' },
+  };
+}
