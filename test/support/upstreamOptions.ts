@@ -6,6 +6,7 @@
 import { loadConfig } from '../../src/config';
 import { upstreamPathSettings, type UpstreamPathSettings } from '../../src/config/upstreamPath';
 import type { ProtectionOptions } from '../../src/upstream/protection';
+import { IN_PROCESS_STORES, type UpstreamStores } from '../../src/upstream/stores/upstreamStores';
 import type { UpstreamsOptions } from '../../src/upstream/upstreams';
 
 export const DEFAULT_UPSTREAM_PATH: UpstreamPathSettings = upstreamPathSettings(loadConfig({}));
@@ -13,14 +14,16 @@ export const DEFAULT_UPSTREAM_PATH: UpstreamPathSettings = upstreamPathSettings(
 /** What a test may change in the protection: any part, the breaker's fields one by one. */
 export type ProtectionOverrides = Partial<Omit<ProtectionOptions, 'breaker'>> & { breaker?: Partial<ProtectionOptions['breaker']> };
 
-export type UpstreamOptionsOverrides = Omit<UpstreamsOptions, keyof UpstreamPathSettings> &
-  Partial<Omit<UpstreamPathSettings, 'protection'>> & { protection?: ProtectionOverrides };
+/** The stores too are the configuration's without REDIS_URL (this process's own) unless the test gives the replicas' (redisUpstreamStores). */
+export type UpstreamOptionsOverrides = Omit<UpstreamsOptions, keyof UpstreamPathSettings | 'stores'> &
+  Partial<Omit<UpstreamPathSettings, 'protection'>> & { protection?: ProtectionOverrides; stores?: UpstreamStores };
 
 export function upstreamOptions(options: UpstreamOptionsOverrides): UpstreamsOptions {
   const { protection, ...rest } = options;
   const defaults = DEFAULT_UPSTREAM_PATH.protection;
   return {
     ...DEFAULT_UPSTREAM_PATH,
+    stores: IN_PROCESS_STORES,
     ...rest,
     protection: { ...defaults, ...protection, breaker: { ...defaults.breaker, ...protection?.breaker } },
   };

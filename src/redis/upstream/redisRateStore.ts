@@ -1,6 +1,6 @@
 import { LocalShare } from './localShare';
-import { RATE_WINDOW_MS, type RateStore, type Reservation } from './rateStore';
-import type { SharedRedis } from '../../redis/sharedRedis';
+import { RATE_WINDOW_MS, type RateStore, type Reservation } from '../../upstream/stores/rateStore';
+import type { SharedRedis } from '../connection/sharedRedis';
 
 /** Keys under the configured REDIS_KEY_PREFIX. */
 const BUDGET_KEY_PREFIX = 'budget:';

@@ -5,7 +5,7 @@
  * share is split by the replicas last seen, never spent whole by each.
  */
 import { RATE_WINDOW_MS } from '../../src/upstream/stores/rateStore';
-import { RedisRateStore } from '../../src/upstream/stores/redisRateStore';
+import { RedisRateStore } from '../../src/redis/upstream/redisRateStore';
 import { eventually, redisHarness, type HarnessReplica } from '../support/redisHarness';
 import { awaitReady } from '../support/redisReady';
 import { describeWithRedis } from '../support/redisServer';

@@ -6,7 +6,7 @@
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
-import { createRedisClient, waitUntilReady } from '../../src/redis/client';
+import { createRedisClient, waitUntilReady } from '../../src/redis/connection/client';
 import { Secret } from '../../src/redaction/secret';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 import { waitFor } from '../support/redisSentinel';

@@ -5,8 +5,8 @@
  * away.
  */
 import { DEMAND_HALF_LIFE_MS } from '../../src/reporting/tables/demand';
-import { sharedAnalyticsBoard } from '../../src/reporting/tables/redis/redisAnalyticsBoard';
-import { MAX_TTL_MS } from '../../src/redis/ttl';
+import { sharedAnalyticsBoard } from '../../src/redis/reporting/redisAnalyticsBoard';
+import { MAX_TTL_MS } from '../../src/redis/connection/ttl';
 import { eventually, redisHarness } from '../support/redisHarness';
 import { describeWithRedis } from '../support/redisServer';
 

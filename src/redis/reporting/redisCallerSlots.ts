@@ -1,8 +1,8 @@
-import type { Charge, SharedCallerSlots, SpentSlot } from '../budget/callerSlots';
-import { repairWrongType, repairWrongTypes } from '../../redis/readValue';
-import type { SharedRedis } from '../../redis/sharedRedis';
-import { ttlMs } from '../../redis/ttl';
-import { MAX_CLOCK_SKEW_MS } from '../tables/redis/storedTable';
+import type { Charge, SharedCallerSlots, SpentSlot } from '../../reporting/budget/callerSlots';
+import { repairWrongType, repairWrongTypes } from '../connection/readValue';
+import type { SharedRedis } from '../connection/sharedRedis';
+import { ttlMs } from '../connection/ttl';
+import { MAX_CLOCK_SKEW_MS } from './storedTable';
 
 /**
  * Keys under REDIS_KEY_PREFIX: a sorted set per caller of its parts of the

@@ -4,10 +4,10 @@
  * and an end, what is read back is bounded, far expiries are clamped, and
  * every outage's recovery writes the token back.
  */
-import { SharedTokenProvider, TOKEN_KEY } from '../../src/upstream/stores/sharedTokenProvider';
+import { SharedTokenProvider, TOKEN_KEY } from '../../src/redis/upstream/sharedTokenProvider';
 import { awaitReady } from '../support/redisReady';
-import { MAX_TTL_MS } from '../../src/redis/ttl';
-import type { SharedRedis } from '../../src/redis/sharedRedis';
+import { MAX_TTL_MS } from '../../src/redis/connection/ttl';
+import type { SharedRedis } from '../../src/redis/connection/sharedRedis';
 import { SIGN_IN_PATH } from '../../src/kernel/wire';
 import { UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { eventually, redisHarness } from '../support/redisHarness';

@@ -1,4 +1,4 @@
-import { hashTagged } from '../../src/redis/client';
+import { hashTagged } from '../../src/redis/connection/client';
 
 describe('the key prefix a cluster hashes on', () => {
   test.each([

@@ -6,10 +6,10 @@
  * or delayed by a seeded random amount, and sign-ins end when the test says.
  */
 import type { Redis } from 'ioredis';
-import { SharedTokenProvider } from '../../src/upstream/stores/sharedTokenProvider';
-import { closeRedisClient, createRedisClient } from '../../src/redis/client';
+import { SharedTokenProvider } from '../../src/redis/upstream/sharedTokenProvider';
+import { closeRedisClient, createRedisClient } from '../../src/redis/connection/client';
 import { awaitReady } from '../support/redisReady';
-import { SharedRedis } from '../../src/redis/sharedRedis';
+import { SharedRedis } from '../../src/redis/connection/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
 import { deferred } from '../support/deferred';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';

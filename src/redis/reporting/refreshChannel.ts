@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Cluster } from 'ioredis';
-import { closeRedisClient, reconnectAfterUnplannedEnd, type RedisClient } from '../../../redis/client';
-import type { SharedRedis } from '../../../redis/sharedRedis';
-import type { TableRefreshed, TableRefreshes } from '../refreshes';
+import { closeRedisClient, reconnectAfterUnplannedEnd, type RedisClient } from '../connection/client';
+import type { SharedRedis } from '../connection/sharedRedis';
+import type { TableRefreshed, TableRefreshes } from '../../reporting/tables/refreshes';
 
 /** Channel names are not key names: ioredis does not prefix them, so the deployment's prefix is added here. */
 const CHANNEL_SUFFIX = 'analytics:refreshed';

@@ -1,10 +1,10 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Fetched } from '../../kernel/fetched';
-import type { AnswerStore, Claim } from './answerStore';
-import { takeLease, type Lease } from '../../redis/lease';
-import { fieldsOf, readValue, repairWrongType } from '../../redis/readValue';
-import type { SharedRedis } from '../../redis/sharedRedis';
-import { clampTime, ttlMs } from '../../redis/ttl';
+import type { AnswerStore, Claim } from '../../upstream/stores/answerStore';
+import { takeLease, type Lease } from '../connection/lease';
+import { fieldsOf, readValue, repairWrongType } from '../connection/readValue';
+import type { SharedRedis } from '../connection/sharedRedis';
+import { clampTime, ttlMs } from '../connection/ttl';
 
 /** Keys under the configured REDIS_KEY_PREFIX. */
 const ANSWER_KEY_PREFIX = 'answer:';

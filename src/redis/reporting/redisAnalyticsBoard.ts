@@ -1,10 +1,10 @@
-import type { MetricName } from '../../../kernel/wire';
-import { METRIC_NAMES as WIRE_METRIC_NAMES } from '../../../../contract/names';
-import { MAX_PROMISED_MS, type AnalyticsBoard, type PostedNeed } from '../analyticsBoard';
-import { DEMAND_HALF_LIFE_MS } from '../demand';
-import { fieldsOf, readField, readMembers, repairWrongType, repairWrongTypes } from '../../../redis/readValue';
-import { ttlMs } from '../../../redis/ttl';
-import type { SharedRedis } from '../../../redis/sharedRedis';
+import type { MetricName } from '../../kernel/wire';
+import { METRIC_NAMES as WIRE_METRIC_NAMES } from '../../../contract/names';
+import { MAX_PROMISED_MS, type AnalyticsBoard, type PostedNeed } from '../../reporting/tables/analyticsBoard';
+import { DEMAND_HALF_LIFE_MS } from '../../reporting/tables/demand';
+import { fieldsOf, readField, readMembers, repairWrongType, repairWrongTypes } from '../connection/readValue';
+import { ttlMs } from '../connection/ttl';
+import type { SharedRedis } from '../connection/sharedRedis';
 import { MAX_CLOCK_SKEW_MS } from './storedTable';
 
 /**

@@ -1,5 +1,5 @@
 import type { KeyValueCache } from '@apollo/utils.keyvaluecache';
-import { REDIS_STATE_DEFAULTS, type RedisConfig } from '../config';
+import { REDIS_STATE_DEFAULTS, type RedisConfig } from '../../config';
 import { createApolloCache } from './apolloCache';
 import { closeRedisClient, createRedisClient, waitUntilReady } from './client';
 import { SharedRedis, type RedisLogger } from './sharedRedis';

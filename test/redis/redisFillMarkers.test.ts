@@ -6,7 +6,7 @@
  */
 import type { Fetched } from '../../src/kernel/fetched';
 import { MemoryAnswerStore } from '../../src/upstream/stores/memoryAnswerStore';
-import { RedisAnswerStore } from '../../src/upstream/stores/redisAnswerStore';
+import { RedisAnswerStore } from '../../src/redis/upstream/redisAnswerStore';
 import { eventually, redisHarness, type HarnessReplica } from '../support/redisHarness';
 import { describeWithRedis } from '../support/redisServer';
 import { UPSTREAM_PATH_DEFAULTS } from '../../src/config/upstreamPath';

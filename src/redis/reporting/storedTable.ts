@@ -1,7 +1,7 @@
-import { METRIC_NAMES } from '../../../../contract/names';
-import type { MetricName } from '../../../kernel/wire';
-import { fieldsOf, isCount } from '../../../redis/readValue';
-import type { Table } from '../table';
+import { METRIC_NAMES } from '../../../contract/names';
+import type { MetricName } from '../../kernel/wire';
+import { fieldsOf, isCount } from '../connection/readValue';
+import type { Table } from '../../reporting/tables/table';
 
 /** A Table as JSON in Redis: Maps and Sets as arrays. */
 interface StoredTable {

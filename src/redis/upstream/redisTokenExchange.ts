@@ -1,11 +1,11 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { SignInFailure } from '../../auth/signInBackoff';
+import type { SignInBackoffOptions, SignInFailure } from '../../auth/signInBackoff';
 import type { IssuedToken, SignInOutcome, TokenDemand, TokenExchange } from '../../auth/tokenExchange';
-import { parseSignInFailure, withoutUpstreamWords } from '../datasources/signInErrors';
-import { takeLease, type Lease } from '../../redis/lease';
-import { fieldsOf, readValue } from '../../redis/readValue';
-import type { SharedRedis } from '../../redis/sharedRedis';
-import { MAX_TTL_MS, clampTime, ttlMs } from '../../redis/ttl';
+import { parseSignInFailure, withoutUpstreamWords } from '../../upstream/datasources/signInErrors';
+import { takeLease, type Lease } from '../connection/lease';
+import { fieldsOf, readValue } from '../connection/readValue';
+import type { SharedRedis } from '../connection/sharedRedis';
+import { MAX_TTL_MS, clampTime, ttlMs } from '../connection/ttl';
 
 /** Keys under the configured REDIS_KEY_PREFIX. Only the token and a failure's details are stored, never the password. */
 export const TOKEN_KEY = 'reporting:token';
@@ -25,6 +25,11 @@ export interface RedisTokenExchangeOptions {
   maxBackoffMs: number;
   /** The one clock of the token's times and of every TTL written for them. */
   now: () => number;
+}
+
+/** The longest sign-in backoff a deployment's settings give (RedisTokenExchangeOptions.maxBackoffMs). */
+export function longestBackoffMs(backoff: SignInBackoffOptions): number {
+  return Math.max(backoff.refusedBaseMs, backoff.refusedMaxMs, backoff.unavailableBaseMs, backoff.unavailableMaxMs);
 }
 
 type Seen = SignInOutcome | 'nothing' | 'redis-failed';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Redis } from 'ioredis';
 import { loadConfig, type RedisUrlConfig } from '../../src/config';
-import { closeRedisClient, createRedisClient, waitUntilReady } from '../../src/redis/client';
+import { closeRedisClient, createRedisClient, waitUntilReady } from '../../src/redis/connection/client';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 
 const openssl = (args: string[], cwd: string) => promisify(execFile)('openssl', args, { cwd, timeout: 20_000 });

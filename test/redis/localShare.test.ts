@@ -3,7 +3,7 @@
  * numbers: below one a minute the replicas take turns, one request a turn for
  * the cluster, and a 429's pause holds every turn until it ends.
  */
-import { LocalShare } from '../../src/upstream/stores/localShare';
+import { LocalShare } from '../../src/redis/upstream/localShare';
 import { RATE_WINDOW_MS } from '../../src/upstream/stores/rateStore';
 
 const T0 = Date.UTC(2026, 10, 25, 9);

@@ -1,5 +1,5 @@
-import { RATE_WINDOW_MS, type Reservation } from './rateStore';
-import type { Seat } from '../../redis/replicaRoster';
+import { RATE_WINDOW_MS, type Reservation } from '../../upstream/stores/rateStore';
+import type { Seat } from '../connection/replicaRoster';
 
 /**
  * What a replica spends of a budget while it cannot reach the shared bucket

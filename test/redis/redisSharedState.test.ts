@@ -4,15 +4,15 @@
  * cache, and the fallback when Redis is down, slow or flushed.
  */
 import type { Redis } from 'ioredis';
-import { SharedTokenProvider, TOKEN_KEY } from '../../src/upstream/stores/sharedTokenProvider';
+import { SharedTokenProvider, TOKEN_KEY } from '../../src/redis/upstream/sharedTokenProvider';
 import type { Fetched } from '../../src/kernel/fetched';
-import { createApolloCache } from '../../src/redis/apolloCache';
-import { closeRedisClient, createRedisClient } from '../../src/redis/client';
+import { createApolloCache } from '../../src/redis/connection/apolloCache';
+import { closeRedisClient, createRedisClient } from '../../src/redis/connection/client';
 import { awaitReady } from '../support/redisReady';
-import { RedisAnswerStore } from '../../src/upstream/stores/redisAnswerStore';
-import { RedisRateStore } from '../../src/upstream/stores/redisRateStore';
+import { RedisAnswerStore } from '../../src/redis/upstream/redisAnswerStore';
+import { RedisRateStore } from '../../src/redis/upstream/redisRateStore';
 import { RATE_WINDOW_MS } from '../../src/upstream/stores/rateStore';
-import { SharedRedis } from '../../src/redis/sharedRedis';
+import { SharedRedis } from '../../src/redis/connection/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
 import type { AnswerStore } from '../../src/upstream/stores/answerStore';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';

@@ -10,12 +10,12 @@
 import { MetricPlan } from '../../src/reporting/budget/metricPlan';
 import { BudgetQueue } from '../../src/reporting/budget/budgetQueue';
 import { DashboardAsks } from '../../src/reporting/dashboard/dashboardAsks';
-import { sharedCallerSlots } from '../../src/reporting/redis/redisCallerSlots';
+import { sharedCallerSlots } from '../../src/redis/reporting/redisCallerSlots';
 import type { DashboardQueryBody } from '../../src/kernel/wire';
 import { failurePolicyOf, UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { eventually, redisHarness } from '../support/redisHarness';
 import { describeWithRedis } from '../support/redisServer';
-import { FakeClock, fakeDashboard, lastDaysDashboard } from './support/tablesFakes';
+import { FakeClock, fakeDashboard, lastDaysDashboard } from '../reporting/support/tablesFakes';
 
 const START = Date.UTC(2026, 10, 20, 12, 0, 0);
 const SLOT_MS = 10_000;

@@ -1,6 +1,6 @@
 import type { ConnectionOptions } from 'node:tls';
 import { Cluster, Redis, type ClusterOptions, type RedisOptions } from 'ioredis';
-import type { RedisClusterConfig, RedisConfig, RedisSentinelConfig, RedisTlsConfig, RedisUrlConfig } from '../config';
+import type { RedisClusterConfig, RedisConfig, RedisSentinelConfig, RedisTlsConfig, RedisUrlConfig } from '../../config';
 
 /** What the shared state talks to: one connection (plain, TLS, or through Sentinel), or a cluster of them. */
 export type RedisClient = Redis | Cluster;

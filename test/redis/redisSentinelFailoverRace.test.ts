@@ -8,7 +8,7 @@
  * A stand-in sentinel holds its answer until the notice has been handled,
  * so the race happens every time.
  */
-import { closeRedisClient, createRedisClient, waitUntilReady, type RedisClient } from '../../src/redis/client';
+import { closeRedisClient, createRedisClient, waitUntilReady, type RedisClient } from '../../src/redis/connection/client';
 import { startFakeSentinel, type FakeSentinel } from '../support/fakeSentinel';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 

@@ -1,7 +1,7 @@
-import type { Table } from '../table';
-import { MemoryTableStore, type TableStore } from '../tableStore';
-import { readField, readValue, repairWrongType, repairWrongTypes } from '../../../redis/readValue';
-import type { SharedRedis } from '../../../redis/sharedRedis';
+import type { Table } from '../../reporting/tables/table';
+import { MemoryTableStore, type TableStore } from '../../reporting/tables/tableStore';
+import { readField, readValue, repairWrongType, repairWrongTypes } from '../connection/readValue';
+import type { SharedRedis } from '../connection/sharedRedis';
 import { storedTable, tableFromStored } from './storedTable';
 
 /** Keys under the configured REDIS_KEY_PREFIX: a whole table, and a hash of cold answers (url → answer) per table. */

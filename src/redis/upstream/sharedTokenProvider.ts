@@ -1,7 +1,7 @@
 import { TokenProvider, type TokenProviderOptions } from '../../auth/tokenProvider';
-import { REPORTING_SIGN_IN_ERRORS } from '../datasources/signInErrors';
-import type { SharedRedis } from '../../redis/sharedRedis';
-import { RedisTokenExchange } from './redisTokenExchange';
+import { REPORTING_SIGN_IN_ERRORS } from '../../upstream/datasources/signInErrors';
+import type { SharedRedis } from '../connection/sharedRedis';
+import { RedisTokenExchange, longestBackoffMs } from './redisTokenExchange';
 
 export { TOKEN_KEY } from './redisTokenExchange';
 
@@ -23,8 +23,7 @@ export interface SharedTokenProviderOptions extends Omit<TokenProviderOptions, '
 export class SharedTokenProvider extends TokenProvider {
   constructor(options: SharedTokenProviderOptions) {
     const now = options.now ?? Date.now;
-    const backoff = options.signInBackoff;
-    const maxBackoffMs = Math.max(backoff.refusedBaseMs, backoff.refusedMaxMs, backoff.unavailableBaseMs, backoff.unavailableMaxMs);
+    const maxBackoffMs = longestBackoffMs(options.signInBackoff);
     const exchange = new RedisTokenExchange({ redis: options.redis, lockMs: options.lockMs, pollMs: options.pollMs, maxBackoffMs, now });
     super({ ...options, now, exchange, errors: REPORTING_SIGN_IN_ERRORS });
   }

@@ -6,11 +6,11 @@
  * clock skew, bad (a table); a key of another type is deleted where it is
  * read or refuses a write (src/redis/readValue.ts).
  */
-import { sharedAnalyticsBoard } from '../../src/reporting/tables/redis/redisAnalyticsBoard';
-import { sharedTableStore } from '../../src/reporting/tables/redis/redisTableStore';
+import { sharedAnalyticsBoard } from '../../src/redis/reporting/redisAnalyticsBoard';
+import { sharedTableStore } from '../../src/redis/reporting/redisTableStore';
 import type { TableStore } from '../../src/reporting/tables/tableStore';
 import { MemoryAnswerStore } from '../../src/upstream/stores/memoryAnswerStore';
-import { RedisAnswerStore } from '../../src/upstream/stores/redisAnswerStore';
+import { RedisAnswerStore } from '../../src/redis/upstream/redisAnswerStore';
 import { eventually, redisHarness } from '../support/redisHarness';
 import { describeWithRedis } from '../support/redisServer';
 import { REDIS_STATE_DEFAULTS } from '../../src/config';

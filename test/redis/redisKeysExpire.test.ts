@@ -4,13 +4,13 @@
  * empties as answers lapse; the only key without a TTL is the replica roster,
  * one member per live replica.
  */
-import { SharedTokenProvider } from '../../src/upstream/stores/sharedTokenProvider';
-import { createApolloCache } from '../../src/redis/apolloCache';
+import { SharedTokenProvider } from '../../src/redis/upstream/sharedTokenProvider';
+import { createApolloCache } from '../../src/redis/connection/apolloCache';
 import { MemoryAnswerStore } from '../../src/upstream/stores/memoryAnswerStore';
-import { RedisAnswerStore } from '../../src/upstream/stores/redisAnswerStore';
-import { RedisRateStore } from '../../src/upstream/stores/redisRateStore';
-import { sharedAnalyticsBoard } from '../../src/reporting/tables/redis/redisAnalyticsBoard';
-import { MAX_TTL_MS } from '../../src/redis/ttl';
+import { RedisAnswerStore } from '../../src/redis/upstream/redisAnswerStore';
+import { RedisRateStore } from '../../src/redis/upstream/redisRateStore';
+import { sharedAnalyticsBoard } from '../../src/redis/reporting/redisAnalyticsBoard';
+import { MAX_TTL_MS } from '../../src/redis/connection/ttl';
 import { redisHarness } from '../support/redisHarness';
 import { describeWithRedis } from '../support/redisServer';
 import { jwtLiving } from '../support/tokenFixtures';

@@ -6,8 +6,8 @@
  * Only a failure a replica met itself while Redis was away is kept locally,
  * and a replica whose Redis went away keeps the backoff it had.
  */
-import { SharedTokenProvider } from '../../src/upstream/stores/sharedTokenProvider';
-import type { SharedRedis } from '../../src/redis/sharedRedis';
+import { SharedTokenProvider } from '../../src/redis/upstream/sharedTokenProvider';
+import type { SharedRedis } from '../../src/redis/connection/sharedRedis';
 import { SIGN_IN_PATH } from '../../src/kernel/wire';
 import { eventually, redisHarness } from '../support/redisHarness';
 import { describeWithRedis } from '../support/redisServer';
