@@ -35,7 +35,7 @@ export interface TokenDemand {
 
 /**
  * Where the TokenProvider gets a new token when it holds none usable. The
- * in-process default signs in; the Redis one (upstream/stores/redisTokenExchange.ts) first
+ * in-process default signs in; the Redis one (redis/upstream/redisTokenExchange.ts) first
  * takes a token or a remembered failure another replica shared, and signs in
  * only as the holder of the cluster-wide lock. `signIn` is the provider's
  * own (counted, classified); an exchange calls it at most once per demand.

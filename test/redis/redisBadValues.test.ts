@@ -4,7 +4,7 @@
  * not write is a miss, logged once by key (never its content), counted and
  * deleted; a time from the future is clamped to now (an answer) or, beyond
  * clock skew, bad (a table); a key of another type is deleted where it is
- * read or refuses a write (src/redis/readValue.ts).
+ * read or refuses a write (src/redis/connection/readValue.ts).
  */
 import { sharedAnalyticsBoard } from '../../src/redis/reporting/redisAnalyticsBoard';
 import { sharedTableStore } from '../../src/redis/reporting/redisTableStore';
@@ -59,7 +59,7 @@ describeWithRedis('values read back from Redis', () => {
   });
 });
 
-/** A stored analytics table as the subgraph writes it (src/reporting/tables/redis/storedTable.ts). */
+/** A stored analytics table as the subgraph writes it (src/redis/reporting/storedTable.ts). */
 function storedTable(overrides: Record<string, unknown> = {}): string {
   return JSON.stringify({
     key: 'week',

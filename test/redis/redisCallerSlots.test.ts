@@ -1,7 +1,7 @@
 /**
  * The fair share counted for the cluster (issue 28 item 4): two budget
  * queues ("replicas") on one real redis-server share the callers' ledger
- * (src/reporting/redis/redisCallerSlots.ts). A caller that spent its share
+ * (src/redis/reporting/redisCallerSlots.ts). A caller that spent its share
  * through one replica is refused at once on the other, with retryAfter and
  * no try at its endpoint; with Redis away each replica counts its own; a bad
  * member or a key of another type is repaired, counted, and the charge

@@ -1,5 +1,5 @@
 /**
- * The replica roster on a real redis-server (src/redis/replicaRoster.ts):
+ * The replica roster on a real redis-server (src/redis/connection/replicaRoster.ts):
  * the count of live replicas splits the budget while Redis cannot share it,
  * so members that are not live replicas must not stay in it (issue 29,
  * defect 12: 1,000 members with future heartbeats were never removed, and

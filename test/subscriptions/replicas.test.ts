@@ -111,7 +111,7 @@ describeWithRedis('live numbers across 2 replicas on Redis', () => {
     if (table === undefined) throw new Error('the writer does not see the shared table');
     const [leader, values] = [...table.rows][0];
     const rows = new Map(table.rows).set(leader, { ...values, pageViewsTotal: (values.pageViewsTotal ?? 0) + 1_000_000 });
-    // Fetched now (a fetchedAt in the future would be read back as now: src/reporting/tables/redis/storedTable.ts).
+    // Fetched now (a fetchedAt in the future would be read back as now: src/redis/reporting/storedTable.ts).
     const fetchedAt = Math.max(Date.now(), table.fetchedAt + 1);
     await writer.watchedStore.setTable({ ...table, rows, fetchedAt });
 

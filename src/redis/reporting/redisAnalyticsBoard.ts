@@ -170,7 +170,7 @@ class RedisAnalyticsBoard implements AnalyticsBoard {
   }
 }
 
-/** Every TTL written goes through the one clamp (src/redis/ttl.ts). */
+/** Every TTL written goes through the one clamp (src/redis/connection/ttl.ts). */
 function clampedTtl(durationMs: number): number {
   return ttlMs(durationMs) ?? 1;
 }

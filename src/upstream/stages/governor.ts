@@ -98,7 +98,7 @@ export class Governor {
     }
   }
 
-  /** The budgets this process spends from, known from the start: a shared store watches them (redisRateStore.ts). */
+  /** The budgets this process spends from, known from the start: a shared store watches them (src/redis/upstream/redisRateStore.ts). */
   watch(rates: readonly Rate[]): void {
     for (const rate of rates) this.options.store.watch?.(bucketKey(rate), rate.perMinute);
   }
