@@ -18,7 +18,9 @@ export interface SharedTokenProviderOptions extends Omit<TokenProviderOptions, '
  * TokenProvider (auth/) (single-flight, renewal time, failure backoff, onSignIn) whose
  * new tokens come through Redis (RedisTokenExchange) instead of straight from
  * a sign-in. A replica keeps the token it last saw and asks Redis only when
- * that one is due or was refused.
+ * that one is due or was refused. The call path builds the same pair in two
+ * steps (redisUpstreamStores.ts gives the exchange, upstream's createTokenSource
+ * the provider); this builds it in one, for the suites that test the shared token.
  */
 export class SharedTokenProvider extends TokenProvider {
   constructor(options: SharedTokenProviderOptions) {
