@@ -10,8 +10,9 @@ import { connectRefreshChannel } from '../reporting/tables/redis/refreshChannel'
 import { sharedTableStore } from '../reporting/tables/redis/redisTableStore';
 import { TableRefreshes } from '../reporting/tables/refreshes';
 import { MemoryTableStore } from '../reporting/tables/tableStore';
-import { upstreamMetricsObserver } from '../upstream/metricsObserver';
-import { NO_OBSERVER } from '../upstream/observer';
+import { metricsObserver } from '../observability/metricsObserver';
+import { NO_OBSERVER, safeObserver } from '../kernel/observer';
+import { operationLog } from '../observability/operationLog';
 import { connectSharedState, type SharedState } from '../redis/sharedState';
 import { createUpstreams, type Upstreams, type UpstreamsOptions } from '../upstream/upstreams';
 import type { ShutdownStep } from '../web/shutdown';
@@ -41,14 +42,15 @@ export async function composeProcess(
   logger: Logger,
   metrics: Metrics | undefined,
 ): Promise<ComposedProcess> {
+  // The one observer: every event of the call path, the budget queue, the live numbers, the operations and Redis.
+  const observer = safeObserver(metrics === undefined ? NO_OBSERVER : metricsObserver(metrics), operationLog(logger));
   const shared =
-    config.redis === undefined
-      ? undefined
-      : await connectSharedState(config.redis, logger, (reason) => metrics?.recordRedisRefusal(reason));
+    config.redis === undefined ? undefined : await connectSharedState(config.redis, logger, (reason) => observer.redisRefused(reason));
   const upstreams = createUpstreams({
     ...target,
     ...upstreamPathSettings(config),
     logger,
+    observer,
     ...(shared === undefined ? {} : { redis: shared.redis }),
     ...(metrics === undefined ? {} : { metrics }),
   });
@@ -63,7 +65,7 @@ export async function composeProcess(
     clock: SYSTEM_CLOCK,
     logger,
     metrics,
-    observer: metrics === undefined ? NO_OBSERVER : upstreamMetricsObserver(metrics),
+    observer,
     tableStore: shared === undefined ? new MemoryTableStore() : sharedTableStore(shared.redis, config, Date.now),
     tablesShared: shared !== undefined,
     board: shared === undefined ? undefined : sharedAnalyticsBoard(shared.redis, config),

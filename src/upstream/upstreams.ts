@@ -5,7 +5,6 @@ import { createAgent } from './transport/agent';
 import { createHttpClient, type HttpClient, type JsonRequest } from './transport/httpClient';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics/metrics';
-import { upstreamMetricsObserver } from './metricsObserver';
 import { RedisAnswerStore } from './stores/redisAnswerStore';
 import { RedisRateStore } from './stores/redisRateStore';
 import type { SharedRedis } from '../redis/sharedRedis';
@@ -17,7 +16,7 @@ import { createDashboardEndpoint, type BudgetedDashboard, type DashboardEndpoint
 import { createRenderEndpoint, type RenderEndpoint } from './endpoints/render';
 import { createSignInEndpoint } from './endpoints/signIn';
 import { createTokenSource, type TokenSource } from './endpoints/tokenSource';
-import { NO_OBSERVER, safeObserver, type UpstreamObserver } from './observer';
+import { safeObserver, type Observer } from '../kernel/observer';
 import { httpPath, reportingHttpPath } from './pipeline';
 import { DeadlineSlots } from './transport/deadlines';
 import { Governor, type Rate } from './stages/governor';
@@ -41,8 +40,10 @@ export interface UpstreamsOptions extends UpstreamPathSettings {
   protection: ProtectionOptions;
   /** Set when replicas share the token, the answer cache and the rates through Redis (REDIS_URL). */
   redis?: SharedRedis;
-  /** Upstream calls, sign-ins, token renewals and the call path's events are recorded here when given. */
-  metrics?: Metrics;
+  /** The process's one observer: hears every event of the call path (src/app/composeProcess.ts; tests record it). */
+  observer: Observer;
+  /** The sign-in backoff gauge follows the token holder when metrics are on. */
+  metrics?: Pick<Metrics, 'watchSignInBackoff'>;
 }
 
 /** Longest a replica waits for another replica fetching the same answer before it fetches itself. */
@@ -71,8 +72,8 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
   const protection = options.protection;
   const now = protection.now ?? Date.now;
   const metrics = options.metrics;
-  // Every event of the call path reaches the metrics (when on) and the observer given in the options (tests).
-  const observer = safeObserver(metrics === undefined ? NO_OBSERVER : upstreamMetricsObserver(metrics), protection.observer ?? NO_OBSERVER);
+  // A faulty observer never fails the call it reports on.
+  const observer = safeObserver(options.observer);
   const agent = createAgent({ connections: options.maxConnectionsPerOrigin });
   const redis = options.redis;
   const { http, reportingBudget, close: stopWatching } = governedTransport({ options, protection, agent, now, observer });
@@ -150,7 +151,7 @@ function governedTransport(parts: {
   protection: ProtectionOptions;
   agent: ReturnType<typeof createAgent>;
   now: () => number;
-  observer: UpstreamObserver;
+  observer: Observer;
 }): { http: HttpClient; reportingBudget: SlotBudget; close: () => void } {
   const { options, protection, now, observer } = parts;
   const redis = options.redis;

@@ -7,7 +7,7 @@ import { REPORTING_SIGN_IN_ERRORS } from '../datasources/signInErrors';
 import { SharedTokenProvider } from '../stores/sharedTokenProvider';
 import type { Metrics } from '../../observability/metrics/metrics';
 import type { SharedRedis } from '../../redis/sharedRedis';
-import type { UpstreamObserver } from '../observer';
+import type { Observer } from '../../kernel/observer';
 import type { SignInEndpoint } from './signIn';
 
 /** What the reporting datasource needs from a token holder: in process, or shared through Redis. */
@@ -22,7 +22,7 @@ export interface TokenSourceOptions {
   /** How long a failed sign-in is remembered (SIGNIN_FAILURE_BACKOFF_SECONDS and UPSTREAM_PATH_DEFAULTS.signInBackoff). */
   signInBackoff: SignInBackoffOptions;
   now?: () => number;
-  observer: Pick<UpstreamObserver, 'tokenRenewed'>;
+  observer: Pick<Observer, 'tokenRenewed'>;
   /** The sign-in backoff gauge follows the token holder when metrics are on. */
   metrics?: Pick<Metrics, 'watchSignInBackoff'>;
 }
