@@ -1,7 +1,8 @@
+import type { RenewalReason } from '../kernel/observer';
 import type { SignInFailure } from './signInBackoff';
 
 /** Why a sign-in starts: the first token, renewal ahead of expiry, or after the upstream refused the token (401). */
-export type SignInReason = 'initial' | 'expiry' | 'rejected';
+export type SignInReason = 'initial' | RenewalReason;
 
 /** A token with what every replica needs to judge it the same way. Never holds the password. */
 export interface IssuedToken {

@@ -5,14 +5,13 @@ import { createAgent } from './transport/agent';
 import { createHttpClient, type HttpClient, type JsonRequest } from './transport/httpClient';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics/metrics';
-import { upstreamMetricsObserver } from './metricsObserver';
 import type { Secret } from '../redaction/secret';
 import { createBreaker } from './stages/breaker';
 import { createDashboardEndpoint, type BudgetedDashboard, type DashboardEndpoint, type SlotBudget } from './endpoints/dashboard';
 import { createRenderEndpoint, type RenderEndpoint } from './endpoints/render';
 import { createSignInEndpoint } from './endpoints/signIn';
 import { createTokenSource, type TokenSource } from './endpoints/tokenSource';
-import { NO_OBSERVER, safeObserver, type UpstreamObserver } from './observer';
+import { safeObserver, type Observer } from '../kernel/observer';
 import { httpPath, reportingHttpPath } from './pipeline';
 import { DeadlineSlots } from './transport/deadlines';
 import { Governor, type Rate } from './stages/governor';
@@ -36,8 +35,10 @@ export interface UpstreamsOptions extends UpstreamPathSettings {
   protection: ProtectionOptions;
   /** Where the answer cache, the rates and new tokens come from: this process's, or the replicas' through Redis (REDIS_URL); chosen by src/app/composeProcess.ts. */
   stores: UpstreamStores;
-  /** Upstream calls, sign-ins, token renewals and the call path's events are recorded here when given. */
-  metrics?: Metrics;
+  /** The process's one observer: hears every event of the call path (src/app/composeProcess.ts; tests record it). */
+  observer: Observer;
+  /** The sign-in backoff gauge follows the token holder when metrics are on. */
+  metrics?: Pick<Metrics, 'watchSignInBackoff'>;
 }
 
 /** Longest a replica waits for another replica fetching the same answer before it fetches itself. */
@@ -66,8 +67,8 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
   const protection = options.protection;
   const now = protection.now ?? Date.now;
   const metrics = options.metrics;
-  // Every event of the call path reaches the metrics (when on) and the observer given in the options (tests).
-  const observer = safeObserver(metrics === undefined ? NO_OBSERVER : upstreamMetricsObserver(metrics), protection.observer ?? NO_OBSERVER);
+  // A faulty observer never fails the call it reports on.
+  const observer = safeObserver(options.observer);
   const agent = createAgent({ connections: options.maxConnectionsPerOrigin });
   const stores = options.stores;
   const { http, reportingBudget, close: stopWatching } = governedTransport({ options, protection, agent, now, observer });
@@ -148,7 +149,7 @@ function governedTransport(parts: {
   protection: ProtectionOptions;
   agent: ReturnType<typeof createAgent>;
   now: () => number;
-  observer: UpstreamObserver;
+  observer: Observer;
 }): { http: HttpClient; reportingBudget: SlotBudget; close: () => void } {
   const { options, protection, now, observer } = parts;
   const rates = options.stores.rates(now);

@@ -12,7 +12,7 @@ import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import { SharedTokenProvider } from '../../src/redis/upstream/sharedTokenProvider';
 import { renewalCounter, watchSignInBackoff } from '../../src/auth/tokenMetrics';
-import { upstreamMetricsObserver } from '../../src/upstream/metricsObserver';
+import { metricsObserver } from '../../src/observability/metricsObserver';
 import { TokenProvider, type TokenProviderOptions } from '../../src/auth/tokenProvider';
 import { REPORTING_SIGN_IN_ERRORS } from '../../src/upstream/datasources/signInErrors';
 import { ReportingAPI } from '../../src/upstream/datasources/reportingAPI';
@@ -117,7 +117,7 @@ describeWithRedis('30-minute tokens against the emulator', () => {
               signInBackoff: SIGN_IN_BACKOFF_DEFAULTS,
               signIn,
               now: () => now,
-              onSignIn: renewalCounter(upstreamMetricsObserver(metrics)),
+              onSignIn: renewalCounter(metricsObserver(metrics)),
             },
             prefix,
           );

@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { httpPath } from '../../src/upstream/pipeline';
-import { NO_OBSERVER } from '../../src/upstream/observer';
+import { NO_OBSERVER } from '../../src/kernel/observer';
 import type { GovernorStageOptions } from '../../src/upstream/stages/governorStage';
 import { retryStage } from '../../src/upstream/stages/retry';
 import type { BackoffOptions } from '../../src/upstream/transport/backoff';

@@ -5,7 +5,7 @@ import { TokenProvider } from '../../auth/tokenProvider';
 import { UPSTREAM_PATH_DEFAULTS } from '../../config/upstreamPath';
 import { REPORTING_SIGN_IN_ERRORS } from '../datasources/signInErrors';
 import type { Metrics } from '../../observability/metrics/metrics';
-import type { UpstreamObserver } from '../observer';
+import type { Observer } from '../../kernel/observer';
 import type { SignInEndpoint } from './signIn';
 
 /** What the reporting datasource needs from a token holder: in process, or shared through Redis. */
@@ -18,7 +18,7 @@ export interface TokenSourceOptions {
   /** How long a failed sign-in is remembered (SIGNIN_FAILURE_BACKOFF_SECONDS and UPSTREAM_PATH_DEFAULTS.signInBackoff). */
   signInBackoff: SignInBackoffOptions;
   now?: () => number;
-  observer: Pick<UpstreamObserver, 'tokenRenewed'>;
+  observer: Pick<Observer, 'tokenRenewed'>;
   /** The sign-in backoff gauge follows the token holder when metrics are on. */
   metrics?: Pick<Metrics, 'watchSignInBackoff'>;
 }

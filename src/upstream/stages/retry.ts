@@ -3,7 +3,7 @@ import { CallDeadline } from '../transport/callDeadline';
 import type { DeadlineSlots } from '../transport/deadlines';
 import type { CallOptions, HttpClient } from '../transport/httpClient';
 import { failurePolicyOf, type UpstreamError } from '../../kernel/failures/upstreamError';
-import type { UpstreamObserver } from '../observer';
+import type { Observer } from '../../kernel/observer';
 
 export interface RetryOptions {
   /** How often and how long to wait before retrying. */
@@ -15,7 +15,7 @@ export interface RetryOptions {
   /** How the pause before a retry is waited out: a timer in production. */
   sleep: (ms: number) => Promise<void>;
   logger: { warn(details: object, message: string): void };
-  observer: Pick<UpstreamObserver, 'retryScheduled'>;
+  observer: Pick<Observer, 'retryScheduled'>;
 }
 
 /** An HTTP-level stage: given the client below it, the client it offers above. */

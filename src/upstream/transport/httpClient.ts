@@ -4,7 +4,7 @@ import { DeadlineSlots } from './deadlines';
 import { readBodyText, UnreadableBody } from './responseBody';
 import { parseRetryAfter } from './retryAfter';
 import { isRecord } from './typeGuards';
-import type { HttpAttempt, UpstreamObserver } from '../observer';
+import type { HttpAttempt, Observer } from '../../kernel/observer';
 import { UpstreamError, type UpstreamFieldError, type UpstreamService } from '../../kernel/failures/upstreamError';
 
 export interface JsonRequest {
@@ -57,7 +57,7 @@ export interface HttpClientOptions {
   /** Shared call deadlines: the retry stage's and the transport's (src/upstream/upstreams.ts builds one per endpoint). */
   deadlines: DeadlineSlots;
   /** Told about every attempt, e.g. to record metrics. */
-  observer?: Pick<UpstreamObserver, 'attemptFinished'>;
+  observer?: Pick<Observer, 'attemptFinished'>;
   /** Largest body read from the upstream, after decoding (UPSTREAM_MAX_RESPONSE_BYTES). */
   maxResponseBytes: number;
   /** `Retry-After` values are clamped to this many seconds (MAX_RETRY_AFTER_SECONDS), here and only here. */

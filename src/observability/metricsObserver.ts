@@ -1,8 +1,8 @@
-import type { UpstreamObserver } from './observer';
-import type { Metrics } from '../observability/metrics/metrics';
+import type { Observer } from '../kernel/observer';
+import type { Metrics } from './metrics/metrics';
 
-/** The observer of the upstream call path and of reporting's budget queue: turns every event into metrics (the one implementation). */
-export function upstreamMetricsObserver(metrics: Metrics): UpstreamObserver {
+/** The one observer's metrics: every event of the call path, the budget queue, the live numbers and the operations as series. */
+export function metricsObserver(metrics: Metrics): Observer {
   return {
     attemptFinished: (attempt) => {
       metrics.recordUpstreamAttempt({
@@ -33,5 +33,28 @@ export function upstreamMetricsObserver(metrics: Metrics): UpstreamObserver {
     callerSlotsSpent: (caller, slots) => metrics.recordCallerSlots(caller, slots),
     callerAskRefused: (caller) => metrics.recordCallerRefusal(caller),
     tableFetched: (table, fetchedAt) => metrics.recordTableFetched(table, fetchedAt),
+    subscriptionOpened: ({ field }) => metrics.recordSubscriptionOpened(field),
+    subscriptionClosed: ({ field }) => metrics.recordSubscriptionClosed(field),
+    eventSent: (field) => metrics.recordEventSent(field),
+    subscriberDropped: (reason) => metrics.recordSubscriberDropped(reason),
+    feedRead: (trigger) => metrics.recordFeedRead(trigger),
+    socketRefused: (reason) => metrics.recordSocketRefused(reason),
+    socketClosed: (reason) => metrics.recordSocketClosed(reason),
+    subscribeStarted: (outcome) => metrics.recordSubscribeStart(outcome),
+    operationFinished: (operation) => {
+      metrics.recordOperation({
+        name: operation.name,
+        type: operation.type ?? 'unknown',
+        outcome: operation.outcome,
+        durationSeconds: operation.durationMs / 1000,
+        upstreamCalls: operation.upstreamCalls,
+      });
+      for (const code of new Set(operation.limitCodes)) metrics.recordLimitRefusal(code);
+    },
+    redisRefused: (reason) => metrics.recordRedisRefusal(reason),
+    limitRefused: (code) => metrics.recordLimitRefusal(code),
+    batchLoaded: (loader, size) => metrics.recordBatch(loader, size),
+    // A bug is the log's (operationLog.ts); its operation is counted by its outcome.
+    unexpectedError: () => undefined,
   };
 }
