@@ -18,7 +18,7 @@ import { createSignInEndpoint } from './endpoints/signIn';
 import { createTokenSource, type TokenSource } from './endpoints/tokenSource';
 import { safeObserver, type Observer } from '../kernel/observer';
 import { httpPath, reportingHttpPath } from './pipeline';
-import { DeadlineSlots } from './transport/deadlines';
+import { DeadlineTicks } from './transport/deadlines';
 import { Governor, type Rate } from './stages/governor';
 import { MemoryAnswerStore } from './stores/memoryAnswerStore';
 import type { ProtectionOptions } from './protection';
@@ -156,7 +156,7 @@ function governedTransport(parts: {
   const { options, protection, now, observer } = parts;
   const redis = options.redis;
   const sharedRates = redis === undefined ? undefined : new RedisRateStore(redis, now);
-  const deadlines = new DeadlineSlots();
+  const deadlines = new DeadlineTicks();
   const governor = new Governor({
     // The replicas' buckets through Redis, or this process's own: chosen here, never defaulted below.
     store: sharedRates === undefined ? new MemoryRateStore() : sharedRates,
