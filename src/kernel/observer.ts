@@ -190,11 +190,15 @@ export const NO_OBSERVER: Observer = Object.fromEntries(METHODS.map((method) => 
 export function safeObserver(...observers: Observer[]): Observer {
   const safe: Record<string, (...args: unknown[]) => void> = {};
   for (const method of METHODS) {
-    const listeners = observers.map((observer) => observer[method] as (...args: unknown[]) => void);
+    // Only the parts that hear this event: a part's NO_OBSERVER method is left out (an event sent to every
+    // subscriber of a feed, or of every upstream attempt, calls no listener that does nothing).
+    const hearing = observers
+      .filter((observer) => observer[method] !== NO_OBSERVER[method])
+      .map((observer) => ({ observer, listener: observer[method] as (...args: unknown[]) => void }));
     safe[method] = (...args) => {
-      for (const [index, listener] of listeners.entries()) {
+      for (const { observer, listener } of hearing) {
         try {
-          listener.apply(observers[index], args);
+          listener.apply(observer, args);
         } catch {
           // Best effort: see above.
         }

@@ -13,7 +13,7 @@ import { createSignInEndpoint } from './endpoints/signIn';
 import { createTokenSource, type TokenSource } from './endpoints/tokenSource';
 import { safeObserver, type Observer } from '../kernel/observer';
 import { httpPath, reportingHttpPath } from './pipeline';
-import { DeadlineSlots } from './transport/deadlines';
+import { DeadlineTicks } from './transport/deadlines';
 import { Governor, type Rate } from './stages/governor';
 import { MemoryAnswerStore } from './stores/memoryAnswerStore';
 import type { UpstreamStores } from './stores/upstreamStores';
@@ -153,7 +153,7 @@ function governedTransport(parts: {
 }): { http: HttpClient; reportingBudget: SlotBudget; close: () => void } {
   const { options, protection, now, observer } = parts;
   const rates = options.stores.rates(now);
-  const deadlines = new DeadlineSlots();
+  const deadlines = new DeadlineTicks();
   const governor = new Governor({
     // The replicas' buckets through Redis, or this process's own: chosen by the composition root, never defaulted below.
     store: rates,

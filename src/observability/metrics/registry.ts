@@ -47,7 +47,7 @@ export function createInstruments(options: MetricsOptions = {}) {
     }),
     operationUpstreamCalls: new Histogram({
       name: name('graphql_operation_upstream_calls'),
-      help: 'Upstream calls one operation was granted from its budget (MAX_UPSTREAM_CALLS_PER_OPERATION)',
+      help: 'Upstream calls one operation was granted from its allowance (MAX_UPSTREAM_CALLS_PER_OPERATION)',
       labelNames: ['operation_type'] as const,
       buckets: CALLS_BUCKETS,
       registers,
