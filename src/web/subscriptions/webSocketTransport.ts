@@ -13,6 +13,7 @@ import type { Logger } from '../../observability/logger';
 import type { SubscriptionMetrics } from '../../observability/metrics/subscriptions';
 import type { SubscriptionGate, UpgradeRefusal } from './gate';
 import { IdleSockets } from './idleSockets';
+import { NextPayloads } from './nextPayloads';
 import type { ReclaimAfterFlood } from './reclaimAfterFlood';
 import { closeWhenTokenExpires } from './socketExpiry';
 import { StartRate } from './startRate';
@@ -88,9 +89,12 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
   const rate = new StartRate(config.startsPerSecond, Math.max(config.startsPerSecond, config.maxPerConnection));
   const turns = new StartTurns(config.maxSubscriptions);
   const idle = new IdleSockets(config.idleTimeoutMs, carriesSubscriptions, () => options.metrics?.socketClosed('idle'));
+  // One payload object and JSON text per shared result: every subscriber of a feed and selection is sent the same text.
+  const payloads = new NextPayloads(options.formatError);
   const server: Disposable = serveSockets<Record<string, unknown>>(
     wss,
     {
+      jsonMessageReplacer: payloads.replacer,
       onConnect: async (ctx) => {
         const admission = await options.gate.admitConnection(ctx.extra.request, ctx.connectionParams);
         if ('refused' in admission) {
@@ -160,10 +164,7 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
         if (stream === undefined) throw new Error('subscribe: no subscription was started for this message');
         return stream;
       },
-      onNext: (_ctx, _id, _payload, _args, result) => {
-        if (result.errors === undefined) return undefined;
-        return { ...result, errors: result.errors.map((error) => options.formatError(error)) };
-      },
+      onNext: (_ctx, _id, _payload, _args, result) => payloads.payloadOf(result),
       onError: (ctx, _id, _payload, errors) => {
         idle.ended(ctx.extra.socket);
         return errors.map((error) => options.formatError(error));
@@ -189,6 +190,7 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
       },
       logger: options.logger,
     },
+    (data) => payloads.message(data),
   );
   // Upgrades between the cap's check and their socket's registration count against MAX_SOCKETS too.
   let upgrading = 0;
