@@ -28,7 +28,9 @@ import { readStats, resetStats } from './upstreamClient';
  * (from a worker thread), the event-loop lag is the subgraph's own histogram
  * (`subgraph_nodejs_eventloop_lag_*`, read and reset at each phase's end: no
  * other scrape in between). LIVE_BENCH_NODE_ARGS: extra node flags for the
- * subgraph (e.g. `--heapsnapshot-signal=SIGUSR2`).
+ * subgraph (e.g. `--heapsnapshot-signal=SIGUSR2`, with LIVE_BENCH_HEAP_SNAPSHOTS:
+ * see `heapSnapshot`). LIVE_BENCH_BUILD: another build's `dist/src/index.js`
+ * to measure (a base, run interleaved with this one).
  */
 
 const SEED = 42;
@@ -116,6 +118,19 @@ async function ingestPageViews(emulatorUrl: string, urls: readonly string[], rou
   });
 }
 
+const heapMiB = (metric: (name: string) => number) => metric('subgraph_nodejs_heap_size_used_bytes') / 1024 ** 2;
+
+/**
+ * LIVE_BENCH_HEAP_SNAPSHOTS set (with LIVE_BENCH_NODE_ARGS=--heapsnapshot-signal=SIGUSR2): a heap snapshot of the
+ * subgraph before subscribing and once settled, in the bench's working directory, to count what each subscriber keeps.
+ * It stops the subgraph's loop for seconds: a diagnostic run, not a measured one.
+ */
+async function heapSnapshot(subgraph: SubgraphProcess): Promise<void> {
+  if (process.env.LIVE_BENCH_HEAP_SNAPSHOTS === undefined) return;
+  process.kill(subgraph.pid, 'SIGUSR2');
+  await sleep(Number(process.env.LIVE_BENCH_HEAP_SNAPSHOTS) * 1000);
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function liveScale(): Promise<void> {
@@ -147,6 +162,7 @@ export async function liveScale(): Promise<void> {
       ...(subscribers > 10_000 ? { MAX_SOCKETS: String(subscribers + 100), MAX_SUBSCRIPTIONS: String(subscribers + 100) } : {}),
     },
     nodeArgs,
+    ...(process.env.LIVE_BENCH_BUILD === undefined ? [] : [process.env.LIVE_BENCH_BUILD]),
   );
   const clients = Array.from({ length: processes }, spawnClients);
   let ingestRound = 0;
@@ -154,7 +170,8 @@ export async function liveScale(): Promise<void> {
   try {
     await sleep(5_000);
     const rssBefore = memoryMiB(subgraph.pid).rss;
-    await metricsOf(subgraph);
+    const beforeMetrics = await metricsOf(subgraph);
+    await heapSnapshot(subgraph);
     const subscribing = startHealthProbes(subgraph);
     const subscribeStarted = performance.now();
     const plans: ScreenPlan[][] = clients.map(() => []);
@@ -181,6 +198,7 @@ export async function liveScale(): Promise<void> {
     const rssSettled = memoryMiB(subgraph.pid).rss;
     const subscribeProbes = await subscribing.stop();
     const subscribeMetrics = await metricsOf(subgraph);
+    await heapSnapshot(subgraph);
 
     await resetStats(emulator.url);
     const measuring = startHealthProbes(subgraph);
@@ -226,6 +244,7 @@ export async function liveScale(): Promise<void> {
       `| /health/live p50 / p99 / max, measured window (goal p99 ≤ 100 ms) | ${fmtProbes(windowProbes)} |`,
       `| RSS before subscribing / settled / median, peak in window / end | ${rssBefore.toFixed(0)} / ${rssSettled.toFixed(0)} / ${rssMedian.toFixed(0)}, ${Math.max(...rssSamples).toFixed(0)} / ${rssEnd.toFixed(0)} MiB |`,
       `| RSS growth ÷ subscribers, settled / window median (goal ≤ 30 KB) | ${kb(rssSettled - rssBefore)} / ${kb(rssMedian - rssBefore)} KB |`,
+      `| V8 heap used before subscribing / settled (growth ÷ subscribers) | ${heapMiB(beforeMetrics).toFixed(0)} / ${heapMiB(subscribeMetrics).toFixed(0)} MiB (${kb(heapMiB(subscribeMetrics) - heapMiB(beforeMetrics))} KB) |`,
       `| subgraph CPU in the window | ${cpu.toFixed(1)} s (${((100 * cpu) / wallSeconds).toFixed(1)} % of one core) |`,
       `| subscriptions open (subgraph) / events sent since start / dropped | ${windowMetrics('subgraph_subscriptions_open')} / ${windowMetrics('subgraph_subscription_events_total')} / ${windowMetrics('subgraph_subscribers_dropped_total')} |`,
       `| vendor dashboard queries in the window | ${vendor.dashboard.count} (${((vendor.dashboard.count * 60) / wallSeconds).toFixed(2)} a minute) |`,
