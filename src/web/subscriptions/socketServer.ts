@@ -3,10 +3,11 @@ import { CloseCode, handleProtocols, makeServer, type Disposable, type ServerOpt
 import type { WebSocket, WebSocketServer } from 'ws';
 import type { Logger } from '../../observability/logger';
 
-/** What graphql-ws keeps per socket beside its own context: the socket and its upgrade request. */
+/** What graphql-ws keeps per socket beside its own context: the socket, and its upgrade request until the connection is admitted. */
 export interface SocketExtra {
   socket: WebSocket;
-  request: IncomingMessage;
+  /** Let go once the connection's admission is decided: its headers (a kilobyte or two a socket) are read no more. */
+  request: IncomingMessage | undefined;
 }
 
 export interface SocketWatch {

@@ -96,7 +96,10 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
     {
       jsonMessageReplacer: payloads.replacer,
       onConnect: async (ctx) => {
-        const admission = await options.gate.admitConnection(ctx.extra.request, ctx.connectionParams);
+        const request = ctx.extra.request;
+        if (request === undefined) return false;
+        ctx.extra.request = undefined;
+        const admission = await options.gate.admitConnection(request, ctx.connectionParams);
         if ('refused' in admission) {
           // Closed here with the problem named (graphql-ws's own refusal would say only "Forbidden"); its close then does nothing.
           ctx.extra.socket.close(CloseCode.Forbidden, closeReason(admission.refused));
