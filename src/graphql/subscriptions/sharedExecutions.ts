@@ -1,5 +1,5 @@
 import stableStringify from 'fast-json-stable-stringify';
-import { execute, print, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { print, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { Caller } from '../../auth/callers/caller';
 
 type Executed = ExecutionResult | Promise<ExecutionResult>;
@@ -31,9 +31,9 @@ export class SharedExecutions {
     ]);
   }
 
-  /** The event's result for this key: executed by the first subscriber to ask (graphql-js maps an event the same way). */
-  resultOf(event: unknown, key: string, args: ExecutionArgs): Executed {
-    if (typeof event !== 'object' || event === null) return execute({ ...args, rootValue: event });
+  /** The event's result for this key: executed (`run`, as graphql-js maps an event) by the first subscriber to ask. */
+  resultOf(event: unknown, key: string, run: () => Executed): Executed {
+    if (typeof event !== 'object' || event === null) return run();
     let results = this.byEvent.get(event);
     if (results === undefined) {
       results = new Map();
@@ -41,7 +41,7 @@ export class SharedExecutions {
     }
     let result = results.get(key);
     if (result === undefined) {
-      result = execute({ ...args, rootValue: event });
+      result = run();
       results.set(key, result);
     }
     return result;

@@ -3,6 +3,7 @@ import { HeaderMap } from '@apollo/server';
 import {
   GraphQLError,
   createSourceEventStream,
+  execute as executeEvent,
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
@@ -23,6 +24,8 @@ export interface SubscribedOperation {
 
 const SLOT = Symbol('socketSubscription');
 interface Slot {
+  /** A fresh context for one execution of an event (the subscription's own is let go once it subscribed). */
+  contextForEvent: () => Context;
   subscribed?: SubscribedOperation;
 }
 type SlottedContext = Context & { [SLOT]?: Slot };
@@ -68,7 +71,14 @@ export class SocketSubscriptions {
             };
             const events = await createSourceEventStream(args);
             const key = executions.keyOf(args, contextValue.caller);
-            const result = isAsyncIterable(events) ? mapEvents(events, (event) => executions.resultOf(event, key, args)) : events;
+            // Each event runs on a context of its own, as each HTTP operation does: what a subscriber keeps for its
+            // whole life is the way to make one, not a context (its loaders, read path, allowance) per subscriber.
+            const { contextForEvent } = slot;
+            const eventArgs = { ...args, contextValue: undefined };
+            const execute = (event: unknown) => executeEvent({ ...eventArgs, contextValue: contextForEvent(), rootValue: event });
+            const result = isAsyncIterable(events)
+              ? mapEvents(events, (event) => executions.resultOf(event, key, () => execute(event)))
+              : events;
             slot.subscribed = { schema, document, operationName: operationName ?? undefined, result };
             return { http: { status: 200, headers: new HeaderMap() }, body: { kind: 'single', singleResult: { data: null } } };
           },
@@ -78,8 +88,13 @@ export class SocketSubscriptions {
   }
 
   /** Runs one subscribe message through Apollo: the subscription, or the errors a client must see (formatted by Apollo's formatError). */
-  async subscribe(apollo: ApolloServer<Context>, request: GraphQLRequest, context: Context): Promise<SubscribedOperation | GraphQLError[]> {
-    const slot: Slot = {};
+  async subscribe(
+    apollo: ApolloServer<Context>,
+    request: GraphQLRequest,
+    context: Context,
+    contextForEvent: () => Context,
+  ): Promise<SubscribedOperation | GraphQLError[]> {
+    const slot: Slot = { contextForEvent };
     // On the context itself: Apollo runs each operation on a shallow copy of the one given, which keeps this key.
     (context as SlottedContext)[SLOT] = slot;
     try {

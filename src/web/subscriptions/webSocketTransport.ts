@@ -74,7 +74,7 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
   // flooding client is slowed to the pace it is read at.
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES, allowSynchronousEvents: false });
   const { config } = options;
-  // The stream Apollo's pipeline subscribed to, or the refusal to send, by the subscription's context (one per subscribe message).
+  // The stream Apollo's pipeline subscribed to, or the refusal to send, by a key object graphql-ws passes back as the context.
   const streams = new WeakMap<object, AsyncIterable<ExecutionResult> | ExecutionResult>();
   // A refusal is a result carrying its errors, then `complete`, as an HTTP request's refusal is a response with errors:
   // routers read an `error` message as a transport failure (Hive Gateway answers "Unexpected error.").
@@ -130,8 +130,9 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
         const started = await turns.run(async () => {
           // Completed (or its socket closed) while it waited: nothing to start, and graphql-ws sends nothing for it.
           if (!(id in ctx.subscriptions)) return ABANDONED;
-          const context = options.contextFor(extra.admission as Admission);
-          return { context, subscribed: await options.sockets.subscribe(options.apollo, apolloRequest(payload), context) };
+          const admission = extra.admission as Admission;
+          const contextForEvent = () => options.contextFor(admission);
+          return await options.sockets.subscribe(options.apollo, apolloRequest(payload), contextForEvent(), contextForEvent);
         });
         if (started === TOO_MANY_WAITING) {
           options.metrics?.start('refused_waiting');
@@ -148,15 +149,16 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
           return refuse([]);
         }
         options.metrics?.start('pipeline');
-        const { context, subscribed } = started;
-        if (Array.isArray(subscribed)) return refuse(subscribed);
-        const operation = subscribed as SubscribedOperation;
+        if (Array.isArray(started)) return refuse(started);
+        const operation = started as SubscribedOperation;
         if (!isAsyncIterable(operation.result)) return refuse(operation.result.errors ?? []);
-        streams.set(context, operation.result);
+        // graphql-ws keeps its arguments as long as the subscription lives: a key of the stream, not the subscribe's context.
+        const key = {};
+        streams.set(key, operation.result);
         const args: ExecutionArgs = {
           schema: operation.schema,
           document: operation.document,
-          contextValue: context,
+          contextValue: key,
           ...(operation.operationName === undefined ? {} : { operationName: operation.operationName }),
         };
         return args;
