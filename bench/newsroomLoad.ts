@@ -19,12 +19,12 @@ export const EDITORS = 20;
 export const WIDGETS = 5;
 export const POPULAR = 200;
 export const LONG_TAIL_SHARE = 0.1;
-const EDITOR_PERIOD_MS = 10_000;
-const WIDGET_PERIOD_MS = 5_000;
+export const EDITOR_PERIOD_MS = 10_000;
+export const WIDGET_PERIOD_MS = 5_000;
 export const WARM_MS = 120_000;
 
-const PANEL = `query Panel($reps: [_Any!]!) { _entities(representations: $reps) { ... on Article { analytics { pageViews uniqueUsers averageScroll fetchedAt } } } }`;
-const WIDGET = `query Widget { topArticles(limit: 10) { rank value article { url } } }`;
+export const PANEL = `query Panel($reps: [_Any!]!) { _entities(representations: $reps) { ... on Article { analytics { pageViews uniqueUsers averageScroll fetchedAt } } } }`;
+export const WIDGET = `query Widget { topArticles(limit: 10) { rank value article { url } } }`;
 
 export interface Ask {
   kind: 'editor' | 'widget' | 'greedy';
@@ -46,7 +46,7 @@ interface Sent {
 }
 
 /** A deterministic stream of numbers in [0, 1) (mulberry32): the same run every time. */
-function random(seed: number): () => number {
+export function random(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -63,7 +63,7 @@ export function articles(): string[] {
 }
 
 /** Zipf over the popular articles (a few on many screens, most on one), a share from beyond the top 500. */
-function picker(urls: string[], next: () => number): () => { url: string; longTail: boolean } {
+export function picker(urls: string[], next: () => number): () => { url: string; longTail: boolean } {
   const weights = Array.from({ length: POPULAR }, (_, rank) => 1 / (rank + 1));
   const total = weights.reduce((sum, weight) => sum + weight, 0);
   const tail = urls.slice(500);

@@ -11,11 +11,11 @@
  * README's promise is that "during" stays at most REDIS_TIMEOUT_MS plus
  * event-loop noise.
  */
-import { createRedisClient, waitUntilReady } from '../src/redis/client';
-import { SharedRedis } from '../src/redis/sharedRedis';
+import { createRedisClient, waitUntilReady } from '../src/redis/connection/client';
+import { SharedRedis } from '../src/redis/connection/sharedRedis';
 import { MemoryAnswerStore } from '../src/upstream/stores/memoryAnswerStore';
-import { RedisAnswerStore } from '../src/upstream/stores/redisAnswerStore';
-import { RedisRateStore } from '../src/upstream/stores/redisRateStore';
+import { RedisAnswerStore } from '../src/redis/upstream/redisAnswerStore';
+import { RedisRateStore } from '../src/redis/upstream/redisRateStore';
 import { Secret } from '../src/redaction/secret';
 import { startRedisServer } from '../test/support/redisServer';
 import { fmt, summarize } from './stats';

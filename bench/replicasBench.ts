@@ -6,10 +6,10 @@
  */
 import { Redis } from 'ioredis';
 import { Secret } from '../src/redaction/secret';
-import { RedisAnswerStore } from '../src/upstream/stores/redisAnswerStore';
-import { SharedRedis } from '../src/redis/sharedRedis';
+import { RedisAnswerStore } from '../src/redis/upstream/redisAnswerStore';
+import { SharedRedis } from '../src/redis/connection/sharedRedis';
 import { MemoryAnswerStore } from '../src/upstream/stores/memoryAnswerStore';
-import { createRedisClient, waitUntilReady } from '../src/redis/client';
+import { createRedisClient, waitUntilReady } from '../src/redis/connection/client';
 import { startRedisServer, type RedisServer } from '../test/support/redisServer';
 import { runLoad } from './load';
 import { demoUpstreamEnv, type EmulatorProcess, spawnEmulator, spawnSubgraph, type SubgraphProcess } from './processes';

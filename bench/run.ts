@@ -26,13 +26,25 @@ import { benchSupergraphTraffic, supergraphReport } from './supergraphTraffic';
  * scenario (rankings and panels on five tables), `npm run bench -- live-health` one
  * subscriber at each TTL against /health/live (bench/liveHealth.ts), `npm run bench -- live-flood`
  * 10,000 subscribe/complete pairs on distinct tables (bench/liveFlood.ts), `npm run bench -- fair-share`
- * the newsroom plus one greedy dashboard caller (bench/fairShare.ts). The whole run ends
+ * the newsroom plus one greedy dashboard caller (bench/fairShare.ts), `npm run bench -- side-by-side` this
+ * build's and a base build's answers, ask for ask (bench/sideBySide.ts). The whole run ends
  * with the replicas and response-cache scenarios, each its own script
  * (`npm run bench:replicas`, `npm run bench:response-cache`).
  */
 
 const SEED = 42;
-const SCENARIOS = ['all', 'overhead', 'profile', 'newsroom', 'live', 'live-mixed', 'live-health', 'live-flood', 'fair-share'] as const;
+const SCENARIOS = [
+  'all',
+  'overhead',
+  'profile',
+  'newsroom',
+  'live',
+  'live-mixed',
+  'live-health',
+  'live-flood',
+  'fair-share',
+  'side-by-side',
+] as const;
 
 async function main(): Promise<void> {
   const scenario = process.argv[2] ?? 'all';
@@ -49,6 +61,8 @@ async function main(): Promise<void> {
   if (scenario === 'live-flood') return runScript('liveFlood.ts');
   // The fair share (issue 28): the newsroom plus one greedy dashboard caller, about 5 minutes.
   if (scenario === 'fair-share') return runScript('fairShare.ts');
+  // This build and a base build (SIDE_BY_SIDE_BASE) given the newsroom's asks and live subscribers side by side (issue 37).
+  if (scenario === 'side-by-side') return runScript('sideBySide.ts');
   if (scenario === 'all') await benchEmulatorAndSubgraph();
   if (scenario !== 'profile') await printOverhead();
   if (scenario !== 'overhead') process.stdout.write(`\n${await profileSubgraph()}`);

@@ -10,7 +10,7 @@
  * The fake upstream runs in this process but streams one reused 64 KiB chunk,
  * so its own memory stays flat; run order is capped first, then uncapped.
  */
-import { DeadlineSlots } from '../src/upstream/transport/deadlines';
+import { DeadlineTicks } from '../src/upstream/transport/deadlines';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAgent } from '../src/upstream/transport/agent';
@@ -64,7 +64,7 @@ async function run(label: string, url: string, maxResponseBytes: number): Promis
   }, 10);
   const agent = createAgent({ connections: CONCURRENT });
   const http = createHttpClient({
-    deadlines: new DeadlineSlots(),
+    deadlines: new DeadlineTicks(),
     dispatcher: agent,
     timeoutMs: 120_000,
     maxResponseBytes,

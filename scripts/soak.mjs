@@ -27,8 +27,8 @@ const EXIT_GRACE_MS = 60_000;
 /** The timing-sensitive suites, by group: jest path patterns (regular expressions over the test file's path). */
 const SOAK_GROUPS = {
   subscriptions: ['test/subscriptions/'],
-  // Every suite that starts a redis-server (restarts, failovers, reconnects).
-  redis: ['test/.*[Rr]edis[^/]*\\.test\\.ts$'],
+  // Every suite that starts a redis-server (restarts, failovers, reconnects): the Redis room's, and the others named after it.
+  redis: ['test/redis/', 'test/.*[Rr]edis[^/]*\\.test\\.ts$'],
   replicas: ['test/upstream/replica', 'test/reporting/[^/]*[Rr]eplicas', 'test/security/fairShare'],
   processes: ['test/web/[^/]*Process'],
   auth: ['test/auth/'],

@@ -3,17 +3,20 @@ import type { Config } from '../config';
 import { upstreamPathSettings } from '../config/upstreamPath';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics/metrics';
-import { sharedCallerSlots } from '../reporting/redis/redisCallerSlots';
+import { sharedCallerSlots } from '../redis/reporting/redisCallerSlots';
 import { SYSTEM_CLOCK } from '../kernel/clock';
-import { sharedAnalyticsBoard } from '../reporting/tables/redis/redisAnalyticsBoard';
-import { connectRefreshChannel } from '../reporting/tables/redis/refreshChannel';
-import { sharedTableStore } from '../reporting/tables/redis/redisTableStore';
+import { sharedAnalyticsBoard } from '../redis/reporting/redisAnalyticsBoard';
+import { connectRefreshChannel } from '../redis/reporting/refreshChannel';
+import { sharedTableStore } from '../redis/reporting/redisTableStore';
 import { TableRefreshes } from '../reporting/tables/refreshes';
 import { MemoryTableStore } from '../reporting/tables/tableStore';
-import { upstreamMetricsObserver } from '../upstream/metricsObserver';
-import { NO_OBSERVER } from '../upstream/observer';
-import { connectSharedState, type SharedState } from '../redis/sharedState';
+import { metricsObserver } from '../observability/metricsObserver';
+import { NO_OBSERVER, safeObserver } from '../kernel/observer';
+import { operationLog } from '../observability/operationLog';
+import { connectSharedState, type SharedState } from '../redis/connection/sharedState';
 import { createUpstreams, type Upstreams, type UpstreamsOptions } from '../upstream/upstreams';
+import { IN_PROCESS_STORES } from '../upstream/stores/upstreamStores';
+import { redisUpstreamStores } from '../redis/upstream/redisUpstreamStores';
 import type { ShutdownStep } from '../web/shutdown';
 import type { Services } from '../web/services';
 import { composeServices } from './composeServices';
@@ -41,15 +44,17 @@ export async function composeProcess(
   logger: Logger,
   metrics: Metrics | undefined,
 ): Promise<ComposedProcess> {
+  // The one observer: every event of the call path, the budget queue, the live numbers, the operations and Redis.
+  const observer = safeObserver(metrics === undefined ? NO_OBSERVER : metricsObserver(metrics), operationLog(logger));
   const shared =
-    config.redis === undefined
-      ? undefined
-      : await connectSharedState(config.redis, logger, (reason) => metrics?.recordRedisRefusal(reason));
+    config.redis === undefined ? undefined : await connectSharedState(config.redis, logger, (reason) => observer.redisRefused(reason));
   const upstreams = createUpstreams({
     ...target,
     ...upstreamPathSettings(config),
     logger,
-    ...(shared === undefined ? {} : { redis: shared.redis }),
+    observer,
+    // The answer cache, the rates and the token: this process's, or the replicas' through Redis.
+    stores: shared === undefined ? IN_PROCESS_STORES : redisUpstreamStores(shared.redis),
     ...(metrics === undefined ? {} : { metrics }),
   });
   // Subscriptions: every write of the tables; with Redis, every replica's (docs/subscriptions.md).
@@ -63,7 +68,7 @@ export async function composeProcess(
     clock: SYSTEM_CLOCK,
     logger,
     metrics,
-    observer: metrics === undefined ? NO_OBSERVER : upstreamMetricsObserver(metrics),
+    observer,
     tableStore: shared === undefined ? new MemoryTableStore() : sharedTableStore(shared.redis, config, Date.now),
     tablesShared: shared !== undefined,
     board: shared === undefined ? undefined : sharedAnalyticsBoard(shared.redis, config),

@@ -10,7 +10,7 @@ import type { Clock } from '../kernel/clock';
 import type { TableRefreshes } from '../reporting/tables/refreshes';
 import type { TableStore } from '../reporting/tables/tableStore';
 import type { BudgetedDashboard } from '../upstream/endpoints/dashboard';
-import type { UpstreamObserver } from '../upstream/observer';
+import type { Observer } from '../kernel/observer';
 import { LiveServing } from '../web/subscriptions/liveServing';
 import type { CollectGarbage } from '../web/subscriptions/reclaimAfterFlood';
 import type { Services } from '../web/services';
@@ -32,10 +32,10 @@ export interface ServiceParts {
   /** The one clock: the budget queue's, the tables', the ask deadlines' and cache hints', the feeds' pulse. */
   clock: Clock;
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
-  /** Operations, subscriptions and GET /metrics are recorded when given. */
+  /** GET /metrics serves its registry when given (the observer records into it). */
   metrics: Metrics | undefined;
-  /** Where the budget queue's and the tables' events go (the metrics' implementation, NO_OBSERVER, or a test's recorder). */
-  observer: UpstreamObserver;
+  /** The process's one observer: the budget queue's, the tables', the live numbers' and the operations' events (src/kernel/observer.ts). */
+  observer: Observer;
   /** Where the tables live: this process's memory, or the replicas' Redis. */
   tableStore: TableStore;
   /** The table store is the replicas' (Redis). */
@@ -72,7 +72,7 @@ export function composeServices(parts: ServiceParts): Services {
     refreshes: parts.refreshes,
     clock: parts.clock,
     logger: parts.logger,
-    metrics: parts.metrics,
+    observer: parts.observer,
     collectGarbage: parts.collectGarbage,
   });
   return {
@@ -82,6 +82,7 @@ export function composeServices(parts: ServiceParts): Services {
     clock: parts.clock,
     logger: parts.logger,
     metrics: parts.metrics,
+    observer: parts.observer,
     apolloCache: parts.apolloCache,
     close: () => reporting.close(),
   };

@@ -1,7 +1,8 @@
+import type { RenewalReason } from '../kernel/observer';
 import type { SignInFailure } from './signInBackoff';
 
 /** Why a sign-in starts: the first token, renewal ahead of expiry, or after the upstream refused the token (401). */
-export type SignInReason = 'initial' | 'expiry' | 'rejected';
+export type SignInReason = 'initial' | RenewalReason;
 
 /** A token with what every replica needs to judge it the same way. Never holds the password. */
 export interface IssuedToken {
@@ -35,7 +36,7 @@ export interface TokenDemand {
 
 /**
  * Where the TokenProvider gets a new token when it holds none usable. The
- * in-process default signs in; the Redis one (upstream/stores/redisTokenExchange.ts) first
+ * in-process default signs in; the Redis one (redis/upstream/redisTokenExchange.ts) first
  * takes a token or a remembered failure another replica shared, and signs in
  * only as the holder of the cluster-wide lock. `signIn` is the provider's
  * own (counted, classified); an exchange calls it at most once per demand.

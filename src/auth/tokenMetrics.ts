@@ -3,7 +3,7 @@ import { backoffSeconds } from './signInBackoff';
 import type { SignInReason } from './tokenExchange';
 import type { TokenProvider } from './tokenProvider';
 
-/** Told of each renewal: the upstream observer (upstream/observer.ts) in the subgraph. */
+/** Told of each renewal: the upstream observer (kernel/observer.ts) in the subgraph. */
 export interface RenewalObserver {
   tokenRenewed(reason: Exclude<SignInReason, 'initial'>): void;
 }

@@ -59,7 +59,8 @@ const SHARED_FAILURE_RECHECK_MS = 500;
  * sign-in instead of each starting their own, and a failed sign-in is not
  * tried again before its backoff ends: callers meanwhile get the same error
  * at once, with `retryAfterSeconds`. The Redis-shared provider is this class
- * with a Redis exchange (upstream/stores/sharedTokenProvider.ts).
+ * with a Redis exchange (src/redis/upstream/redisTokenExchange.ts), which the
+ * composition root hands to the call path's token source.
  */
 export class TokenProvider {
   private readonly signIn: () => Promise<string>;

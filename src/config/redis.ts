@@ -222,26 +222,26 @@ function pem(reader: EnvReader, name: string): string | undefined {
 
 /** The shared state's settings that no environment variable changes, each written once. */
 export const REDIS_STATE_DEFAULTS = Object.freeze({
-  /** The one gate to Redis (redis/sharedRedis.ts). */
+  /** The one gate to Redis (redis/connection/sharedRedis.ts). */
   sharedRedis: Object.freeze({
     /** While degraded, a reminder at most once per this interval (each outage's first warning is always logged). */
     warnIntervalMs: 30_000,
     /** After a failure, Redis is not asked again for this long (unless it reconnects), so a slow Redis costs one timeout, not one per call. */
     retryAfterMs: 1_000,
   }),
-  /** Claims on an answer being fetched by one replica (upstream/stores/redisAnswerStore.ts). */
+  /** Claims on an answer being fetched by one replica (redis/upstream/redisAnswerStore.ts). */
   answerFill: Object.freeze({
     /** How long a claim outlives a replica that stopped renewing it (crashed, cut off); at most the fill wait. */
     leaseMs: 2_000,
     /** How often a replica waiting for another's fill looks for the answer or the claim's release. */
     pollMs: 20,
   }),
-  /** The reporting token shared by every replica (upstream/stores/redisTokenExchange.ts). */
+  /** The reporting token shared by every replica (redis/upstream/redisTokenExchange.ts). */
   tokenExchange: Object.freeze({
     /** How often a replica waiting for another one's sign-in looks for the new token. */
     pollMs: 25,
   }),
-  /** Apollo Server's cache of persisted queries (redis/apolloCache.ts). */
+  /** Apollo Server's cache of persisted queries (redis/connection/apolloCache.ts). */
   apolloCache: Object.freeze({
     /** How long an entry Apollo sets without a TTL (a persisted query) is kept: under `noeviction` every key must end by itself. */
     defaultTtlMs: 24 * 3_600_000,

@@ -11,7 +11,7 @@ import { withDashboardAllowance } from './dashboardAllowance';
 import { UpstreamAllowance } from './upstreamAllowance';
 import type { Logger } from '../observability/logger';
 import { OPEN_CALLER, type Caller } from '../auth/callers/caller';
-import type { Metrics } from '../observability/metrics/metrics';
+import type { Observer } from '../kernel/observer';
 import type { RenderEndpoint } from '../upstream/endpoints/render';
 import { CallerReads, type MetricRule } from '../reporting/reads/callerReads';
 
@@ -72,7 +72,8 @@ export interface SharedDependencies {
   maxUpstreamCallsPerOperation: number;
   /** REPORTING_MAX_ROWS. */
   reportingMaxRows: number;
-  metrics?: Pick<Metrics, 'recordBatch'>;
+  /** The process's one observer: each loader batch is reported to it. */
+  observer: Pick<Observer, 'batchLoaded'>;
   /** What reading each metric needs, from the schema (src/graphql/access/metricRule.ts): the read path checks each caller's scopes against it. */
   metricRule: MetricRule;
 }
@@ -157,14 +158,13 @@ class OperationContext implements Context {
 
   private recommendationsLoader(): RecommendationsLoader {
     const { shared, allowance } = this;
-    const metrics = shared.metrics;
     const recommender: RenderEndpoint = {
       render: countingCacheHits((params: RenderParams) => shared.recommender.render(params), allowance),
     };
     return createRecommendationsLoader(recommender, {
       maxConcurrency: shared.renderMaxConcurrency,
       allowance,
-      ...(metrics === undefined ? {} : { onBatch: (size: number) => metrics.recordBatch('recommendations', size) }),
+      onBatch: (size: number) => shared.observer.batchLoaded('recommendations', size),
     });
   }
 }

@@ -1,6 +1,6 @@
 import type { Config } from '../config';
 import type { BudgetedDashboard } from '../upstream/endpoints/dashboard';
-import type { UpstreamObserver } from '../upstream/observer';
+import type { Observer } from '../kernel/observer';
 import { BudgetQueue, callerShareOf } from './budget/budgetQueue';
 import { DashboardAsks } from './dashboard/dashboardAsks';
 import { AnalyticsTables, type AnalyticsTablesOptions } from './tables/analyticsTables';
@@ -54,7 +54,7 @@ export interface ReportingServiceOptions {
   /** The fair share's ledger shared by the replicas through Redis (a caller's share is the cluster's); absent, each replica counts its own. */
   callerSlots: SharedCallerSlots | undefined;
   /** Where the queue's events go: the one observer (the metrics' implementation, NO_OBSERVER, or a test's recorder). */
-  observer: UpstreamObserver;
+  observer: Observer;
   /** Told of every write of the tables (the subscriptions' "refreshed" event, src/reporting/tables/refreshes.ts). */
   refreshes: TableRefreshes;
 }

@@ -4,7 +4,7 @@ import type { AnswerStore } from './stores/answerStore';
 import { breakerStage, type Breaker } from './stages/breaker';
 import { cachedAnswer, cacheStage } from './stages/cache';
 import { coalescingStage } from './stages/coalescer';
-import type { UpstreamObserver } from './observer';
+import type { Observer } from '../kernel/observer';
 import { fillStage } from './stages/fill';
 import type { FreshnessPolicy } from './stages/freshness';
 import type { Next, Stage } from './stages/stage';
@@ -73,7 +73,7 @@ export interface PipelineOptions<I, T> {
   /** The endpoint's request (stage 8); its HTTP requests take the HTTP-level stages (`httpPath`), each attempt with `grant` when given. */
   request: (input: I, grant?: SlotGrant) => Promise<Fetched<T>>;
   now: () => number;
-  observer: UpstreamObserver;
+  observer: Observer;
 }
 
 /** One endpoint's protected call (stages 4–8), and its cache-only read (stage 4's read alone: `peek`). */

@@ -5,26 +5,20 @@ import { createAgent } from './transport/agent';
 import { createHttpClient, type HttpClient, type JsonRequest } from './transport/httpClient';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics/metrics';
-import { upstreamMetricsObserver } from './metricsObserver';
-import { RedisAnswerStore } from './stores/redisAnswerStore';
-import { RedisRateStore } from './stores/redisRateStore';
-import type { SharedRedis } from '../redis/sharedRedis';
 import type { Secret } from '../redaction/secret';
-import type { AnswerStore } from './stores/answerStore';
 import { createBreaker } from './stages/breaker';
-import { MemoryRateStore } from './stores/rateStore';
 import { createDashboardEndpoint, type BudgetedDashboard, type DashboardEndpoint, type SlotBudget } from './endpoints/dashboard';
 import { createRenderEndpoint, type RenderEndpoint } from './endpoints/render';
 import { createSignInEndpoint } from './endpoints/signIn';
 import { createTokenSource, type TokenSource } from './endpoints/tokenSource';
-import { NO_OBSERVER, safeObserver, type UpstreamObserver } from './observer';
+import { safeObserver, type Observer } from '../kernel/observer';
 import { httpPath, reportingHttpPath } from './pipeline';
-import { DeadlineSlots } from './transport/deadlines';
+import { DeadlineTicks } from './transport/deadlines';
 import { Governor, type Rate } from './stages/governor';
 import { MemoryAnswerStore } from './stores/memoryAnswerStore';
+import type { UpstreamStores } from './stores/upstreamStores';
 import type { ProtectionOptions } from './protection';
 import { UPSTREAM_PATH_DEFAULTS, type UpstreamPathSettings } from '../config/upstreamPath';
-import { REDIS_STATE_DEFAULTS } from '../config/redis';
 
 /**
  * Complete: every value comes from the configuration (`upstreamPathSettings`,
@@ -39,10 +33,12 @@ export interface UpstreamsOptions extends UpstreamPathSettings {
   logger: Pick<Logger, 'info' | 'warn'>;
   /** Cache, governor and breaker settings, and the tests' hooks (clock, observer). */
   protection: ProtectionOptions;
-  /** Set when replicas share the token, the answer cache and the rates through Redis (REDIS_URL). */
-  redis?: SharedRedis;
-  /** Upstream calls, sign-ins, token renewals and the call path's events are recorded here when given. */
-  metrics?: Metrics;
+  /** Where the answer cache, the rates and new tokens come from: this process's, or the replicas' through Redis (REDIS_URL); chosen by src/app/composeProcess.ts. */
+  stores: UpstreamStores;
+  /** The process's one observer: hears every event of the call path (src/app/composeProcess.ts; tests record it). */
+  observer: Observer;
+  /** The sign-in backoff gauge follows the token holder when metrics are on. */
+  metrics?: Pick<Metrics, 'watchSignInBackoff'>;
 }
 
 /** Longest a replica waits for another replica fetching the same answer before it fetches itself. */
@@ -71,10 +67,10 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
   const protection = options.protection;
   const now = protection.now ?? Date.now;
   const metrics = options.metrics;
-  // Every event of the call path reaches the metrics (when on) and the observer given in the options (tests).
-  const observer = safeObserver(metrics === undefined ? NO_OBSERVER : upstreamMetricsObserver(metrics), protection.observer ?? NO_OBSERVER);
+  // A faulty observer never fails the call it reports on.
+  const observer = safeObserver(options.observer);
   const agent = createAgent({ connections: options.maxConnectionsPerOrigin });
-  const redis = options.redis;
+  const stores = options.stores;
   const { http, reportingBudget, close: stopWatching } = governedTransport({ options, protection, agent, now, observer });
 
   const signIn = createSignInEndpoint({
@@ -87,15 +83,18 @@ export function createUpstreams(options: UpstreamsOptions): Upstreams {
   });
   const tokens = createTokenSource({
     signIn,
-    ...(redis === undefined ? {} : { redis }),
-    // The renewal lock outlives the longest sign-in (its timeout, plus time to wait for its rate).
-    lockMs: options.timeoutMs + protection.governor.queueTimeoutMs + 1_000,
+    exchange: stores.tokenExchange({
+      // The renewal lock outlives the longest sign-in (its timeout, plus time to wait for its rate).
+      lockMs: options.timeoutMs + protection.governor.queueTimeoutMs + 1_000,
+      signInBackoff: options.signInBackoff,
+      now,
+    }),
     now,
     signInBackoff: options.signInBackoff,
     observer,
     ...(metrics === undefined ? {} : { metrics }),
   });
-  const store = answerStore(redis, Math.min(options.timeoutMs, FILL_WAIT_CAP_MS), protection.now);
+  const store = answerStore(stores, Math.min(options.timeoutMs, FILL_WAIT_CAP_MS), protection.now);
   const staleIfErrorMs = protection.cache.staleIfErrorSeconds * 1000;
   const breaker = (service: 'reporting' | 'recommender', endpoint: string) =>
     createBreaker({
@@ -150,15 +149,14 @@ function governedTransport(parts: {
   protection: ProtectionOptions;
   agent: ReturnType<typeof createAgent>;
   now: () => number;
-  observer: UpstreamObserver;
+  observer: Observer;
 }): { http: HttpClient; reportingBudget: SlotBudget; close: () => void } {
   const { options, protection, now, observer } = parts;
-  const redis = options.redis;
-  const sharedRates = redis === undefined ? undefined : new RedisRateStore(redis, now);
-  const deadlines = new DeadlineSlots();
+  const rates = options.stores.rates(now);
+  const deadlines = new DeadlineTicks();
   const governor = new Governor({
-    // The replicas' buckets through Redis, or this process's own: chosen here, never defaulted below.
-    store: sharedRates === undefined ? new MemoryRateStore() : sharedRates,
+    // The replicas' buckets through Redis, or this process's own: chosen by the composition root, never defaulted below.
+    store: rates,
     queueTimeoutMs: protection.governor.queueTimeoutMs,
     now,
     sleep,
@@ -182,7 +180,7 @@ function governedTransport(parts: {
     governor: { governor, rateOf, observer },
     transport,
   });
-  return { http, reportingBudget: governor.bucket(reporting), close: () => sharedRates?.close() };
+  return { http, reportingBudget: governor.bucket(reporting), close: () => rates.close?.() };
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -217,13 +215,7 @@ function ratesOf(
  * miss). Redis claims last as long as a replica waits for another's fetch:
  * bounded well below an operation's patience.
  */
-function answerStore(redis: SharedRedis | undefined, fillWaitMs: number, now: (() => number) | undefined): AnswerStore {
-  const clock = now === undefined ? {} : { now };
-  const local = new MemoryAnswerStore({ ...UPSTREAM_PATH_DEFAULTS.answerStore, ...clock });
-  if (redis === undefined) return local;
-  return new RedisAnswerStore(redis, local, {
-    fillWaitMs,
-    ...REDIS_STATE_DEFAULTS.answerFill,
-    ...clock,
-  });
+function answerStore(stores: UpstreamStores, fillWaitMs: number, now: (() => number) | undefined) {
+  const local = new MemoryAnswerStore({ ...UPSTREAM_PATH_DEFAULTS.answerStore, ...(now === undefined ? {} : { now }) });
+  return stores.answers({ local, fillWaitMs, now });
 }

@@ -131,7 +131,7 @@ export function buildServer(
     recommender: services.recommender,
     logger: services.logger,
     now: () => services.clock.now(),
-    ...(metrics === undefined ? {} : { metrics }),
+    observer: services.observer,
     live: live.live,
     renderMaxConcurrency: config.renderMaxConcurrency,
     cacheTtls: { renderTtlSeconds, dashboardTtlSeconds },
@@ -202,7 +202,6 @@ function createApollo(
   // APQ and the response cache: in Redis when replicas share state, so a query registered (or a response
   // stored) on one serves all. Otherwise in process (composed as Apollo would), so both get the same one.
   const cache = services.apolloCache;
-  const { metrics } = services;
   return new ApolloServer<Context>({
     schema,
     logger: services.logger,
@@ -222,13 +221,9 @@ function createApollo(
       ApolloServerPluginDrainHttpServer({ httpServer, stopGracePeriodMillis: DRAIN_GRACE_MS }),
       landingPagePlugin(config.landingPage),
       ...(limits.persistedQueriesOnly
-        ? [persistedOnlyPlugin(requireManifest(deps.persistedManifest), (code) => metrics?.recordLimitRefusal(code))]
+        ? [persistedOnlyPlugin(requireManifest(deps.persistedManifest), (code) => services.observer.limitRefused(code))]
         : []),
-      operationPlugin({
-        logger: services.logger,
-        ...(metrics === undefined ? {} : { metrics }),
-        now: () => performance.now(),
-      }),
+      operationPlugin({ observer: services.observer, now: () => performance.now() }),
       // Every root field and every object field without a hint counts as maxAge 0 (uncacheable): each
       // cacheable field says so in the schema (@cacheControl) or its resolver (TTLs from config).
       ApolloServerPluginCacheControl({ defaultMaxAge: 0, calculateHttpHeaders: true }),

@@ -4,6 +4,7 @@ import type { Metrics } from '../observability/metrics/metrics';
 import type { SharedDependencies } from '../operation/context';
 import type { ReportingService } from '../reporting/reportingService';
 import type { Clock } from '../kernel/clock';
+import type { Observer } from '../kernel/observer';
 import type { LiveServing } from './subscriptions/liveServing';
 
 /**
@@ -17,7 +18,10 @@ export interface Services {
   recommender: SharedDependencies['recommender'];
   clock: Clock;
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
+  /** Served at GET /metrics when metrics are on. */
   metrics: Metrics | undefined;
+  /** The process's one observer: operations, limits and loader batches are reported to it. */
+  observer: Observer;
   apolloCache: KeyValueCache<string>;
   /** Stops the budget queue: no refresh or waiting ask outlives the shutdown. */
   close(): void;

@@ -10,9 +10,9 @@
 import type { Redis } from 'ioredis';
 import parsePrometheusTextFormat from 'parse-prometheus-text-format';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
-import { SharedTokenProvider } from '../../src/upstream/stores/sharedTokenProvider';
+import { SharedTokenProvider } from '../../src/redis/upstream/sharedTokenProvider';
 import { renewalCounter, watchSignInBackoff } from '../../src/auth/tokenMetrics';
-import { upstreamMetricsObserver } from '../../src/upstream/metricsObserver';
+import { metricsObserver } from '../../src/observability/metricsObserver';
 import { TokenProvider, type TokenProviderOptions } from '../../src/auth/tokenProvider';
 import { REPORTING_SIGN_IN_ERRORS } from '../../src/upstream/datasources/signInErrors';
 import { ReportingAPI } from '../../src/upstream/datasources/reportingAPI';
@@ -24,9 +24,9 @@ import { retryingClient as createHttpClient } from '../support/httpPath';
 import { reportingHttpPath } from '../../src/upstream/pipeline';
 import { UpstreamError } from '../../src/kernel/failures/upstreamError';
 import { Metrics } from '../../src/observability/metrics/metrics';
-import { closeRedisClient, createRedisClient } from '../../src/redis/client';
+import { closeRedisClient, createRedisClient } from '../../src/redis/connection/client';
 import { awaitReady } from '../support/redisReady';
-import { SharedRedis } from '../../src/redis/sharedRedis';
+import { SharedRedis } from '../../src/redis/connection/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
 import { call, startTestEmulator } from '../support/emulator';
 import { valueOf } from '../support/metricsText';
@@ -117,7 +117,7 @@ describeWithRedis('30-minute tokens against the emulator', () => {
               signInBackoff: SIGN_IN_BACKOFF_DEFAULTS,
               signIn,
               now: () => now,
-              onSignIn: renewalCounter(upstreamMetricsObserver(metrics)),
+              onSignIn: renewalCounter(metricsObserver(metrics)),
             },
             prefix,
           );

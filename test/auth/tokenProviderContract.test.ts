@@ -5,13 +5,13 @@
  * Time is an injected clock; sign-ins are stubs the test settles.
  */
 import type { Redis } from 'ioredis';
-import { SharedTokenProvider } from '../../src/upstream/stores/sharedTokenProvider';
+import { SharedTokenProvider } from '../../src/redis/upstream/sharedTokenProvider';
 import { TokenProvider, type SignInReason } from '../../src/auth/tokenProvider';
 import { REPORTING_SIGN_IN_ERRORS } from '../../src/upstream/datasources/signInErrors';
 import { UpstreamError } from '../../src/kernel/failures/upstreamError';
-import { closeRedisClient, createRedisClient } from '../../src/redis/client';
+import { closeRedisClient, createRedisClient } from '../../src/redis/connection/client';
 import { awaitReady } from '../support/redisReady';
-import { SharedRedis } from '../../src/redis/sharedRedis';
+import { SharedRedis } from '../../src/redis/connection/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';
 import { jwtLiving, refusedSignIn, scriptedSignIn, unavailableSignIn } from '../support/tokenFixtures';

@@ -4,9 +4,12 @@
  * rooms beside the flow (auth, config, observability, redaction), which never
  * import a room of the flow. Under them all is the kernel (the shared
  * vocabulary: wire types, instants, failures and their codes, the clock): any
- * room may import it, and it imports no room of the flow. The doctor, the
- * composition root (app/) and src/index.ts are entry points: they may import
- * any room, and no room imports them. Inside reporting/ and graphql/, the
+ * room may import it, and it imports no room of the flow. The Redis room is an
+ * adapter beside the flow: it implements the contracts of the rooms it serves,
+ * so it may import any room but the entry points, and only the entry points
+ * import it (the composition root chooses memory or Redis and hands the rooms
+ * their parts). The doctor, the composition root (app/) and src/index.ts are
+ * entry points: they may import any room, and no room imports them. Inside reporting/ and graphql/, the
  * floors have the same rule: a file imports from its own floor and the floors
  * below it. Every file of src/ belongs to a room (a loose file directly under
  * src/ too), and every folder of a room with floors to a floor. Type-only
@@ -21,13 +24,15 @@ const ROOT = resolve(__dirname, '../..');
 
 /** The rooms of the flow, top first. */
 const FLOW: readonly string[] = ['web', 'graphql', 'operation', 'reporting', 'upstream'];
-const BESIDE: readonly string[] = ['auth', 'config', 'observability', 'redaction', 'redis'];
+const BESIDE: readonly string[] = ['auth', 'config', 'observability', 'redaction'];
+/** The adapter room: the Redis implementations of the other rooms' contracts, and the connection they share. */
+const REDIS = 'redis';
 const KERNEL = 'kernel';
 const ENTRY_POINTS: readonly string[] = ['doctor', 'app', 'index.ts'];
 
 /** The floors of the rooms that have them, top first; `.` is the room's loose files. */
 const FLOORS: Readonly<Record<string, readonly string[]>> = {
-  reporting: ['.', 'redis', 'reads', 'live', 'analytics', 'tables', 'dashboard', 'budget'],
+  reporting: ['.', 'reads', 'live', 'analytics', 'tables', 'dashboard', 'budget'],
   graphql: [
     'schemaEvolution',
     '.',
@@ -91,7 +96,7 @@ function floorOf(file: string): string {
 const isFlow = (room: string): boolean => FLOW.includes(room);
 const isBeside = (room: string): boolean => BESIDE.includes(room);
 const isEntryPoint = (room: string): boolean => ENTRY_POINTS.includes(room);
-const isRoom = (room: string): boolean => isFlow(room) || isBeside(room) || room === KERNEL || isEntryPoint(room);
+const isRoom = (room: string): boolean => isFlow(room) || isBeside(room) || room === REDIS || room === KERNEL || isEntryPoint(room);
 
 /** Why an import between rooms breaks the flow, or undefined when it keeps it. */
 function violation(from: string, to: string): string | undefined {
@@ -99,6 +104,7 @@ function violation(from: string, to: string): string | undefined {
   if (!isRoom(to)) return `${to} is no room`;
   if (from === to || isEntryPoint(from)) return undefined;
   if (isEntryPoint(to)) return 'imports an entry point';
+  if (to === REDIS) return 'imports the Redis room';
   if (from === KERNEL && to !== KERNEL && !isBeside(to)) return 'goes up from the kernel';
   if (isFlow(from) && isFlow(to) && FLOW.indexOf(to) < FLOW.indexOf(from)) return 'goes up the flow';
   if (isBeside(from) && isFlow(to)) return 'goes from beside the flow into it';
@@ -167,7 +173,7 @@ describe('the one direction data flows through src/', () => {
     });
   });
 
-  it('names every folder and every loose file of src/ as a room of the flow, a room beside it, the kernel or an entry point', () => {
+  it('names every folder and every loose file of src/ as a room of the flow, a room beside it, the Redis room, the kernel or an entry point', () => {
     const rooms = readdirSync(join(ROOT, 'src'), { withFileTypes: true })
       .filter((entry) => entry.isDirectory() || entry.name.endsWith('.ts'))
       .map((entry) => entry.name);
@@ -214,6 +220,26 @@ describe('the one direction data flows through src/', () => {
     expect(violation('index.ts', 'graphql')).toBeUndefined();
   });
 
+  it('refuses an import of the Redis room from any room but an entry point, and lets it import the contracts it implements', () => {
+    expect(violation('upstream', 'redis')).toBe('imports the Redis room');
+    expect(violation('reporting', 'redis')).toBe('imports the Redis room');
+    expect(violation('web', 'redis')).toBe('imports the Redis room');
+    expect(violation('config', 'redis')).toBe('imports the Redis room');
+    expect(violation('kernel', 'redis')).toBe('imports the Redis room');
+    expect(violation('redis', 'app')).toBe('imports an entry point');
+    expect(violation('redis', 'upstream')).toBeUndefined();
+    expect(violation('redis', 'reporting')).toBeUndefined();
+    expect(violation('redis', 'auth')).toBeUndefined();
+    expect(violation('redis', 'config')).toBeUndefined();
+    expect(violation('redis', 'kernel')).toBeUndefined();
+    expect(violation('app', 'redis')).toBeUndefined();
+    expect(violation('doctor', 'redis')).toBeUndefined();
+    expect(violation('index.ts', 'redis')).toBeUndefined();
+    expect(violations([{ from: 'src/upstream/upstreams.ts', to: 'src/redis/connection/sharedRedis.ts' }])).toEqual([
+      'src/upstream/upstreams.ts → src/redis/connection/sharedRedis.ts (imports the Redis room)',
+    ]);
+  });
+
   it('names each breaking import with its reason, and each circle by its rooms', () => {
     const graph: Import[] = [
       { from: 'src/graphql/a.ts', to: 'src/reporting/b.ts' },
@@ -226,7 +252,7 @@ describe('the one direction data flows through src/', () => {
     expect(roomCircles(graph.slice(2))).toEqual([]);
   });
 
-  it('has no import that goes up the flow, from beside it into it, up from the kernel or up a floor', () => {
+  it('has no import that goes up the flow, from beside it into it, up from the kernel, of the Redis room or up a floor', () => {
     expect(violations(imports)).toEqual([]);
   });
 

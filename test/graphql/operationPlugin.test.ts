@@ -3,6 +3,9 @@ import { Registry } from 'prom-client';
 import { createLogger } from '../../src/observability/logger';
 import { Metrics } from '../../src/observability/metrics/metrics';
 import { operationPlugin } from '../../src/graphql/operationPlugin';
+import { NO_OBSERVER, safeObserver, type Observer } from '../../src/kernel/observer';
+import { metricsObserver } from '../../src/observability/metricsObserver';
+import { operationLog } from '../../src/observability/operationLog';
 import { METRICS_DEFAULTS } from '../../src/config';
 import type { Caller } from '../../src/auth/callers/caller';
 import type { Context } from '../../src/operation/context';
@@ -22,6 +25,11 @@ function withCaller(caller: Caller): Context {
   return { caller } as unknown as Context;
 }
 
+/** The one observer as the process composes it: the operation log's lines, and the metrics when on. */
+function oneObserver(logger: Parameters<typeof operationLog>[0], metrics?: Metrics): Observer {
+  return safeObserver(metrics === undefined ? NO_OBSERVER : metricsObserver(metrics), operationLog(logger));
+}
+
 /** A clock that moves 40 ms each time it is read: start, then the one reading at the end of the operation. */
 function steppingClock(stepMs: number): () => number {
   let now = 0;
@@ -33,7 +41,11 @@ describe('the operation plugin', () => {
     const written: string[] = [];
     const logger = createLogger({ logLevel: 'info' }, { write: (line: string) => written.push(line) });
     const metrics = new Metrics({ ...METRICS_DEFAULTS, processMetrics: false });
-    const server = new ApolloServer({ typeDefs, resolvers, plugins: [operationPlugin({ logger, metrics, now: steppingClock(40) })] });
+    const server = new ApolloServer({
+      typeDefs,
+      resolvers,
+      plugins: [operationPlugin({ observer: oneObserver(logger, metrics), now: steppingClock(40) })],
+    });
     await server.start();
     try {
       await server.executeOperation({ query: 'query Fine { ok }' });
@@ -58,7 +70,11 @@ describe('the operation plugin', () => {
   it('still writes the log line when metrics are off', async () => {
     const written: string[] = [];
     const logger = createLogger({ logLevel: 'info' }, { write: (line: string) => written.push(line) });
-    const server = new ApolloServer({ typeDefs, resolvers, plugins: [operationPlugin({ logger, now: steppingClock(1) })] });
+    const server = new ApolloServer({
+      typeDefs,
+      resolvers,
+      plugins: [operationPlugin({ observer: oneObserver(logger), now: steppingClock(1) })],
+    });
     await server.start();
     try {
       await server.executeOperation({ query: 'query Fine { ok }' });
@@ -71,7 +87,11 @@ describe('the operation plugin', () => {
   it("names the caller's client (apollographql-client-name, a label only) in the log line, when it sent one", async () => {
     const written: string[] = [];
     const logger = createLogger({ logLevel: 'info' }, { write: (line: string) => written.push(line) });
-    const server = new ApolloServer({ typeDefs, resolvers, plugins: [operationPlugin({ logger, now: steppingClock(1) })] });
+    const server = new ApolloServer({
+      typeDefs,
+      resolvers,
+      plugins: [operationPlugin({ observer: oneObserver(logger), now: steppingClock(1) })],
+    });
     await server.start();
     try {
       await server.executeOperation(

@@ -7,10 +7,10 @@
 import type { Redis } from 'ioredis';
 import type { Served } from '../../src/kernel/fetched';
 import type { RecommendationWire, RenderParams } from '../../src/kernel/wire';
-import { createApolloCache } from '../../src/redis/apolloCache';
-import { closeRedisClient, createRedisClient } from '../../src/redis/client';
+import { createApolloCache } from '../../src/redis/connection/apolloCache';
+import { closeRedisClient, createRedisClient } from '../../src/redis/connection/client';
 import { awaitReady } from '../support/redisReady';
-import { SharedRedis } from '../../src/redis/sharedRedis';
+import { SharedRedis } from '../../src/redis/connection/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
 import type { BuiltServer } from '../../src/web/server';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';

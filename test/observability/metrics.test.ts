@@ -2,7 +2,7 @@ import type { RenderParams } from '../../src/kernel/wire';
 import { createLogger } from '../../src/observability/logger';
 import { BoundedLabel, OTHER_LABEL } from '../../src/observability/metrics/boundedLabel';
 import { Metrics } from '../../src/observability/metrics/metrics';
-import { upstreamMetricsObserver } from '../../src/upstream/metricsObserver';
+import { metricsObserver } from '../../src/observability/metricsObserver';
 import { countOf } from '../support/metricsText';
 import { execute, fakeRecommender, startTestServer } from '../support/subgraph';
 import { METRICS_DEFAULTS } from '../../src/config';
@@ -25,7 +25,7 @@ describe('BoundedLabel', () => {
 describe('the upstream metrics observer', () => {
   it("records each caller's slots and refusals under a bounded caller label (raw: ids as OAuth clients spell them), then __other__", async () => {
     const metrics = new Metrics({ ...METRICS_DEFAULTS, processMetrics: false, callerLabel: { mode: 'raw' } });
-    const observer = upstreamMetricsObserver(metrics);
+    const observer = metricsObserver(metrics);
     observer.callerSlotsSpent('svc-newsroom.web@clients', 1);
     observer.callerSlotsSpent('svc-newsroom.web@clients', 0.5);
     observer.callerAskRefused('svc-newsroom.web@clients');
@@ -43,7 +43,7 @@ describe('the upstream metrics observer', () => {
 
   it("counts every kind's refusals by reason and slots spent in the budget queue, dashboards too; the tables' analytics series stay as they were", async () => {
     const metrics = new Metrics({ ...METRICS_DEFAULTS, processMetrics: false });
-    const observer = upstreamMetricsObserver(metrics);
+    const observer = metricsObserver(metrics);
     observer.askRefused('dashboard', 'deadline');
     observer.askRefused('dashboard', 'deadline');
     observer.askRefused('dashboard', 'share');
@@ -66,7 +66,7 @@ describe('the upstream metrics observer', () => {
 
   it('records status classes, timeouts and Retry-After values without URLs', async () => {
     const metrics = new Metrics({ ...METRICS_DEFAULTS, processMetrics: false });
-    const observer = upstreamMetricsObserver(metrics);
+    const observer = metricsObserver(metrics);
     observer.attemptFinished({ service: 'recommender', endpoint: '/r', durationMs: 12, status: 200 });
     observer.attemptFinished({ service: 'recommender', endpoint: '/r', durationMs: 5, status: 429, retryAfterSeconds: 30 });
     // The 429 itself is the rate-limited event (the governor stage reports it once per attempt answered so).
@@ -82,7 +82,7 @@ describe('the upstream metrics observer', () => {
 
   it('turns every event of the call path into cache, governor, Retry-After and breaker metrics', async () => {
     const metrics = new Metrics({ ...METRICS_DEFAULTS, processMetrics: false });
-    const observer = upstreamMetricsObserver(metrics);
+    const observer = metricsObserver(metrics);
     const r = { service: 'recommender', endpoint: '/r' } as const;
     observer.answerServed(r, 'stale');
     observer.answerServed(r, 'coalesced');

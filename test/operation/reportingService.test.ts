@@ -10,7 +10,7 @@ import { createReportingService, type ReportingService } from '../../src/reporti
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
 import { MemoryTableStore } from '../../src/reporting/tables/tableStore';
 import { TableRefreshes } from '../../src/reporting/tables/refreshes';
-import { NO_OBSERVER } from '../../src/upstream/observer';
+import { NO_OBSERVER } from '../../src/kernel/observer';
 import { testServices } from '../support/services';
 import { buildServer } from '../../src/web/server';
 import { metricRuleOf } from '../../src/graphql/access/metricRule';
@@ -55,6 +55,7 @@ function shared(service: ReportingService, clock: FakeClock): SharedDependencies
     maxUpstreamCallsPerOperation: config.limits.maxUpstreamCallsPerOperation,
     reportingMaxRows: config.reportingMaxRows,
     metricRule: metricRuleOf(buildSchema()),
+    observer: NO_OBSERVER,
   };
 }
 

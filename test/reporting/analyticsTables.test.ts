@@ -6,7 +6,7 @@
  */
 import { BudgetQueue } from '../../src/reporting/budget/budgetQueue';
 import { MetricPlan } from '../../src/reporting/budget/metricPlan';
-import { NO_OBSERVER } from '../../src/upstream/observer';
+import { NO_OBSERVER } from '../../src/kernel/observer';
 import { AnalyticsTables, type AnalyticsTablesOptions, type Cell } from '../../src/reporting/tables/analyticsTables';
 import { MemoryTableStore } from '../../src/reporting/tables/tableStore';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';

@@ -10,7 +10,7 @@ import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';
 import { createReportingService, type ReportingService } from '../../src/reporting/reportingService';
 import { MemoryTableStore } from '../../src/reporting/tables/tableStore';
 import { TableRefreshes } from '../../src/reporting/tables/refreshes';
-import { NO_OBSERVER } from '../../src/upstream/observer';
+import { NO_OBSERVER } from '../../src/kernel/observer';
 import { SYSTEM_CLOCK } from '../../src/kernel/clock';
 import { Secret } from '../../src/redaction/secret';
 import { createLogger } from '../../src/observability/logger';

@@ -9,7 +9,7 @@
  */
 import { BudgetQueue, type BudgetQueueOptions } from '../../src/reporting/budget/budgetQueue';
 import { MetricPlan } from '../../src/reporting/budget/metricPlan';
-import { NO_OBSERVER } from '../../src/upstream/observer';
+import { NO_OBSERVER } from '../../src/kernel/observer';
 import { DashboardAsks } from '../../src/reporting/dashboard/dashboardAsks';
 import { Metric } from '../../contract';
 import type { Served } from '../../src/kernel/fetched';

@@ -7,7 +7,7 @@
  * slots a minute; the tables' writes are heard as the subscriptions hear them
  * (src/reporting/tables/refreshes.ts).
  */
-import { NO_OBSERVER } from '../../src/upstream/observer';
+import { NO_OBSERVER } from '../../src/kernel/observer';
 import { MemoryTableStore } from '../../src/reporting/tables/tableStore';
 import { MetricPlan } from '../../src/reporting/budget/metricPlan';
 import { BudgetQueue } from '../../src/reporting/budget/budgetQueue';

@@ -19,8 +19,8 @@ import type { RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG, EMBEDDED_GOVERNOR_CONFIG, type AnalyticsConfig } from '../../src/config';
 import type { MetricName } from '../../src/kernel/wire';
 import type { AnalyticsBoard } from '../../src/reporting/tables/analyticsBoard';
-import { sharedAnalyticsBoard } from '../../src/reporting/tables/redis/redisAnalyticsBoard';
-import { sharedTableStore } from '../../src/reporting/tables/redis/redisTableStore';
+import { sharedAnalyticsBoard } from '../../src/redis/reporting/redisAnalyticsBoard';
+import { sharedTableStore } from '../../src/redis/reporting/redisTableStore';
 import { articleRepresentations, directArticleMetrics, EMULATOR_SLOT_SECONDS, urlsByPageViews } from '../support/analytics';
 import { startBodyRecorder, type BodyRecorder } from '../support/bodyRecorder';
 import { testConfig } from '../support/config';
@@ -34,6 +34,7 @@ import { demoUpstreams } from '../support/demoUpstreams';
 import { buildTestServer } from '../support/services';
 import { eventually } from '../support/redisHarness';
 import { tableSpec } from '../../src/reporting/tables/tableSpec';
+import { redisUpstreamStores } from '../../src/redis/upstream/redisUpstreamStores';
 import { ClusterClock, type ReplicaClock } from './support/clusterClock';
 
 jest.setTimeout(60_000);
@@ -95,7 +96,7 @@ describeWithRedis('cold asks across 3 replicas on Redis', () => {
     const upstreams = demoUpstreams({
       reportingBaseUrl: recorder.url,
       recommenderUrl: emulator.url,
-      redis,
+      stores: redisUpstreamStores(redis),
       // The real-host rate, on the cluster's clock; refused at once rather than queued, so asks wait in the tables' scheduler.
       protection: { now, governor: { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 1, queueTimeoutMs: 0 } },
     });

@@ -14,7 +14,7 @@
  * With a budget that grants every query (metric outside the plan): the merged
  * query's empty body fails only the fields naming the unplanned metric.
  */
-import { NO_OBSERVER } from '../../src/upstream/observer';
+import { NO_OBSERVER } from '../../src/kernel/observer';
 import type { AddressInfo } from 'node:net';
 import type { RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG, EMBEDDED_GOVERNOR_CONFIG } from '../../src/config';
@@ -23,7 +23,7 @@ import type { DashboardMetricResultWire, DashboardQueryBody } from '../../src/ke
 import type { Upstreams } from '../../src/upstream/upstreams';
 import type { BuiltServer } from '../../src/web/server';
 import type { Clock } from '../../src/kernel/clock';
-import type { UpstreamObserver } from '../../src/upstream/observer';
+import type { Observer } from '../../src/kernel/observer';
 import { buildTestServer } from '../support/services';
 import { startBodyRecorder, type BodyRecorder } from '../support/bodyRecorder';
 import { testConfig } from '../support/config';
@@ -65,7 +65,7 @@ async function startRig(options: {
   /** The subgraph's one clock (the queue's, the asks' deadlines); default the system's. */
   clock?: Clock;
   /** The budget queue's observer (asks waiting for a slot); default none. */
-  observer?: UpstreamObserver;
+  observer?: Observer;
 }): Promise<Rig> {
   const emulator = await startSmallEmulator({ profile: 'realistic', ...(options.rates === undefined ? {} : { rates: options.rates }) });
   const recorder = await startBodyRecorder(emulator.url);

@@ -11,7 +11,7 @@
  */
 import type { Redis } from 'ioredis';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
-import { createRedisClient } from '../../src/redis/client';
+import { createRedisClient } from '../../src/redis/connection/client';
 import { awaitReady } from '../support/redisReady';
 import { Secret } from '../../src/redaction/secret';
 import { articleRepresentations, ingestMostRead } from '../support/analytics';

@@ -8,7 +8,8 @@ import { testConfig } from '../support/config';
 import type { AddressInfo } from 'node:net';
 import type { RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG, EMBEDDED_GOVERNOR_CONFIG } from '../../src/config';
-import { sharedTableStore } from '../../src/reporting/tables/redis/redisTableStore';
+import { sharedTableStore } from '../../src/redis/reporting/redisTableStore';
+import { redisUpstreamStores } from '../../src/redis/upstream/redisUpstreamStores';
 import { buildTestServer } from '../support/services';
 import { articleRepresentations } from '../support/analytics';
 import { postGraphQL } from '../support/federationGateway';
@@ -46,7 +47,7 @@ describeWithRedis('analytics tables across 3 replicas on Redis', () => {
     const upstreams = demoUpstreams({
       reportingBaseUrl: emulator.url,
       recommenderUrl: emulator.url,
-      redis,
+      stores: redisUpstreamStores(redis),
       protection: { governor: { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 1 } },
     });
     const config = testConfig({ renderMaxConcurrency: 4, cache: DEFAULT_CACHE_TTLS, analytics: ANALYTICS });

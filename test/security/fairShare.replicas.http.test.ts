@@ -10,7 +10,7 @@
 import type { Redis } from 'ioredis';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import { Secret } from '../../src/redaction/secret';
-import { createRedisClient } from '../../src/redis/client';
+import { createRedisClient } from '../../src/redis/connection/client';
 import { awaitReady } from '../support/redisReady';
 import { eventually } from '../support/redisHarness';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';

@@ -3,7 +3,7 @@
  * at most once per refresh (newer numbers) plus twice per pulse, so no
  * stream of writes can run the event loop hot through it.
  */
-import type { FeedReadTrigger } from '../../src/observability/metrics/subscriptions';
+import type { FeedReadTrigger } from '../../src/kernel/observer';
 import { LatestQueue } from '../../src/reporting/live/latestQueue';
 import { FanOut } from '../../src/reporting/live/fanOut';
 import { LiveFeed, type Emission } from '../../src/reporting/live/liveFeed';

@@ -9,10 +9,11 @@ import type { RunningEmulator } from '../../emulator';
 import { DEFAULT_ANALYTICS_CONFIG, EMBEDDED_GOVERNOR_CONFIG } from '../../src/config';
 import { TimeUnit } from '../../contract';
 import { topArticlesSpec, toTopArticlesRequest } from '../../src/reporting/analytics/topArticles';
-import { connectRefreshChannel, type RefreshChannel } from '../../src/reporting/tables/redis/refreshChannel';
-import { sharedTableStore } from '../../src/reporting/tables/redis/redisTableStore';
+import { connectRefreshChannel, type RefreshChannel } from '../../src/redis/reporting/refreshChannel';
+import { sharedTableStore } from '../../src/redis/reporting/redisTableStore';
 import { TableRefreshes } from '../../src/reporting/tables/refreshes';
 import type { TableStore } from '../../src/reporting/tables/tableStore';
+import { redisUpstreamStores } from '../../src/redis/upstream/redisUpstreamStores';
 import { buildTestServer } from '../support/services';
 import { testConfig } from '../support/config';
 import { demoUpstreams } from '../support/demoUpstreams';
@@ -64,7 +65,7 @@ describeWithRedis('live numbers across 2 replicas on Redis', () => {
     const upstreams = demoUpstreams({
       reportingBaseUrl: emulator.url,
       recommenderUrl: emulator.url,
-      redis,
+      stores: redisUpstreamStores(redis),
       protection: { governor: { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 1 } },
     });
     const tableRefreshes = new TableRefreshes();
@@ -110,7 +111,7 @@ describeWithRedis('live numbers across 2 replicas on Redis', () => {
     if (table === undefined) throw new Error('the writer does not see the shared table');
     const [leader, values] = [...table.rows][0];
     const rows = new Map(table.rows).set(leader, { ...values, pageViewsTotal: (values.pageViewsTotal ?? 0) + 1_000_000 });
-    // Fetched now (a fetchedAt in the future would be read back as now: src/reporting/tables/redis/storedTable.ts).
+    // Fetched now (a fetchedAt in the future would be read back as now: src/redis/reporting/storedTable.ts).
     const fetchedAt = Math.max(Date.now(), table.fetchedAt + 1);
     await writer.watchedStore.setTable({ ...table, rows, fetchedAt });
 

@@ -5,18 +5,18 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { httpPath } from '../../src/upstream/pipeline';
-import { NO_OBSERVER } from '../../src/upstream/observer';
+import { NO_OBSERVER } from '../../src/kernel/observer';
 import type { GovernorStageOptions } from '../../src/upstream/stages/governorStage';
 import { retryStage } from '../../src/upstream/stages/retry';
 import type { BackoffOptions } from '../../src/upstream/transport/backoff';
 import { DEFAULT_UPSTREAM_PATH, transportDefaults } from './upstreamOptions';
-import { DeadlineSlots } from '../../src/upstream/transport/deadlines';
+import { DeadlineTicks } from '../../src/upstream/transport/deadlines';
 import { createHttpClient, type HttpClient, type HttpClientOptions } from '../../src/upstream/transport/httpClient';
 
 type Warn = (details: object, message: string) => void;
 
 export interface RetryingClientOptions extends Omit<HttpClientOptions, 'maxResponseBytes' | 'maxRetryAfterSeconds' | 'deadlines'> {
-  deadlines?: DeadlineSlots;
+  deadlines?: DeadlineTicks;
   maxResponseBytes?: number;
   maxRetryAfterSeconds?: number;
   backoff?: BackoffOptions;
@@ -26,7 +26,7 @@ export interface RetryingClientOptions extends Omit<HttpClientOptions, 'maxRespo
 /** Retry (stage 10) over the transport (stage 12): what a caller without a governed rate gets. */
 export function retryingClient(options: RetryingClientOptions): HttpClient {
   const { backoff, logger, ...transport } = options;
-  const deadlines = transport.deadlines ?? new DeadlineSlots();
+  const deadlines = transport.deadlines ?? new DeadlineTicks();
   return retryStage({
     backoff: backoff ?? DEFAULT_UPSTREAM_PATH.backoff,
     timeoutMs: transport.timeoutMs,
@@ -45,7 +45,7 @@ export function governedPath(
     retry: {
       backoff: options.backoff ?? DEFAULT_UPSTREAM_PATH.backoff,
       timeoutMs: options.timeoutMs,
-      deadlines: new DeadlineSlots(),
+      deadlines: new DeadlineTicks(),
       sleep: (ms) => sleep(ms),
       logger: { warn: () => undefined },
       observer: options.observer,

@@ -5,9 +5,9 @@
  * Registers its own jest hooks; call it at the top of a `describeWithRedis`.
  */
 import type { Redis } from 'ioredis';
-import { closeRedisClient, createRedisClient } from '../../src/redis/client';
+import { closeRedisClient, createRedisClient } from '../../src/redis/connection/client';
 import { awaitReady } from './redisReady';
-import { SharedRedis } from '../../src/redis/sharedRedis';
+import { SharedRedis } from '../../src/redis/connection/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
 import { startRedisServer, type RedisServer } from './redisServer';
 import { REDIS_STATE_DEFAULTS } from '../../src/config';

@@ -5,7 +5,7 @@
  * enableOfflineQueue options is false"): a test that went on after a quiet
  * timeout would fail later, somewhere else, for no reason it could name.
  */
-import { waitUntilReady, type RedisClient } from '../../src/redis/client';
+import { waitUntilReady, type RedisClient } from '../../src/redis/connection/client';
 
 /** How long a client may take to connect (or reconnect, after a restart: ioredis backs off up to 2 s between attempts) on a busy machine. */
 const READY_BOUND_MS = 15_000;

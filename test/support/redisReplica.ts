@@ -3,9 +3,9 @@
  * SharedRedis, prefixed keys, a short command timeout. Close with `quit`.
  */
 import type { Redis } from 'ioredis';
-import { closeRedisClient, createRedisClient } from '../../src/redis/client';
+import { closeRedisClient, createRedisClient } from '../../src/redis/connection/client';
 import { awaitReady } from './redisReady';
-import { SharedRedis } from '../../src/redis/sharedRedis';
+import { SharedRedis } from '../../src/redis/connection/sharedRedis';
 import { Secret } from '../../src/redaction/secret';
 import { redisServerAvailable } from './redisAvailability';
 import { startRedisServer, type RedisServer } from './redisServer';

@@ -8,22 +8,29 @@ import { composeServices, type ServiceParts, type ServicesConfig } from '../../s
 import { SYSTEM_CLOCK } from '../../src/kernel/clock';
 import { TableRefreshes } from '../../src/reporting/tables/refreshes';
 import { MemoryTableStore } from '../../src/reporting/tables/tableStore';
-import { upstreamMetricsObserver } from '../../src/upstream/metricsObserver';
-import { NO_OBSERVER } from '../../src/upstream/observer';
+import { metricsObserver } from '../../src/observability/metricsObserver';
+import { NO_OBSERVER, safeObserver } from '../../src/kernel/observer';
+import { operationLog } from '../../src/observability/operationLog';
 import { buildServer, type BuiltServer, type ServerConfig, type ServerDependencies, type ServerOptions } from '../../src/web/server';
 import type { Services } from '../../src/web/services';
 
 /** The two endpoints a test always gives; any other part it may. */
 export type TestServiceParts = Pick<ServiceParts, 'dashboard' | 'recommender'> & Partial<Omit<ServiceParts, 'config'>>;
 
-export function testServices(config: ServicesConfig, parts: TestServiceParts): Services {
+export function testServices(config: ServicesConfig, given: TestServiceParts): Services {
+  const { observer, ...parts } = given;
+  const logger = parts.logger ?? { debug() {}, info() {}, warn() {}, error() {} };
   return composeServices({
     config,
     clock: SYSTEM_CLOCK,
-    logger: { debug() {}, info() {}, warn() {}, error() {} },
+    logger,
     metrics: parts.metrics,
-    // As the process composes it: the metrics hear the queue's and the tables' events (unless the test records them itself).
-    observer: parts.metrics === undefined ? NO_OBSERVER : upstreamMetricsObserver(parts.metrics),
+    // As the process composes its one observer (the metrics, the operation log), and the test's recorder beside them.
+    observer: safeObserver(
+      parts.metrics === undefined ? NO_OBSERVER : metricsObserver(parts.metrics),
+      operationLog(logger),
+      observer ?? NO_OBSERVER,
+    ),
     tableStore: new MemoryTableStore(),
     tablesShared: false,
     board: undefined,

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import type { EmulatorOptions } from '../../emulator';
 import type { Metrics } from '../../src/observability/metrics/metrics';
+import type { Observer } from '../../src/kernel/observer';
 import { Secret } from '../../src/redaction/secret';
 import type { BuiltServer, ServerConfig } from '../../src/web/server';
 import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';
@@ -32,6 +33,8 @@ export interface SubgraphOverEmulatorOptions {
   protection?: ProtectionOverrides;
   /** Wired into the upstreams and the server (GET /metrics) as `npm start` does. */
   metrics?: Metrics;
+  /** Hears the call path's events beside the metrics (a test's recorder). */
+  observer?: Observer;
   /** The server's logger (tests that read its lines); default: silent. */
   logger?: Services['logger'];
 }
@@ -58,6 +61,7 @@ export async function startSubgraph(emulator: RunningEmulator, options: Subgraph
       logger: silentLogger,
       ...(options.protection === undefined ? {} : { protection: options.protection }),
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+      ...(options.observer === undefined ? {} : { observer: options.observer }),
     }),
   );
   const server = buildTestServer(

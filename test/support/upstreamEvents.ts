@@ -1,10 +1,10 @@
 /**
- * An UpstreamObserver that records what it hears as plain events, so tests
+ * An Observer that records what the call path and the budget queue report as plain events, so tests
  * can assert the sequence of what the call path reported.
  */
 import type { CacheOutcome } from '../../src/kernel/fetched';
 import type { UpstreamService } from '../../src/kernel/failures/upstreamError';
-import type { AskKindName, AskRefusalReason, RateName, UpstreamObserver } from '../../src/upstream/observer';
+import { NO_OBSERVER, type AskKindName, type AskRefusalReason, type RateName, type Observer } from '../../src/kernel/observer';
 
 export type UpstreamEvent =
   | { type: 'cache'; outcome: CacheOutcome; service: UpstreamService; endpoint: string }
@@ -24,8 +24,10 @@ export type UpstreamEvent =
   | { type: 'table_fetched'; table: string; fetchedAt: number };
 
 /** Pushes every event it hears onto `events` (or a fresh list, returned as `events`). */
-export function recordEvents(events: UpstreamEvent[] = []): UpstreamObserver & { events: UpstreamEvent[] } {
+export function recordEvents(events: UpstreamEvent[] = []): Observer & { events: UpstreamEvent[] } {
   return {
+    // The live numbers' and the operations' events are other tests' (test/observability/).
+    ...NO_OBSERVER,
     events,
     attemptFinished: (attempt) =>
       events.push({

@@ -9,7 +9,7 @@
  * already leaves one filler per key, so every claim is `unclaimed`.
  */
 import type { Fetched } from '../../src/kernel/fetched';
-import { RedisAnswerStore } from '../../src/upstream/stores/redisAnswerStore';
+import { RedisAnswerStore } from '../../src/redis/upstream/redisAnswerStore';
 import type { AnswerStore } from '../../src/upstream/stores/answerStore';
 import { MemoryAnswerStore } from '../../src/upstream/stores/memoryAnswerStore';
 import { contractRedis, type StoreKind } from '../support/redisReplica';

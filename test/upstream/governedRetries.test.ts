@@ -3,7 +3,7 @@
  * retries ask the governor again, over real HTTP to a fake upstream, with the
  * governor on an injected clock (its waits move the clock, nothing sleeps).
  */
-import { DeadlineSlots } from '../../src/upstream/transport/deadlines';
+import { DeadlineTicks } from '../../src/upstream/transport/deadlines';
 import type { Agent } from 'undici';
 import { DEFAULT_UPSTREAM_PATH, transportDefaults } from '../support/upstreamOptions';
 import { createAgent } from '../../src/upstream/transport/agent';
@@ -53,7 +53,7 @@ function governedClient(perMinute: number) {
     observer,
   });
   const client = governedPath({
-    http: createHttpClient({ deadlines: new DeadlineSlots(), ...transportDefaults(), dispatcher: agent, timeoutMs: 5_000 }),
+    http: createHttpClient({ deadlines: new DeadlineTicks(), ...transportDefaults(), dispatcher: agent, timeoutMs: 5_000 }),
     // Short pauses so the test stays quick; at the top of each step.
     backoff: { retries: 2, baseDelayMs: 10, maxDelayMs: 100, random: () => 1 },
     governor,

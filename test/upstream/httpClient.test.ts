@@ -1,7 +1,7 @@
 import { Agent } from 'undici';
 import { createAgent } from '../../src/upstream/transport/agent';
 import { backoffDelayMs, type BackoffOptions } from '../../src/upstream/transport/backoff';
-import { DeadlineSlots } from '../../src/upstream/transport/deadlines';
+import { DeadlineTicks } from '../../src/upstream/transport/deadlines';
 import type { HttpClient, JsonRequest } from '../../src/upstream/transport/httpClient';
 import { retryingClient as createHttpClient } from '../support/httpPath';
 import { buildUrl } from '../../src/upstream/transport/url';
@@ -310,7 +310,7 @@ describe('shared deadlines', () => {
   test('calls whose deadlines fall in the same slot share one signal; a later slot gets its own', () => {
     // Slots of 10 ms: deadlines 1101 and 1104 share the slot ending at 1110; 1114 does not.
     let now = 1_001;
-    const slots = new DeadlineSlots(10, () => now);
+    const slots = new DeadlineTicks(10, () => now);
 
     const first = slots.signalFor(100);
     now += 3;
@@ -323,7 +323,7 @@ describe('shared deadlines', () => {
   });
 
   test('a slot aborts no earlier than the deadline of every call in it', async () => {
-    const slots = new DeadlineSlots(20);
+    const slots = new DeadlineTicks(20);
     const started = performance.now();
     const signal = slots.signalFor(60);
 

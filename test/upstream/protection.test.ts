@@ -165,7 +165,8 @@ describe('circuit breaker', () => {
     const events: UpstreamEvent[] = [];
     const clock = new FakeClock();
     const subgraph = await subgraphWith({
-      protection: { now: clock.now, breaker: { cooldownSeconds: 0.2 }, observer: recordEvents(events) },
+      protection: { now: clock.now, breaker: { cooldownSeconds: 0.2 } },
+      observer: recordEvents(events),
     });
     const mostRead = experience('mostRead');
     const ask = (domain: string) =>

@@ -4,7 +4,7 @@
  * the RedisRateStore with Redis down (its in-process fallback). Time is
  * the `nowMs` each call passes: nothing here waits.
  */
-import { RedisRateStore } from '../../src/upstream/stores/redisRateStore';
+import { RedisRateStore } from '../../src/redis/upstream/redisRateStore';
 import { MemoryRateStore, RATE_WINDOW_MS, type RateStore, type Reservation } from '../../src/upstream/stores/rateStore';
 import { contractRedis, type StoreKind } from '../support/redisReplica';
 

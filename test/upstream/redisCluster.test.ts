@@ -9,9 +9,9 @@ import { upstreamOptions } from '../support/upstreamOptions';
 import { Cluster } from 'ioredis';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import { loadConfig, type RedisConfig } from '../../src/config';
-import { createApolloCache } from '../../src/redis/apolloCache';
-import { closeRedisClient, createRedisClient, waitUntilReady, type RedisClient } from '../../src/redis/client';
-import { SharedRedis } from '../../src/redis/sharedRedis';
+import { createApolloCache } from '../../src/redis/connection/apolloCache';
+import { closeRedisClient, createRedisClient, waitUntilReady, type RedisClient } from '../../src/redis/connection/client';
+import { SharedRedis } from '../../src/redis/connection/sharedRedis';
 import { createUpstreams, type Upstreams } from '../../src/upstream/upstreams';
 import type { DashboardQueryBody } from '../../src/kernel/wire';
 import { Secret } from '../../src/redaction/secret';
@@ -20,6 +20,7 @@ import { startRedisCluster, type RedisClusterSetup } from '../support/redisClust
 import { describeWithRedis } from '../support/redisServer';
 import { silentLogger } from '../support/subgraph';
 import { REDIS_STATE_DEFAULTS } from '../../src/config';
+import { redisUpstreamStores } from '../../src/redis/upstream/redisUpstreamStores';
 
 const PASSWORD = 'cluster-test-pass';
 
@@ -78,7 +79,7 @@ describeWithRedis('shared state in a 3-node Redis Cluster', () => {
         password: new Secret(DEMO_API_USER.password),
         timeoutMs: 5_000,
         logger: silentLogger,
-        redis,
+        stores: redisUpstreamStores(redis),
       }),
     );
     opened.push(upstreams);

@@ -14,7 +14,7 @@ import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
 import { startBodyRecorder, type BodyRecorder } from '../support/bodyRecorder';
 import { call, startTestEmulator } from '../support/emulator';
 import { postGraphQL, type GraphQLResponse } from '../support/federationGateway';
-import { createRedisClient } from '../../src/redis/client';
+import { createRedisClient } from '../../src/redis/connection/client';
 import { awaitReady } from '../support/redisReady';
 import { Secret } from '../../src/redaction/secret';
 import { describeWithRedis, startRedisServer, type RedisServer } from '../support/redisServer';

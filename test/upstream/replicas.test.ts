@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { RATE_WINDOW_MS } from '../../src/upstream/stores/rateStore';
 import { DEMO_API_USER, type RunningEmulator } from '../../emulator';
-import { createRedisClient } from '../../src/redis/client';
+import { createRedisClient } from '../../src/redis/connection/client';
 import { awaitReady } from '../support/redisReady';
 import { Secret } from '../../src/redaction/secret';
 import { call, startTestEmulator } from '../support/emulator';

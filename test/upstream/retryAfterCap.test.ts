@@ -3,7 +3,7 @@
  * pause one probe goes first: the others follow only once it succeeds.
  * Everything runs on an injected clock: time moves only when the test says so.
  */
-import { DeadlineSlots } from '../../src/upstream/transport/deadlines';
+import { DeadlineTicks } from '../../src/upstream/transport/deadlines';
 import type { HttpClient, JsonRequest } from '../../src/upstream/transport/httpClient';
 import { DEFAULT_UPSTREAM_PATH, transportDefaults } from '../support/upstreamOptions';
 import { createAgent } from '../../src/upstream/transport/agent';
@@ -49,7 +49,7 @@ describe('Retry-After is clamped to the cap', () => {
 
     test('a 429 with an absurd Retry-After becomes an error whose retryAfter (and extensions.retryAfter) is the cap', async () => {
       const http = createHttpClient({
-        deadlines: new DeadlineSlots(),
+        deadlines: new DeadlineTicks(),
         ...transportDefaults(),
         dispatcher: agent,
         timeoutMs: 2_000,

@@ -54,7 +54,8 @@ describe('every dashboard attempt is governed (emulator answering 502)', () => {
 
   async function subgraphWithBudget(reportingPerMinute: number, events: UpstreamEvent[]): Promise<RunningSubgraph> {
     const subgraph = await startSubgraph(emulator, {
-      protection: { ...PASS_THROUGH, governor: governorAt(reportingPerMinute), observer: recordEvents(events) },
+      protection: { ...PASS_THROUGH, governor: governorAt(reportingPerMinute) },
+      observer: recordEvents(events),
     });
     opened.push(subgraph);
     // Signed in before the fault, so the counts below are dashboard requests only.

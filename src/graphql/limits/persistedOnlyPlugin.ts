@@ -10,7 +10,7 @@ import { sha256, type PersistedManifest } from './persistedManifest';
  * text the manifest holds. Checked before parsing, so an unknown text costs
  * neither a parse nor a document-cache entry.
  */
-export function persistedOnlyPlugin(manifest: PersistedManifest, onRefusal: (code: LimitCode) => void = () => {}): ApolloServerPlugin {
+export function persistedOnlyPlugin(manifest: PersistedManifest, onRefusal: (code: LimitCode) => void): ApolloServerPlugin {
   return {
     async requestDidStart({ request }) {
       resolvePersisted(request, manifest);

@@ -8,7 +8,7 @@ export type UpstreamService = 'reporting' | 'recommender';
 
 /**
  * - `http`: the upstream answered with a non-2xx status
- * - `timeout`: no complete answer within the time budget
+ * - `timeout`: no complete answer within the time allowed
  * - `network`: the connection failed (refused, reset, DNS, ...)
  * - `bad_response`: a 2xx whose body is not the JSON shape the contract promises
  * - `budget_exhausted`: refused locally by the rate governor, never sent (the budget would answer 429)

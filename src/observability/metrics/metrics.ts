@@ -2,10 +2,11 @@ import type { Registry } from 'prom-client';
 import { BoundedLabel } from './boundedLabel';
 import { callerLabeler, type CallerLabeler, type CallerLabelOptions } from './callerLabel';
 import { createInstruments, type Instruments, type MetricsOptions } from './registry';
+import type { DropReason, FeedReadTrigger, RenewalReason, StartOutcome } from '../../kernel/observer';
 
 export type { CallerLabelOptions };
 
-/** The kinds of asks in the reporting budget queue, as labels (upstream/observer.ts names the events). */
+/** The kinds of asks in the reporting budget queue, as labels (kernel/observer.ts names the events). */
 type AskKindLabel = 'dashboard' | 'table';
 /** Why an ask was refused, as a label. */
 type AskRefusalLabel = 'deadline' | 'metric_unavailable' | 'upstream_error' | 'share';
@@ -23,7 +24,7 @@ export interface OperationRecord {
   upstreamCalls: number;
 }
 
-/** One upstream HTTP attempt, as the HTTP client saw it (see UpstreamObserver.attemptFinished). */
+/** One upstream HTTP attempt, as the HTTP client saw it (see Observer.attemptFinished). */
 export interface UpstreamAttemptRecord {
   service: string;
   /** The endpoint's path constant, never a URL: a query string carries reader ids. */
@@ -37,7 +38,6 @@ export interface UpstreamAttemptRecord {
 
 export type CacheResult = 'hit' | 'miss' | 'stale' | 'coalesced' | 'stale_if_error';
 export type BreakerState = 'closed' | 'half_open' | 'open';
-export type RenewalReason = 'expiry' | 'rejected';
 
 const BREAKER_VALUES: Record<BreakerState, number> = { closed: 0, half_open: 1, open: 2 };
 
@@ -179,6 +179,41 @@ export class Metrics {
     const label = this.tableNames.valueOf(name);
     const ages = this.instruments.analyticsTableAge.fetchedAt;
     ages.set(label, Math.max(ages.get(label) ?? 0, fetchedAt));
+  }
+
+  /** `subgraph_subscriptions_open{field}` up: one more subscription open on this replica. */
+  recordSubscriptionOpened(field: string): void {
+    this.instruments.subscriptionsOpen.inc({ field });
+  }
+
+  /** `subgraph_subscriptions_open{field}` down. */
+  recordSubscriptionClosed(field: string): void {
+    this.instruments.subscriptionsOpen.dec({ field });
+  }
+
+  /** `subgraph_subscription_events_total{field}`: one per subscriber and emission. */
+  recordEventSent(field: string): void {
+    this.instruments.subscriptionEvents.inc({ field });
+  }
+
+  recordSubscriberDropped(reason: DropReason): void {
+    this.instruments.subscribersDropped.inc({ reason });
+  }
+
+  recordFeedRead(trigger: FeedReadTrigger): void {
+    this.instruments.feedReads.inc({ trigger });
+  }
+
+  recordSocketRefused(reason: 'max_sockets'): void {
+    this.instruments.socketsRefused.inc({ reason });
+  }
+
+  recordSocketClosed(reason: 'idle'): void {
+    this.instruments.socketsClosed.inc({ reason });
+  }
+
+  recordSubscribeStart(outcome: StartOutcome): void {
+    this.instruments.subscriptionStarts.inc({ outcome });
   }
 
   /** `subgraph_upstream_signin_backoff_seconds` reads `secondsLeft` at each scrape (e.g. backoffSeconds(tokens.signInState())). */

@@ -47,7 +47,7 @@ export function createInstruments(options: MetricsOptions = {}) {
     }),
     operationUpstreamCalls: new Histogram({
       name: name('graphql_operation_upstream_calls'),
-      help: 'Upstream calls one operation was granted from its budget (MAX_UPSTREAM_CALLS_PER_OPERATION)',
+      help: 'Upstream calls one operation was granted from its allowance (MAX_UPSTREAM_CALLS_PER_OPERATION)',
       labelNames: ['operation_type'] as const,
       buckets: CALLS_BUCKETS,
       registers,
@@ -208,6 +208,51 @@ export function createInstruments(options: MetricsOptions = {}) {
       registers,
     }),
     analyticsTableAge: tableAgeGauge(name('analytics_table_age_seconds'), registers, options.now ?? Date.now),
+    // The live numbers' (docs/subscriptions.md).
+    subscriptionsOpen: new Gauge({
+      name: name('subscriptions_open'),
+      help: 'Subscriptions open on this replica, by field (every transport)',
+      labelNames: ['field'] as const,
+      registers,
+    }),
+    subscriptionEvents: new Counter({
+      name: name('subscription_events_total'),
+      help: 'Events sent to subscribers, by field (one per subscriber and emission)',
+      labelNames: ['field'] as const,
+      registers,
+    }),
+    subscribersDropped: new Counter({
+      name: name('subscribers_dropped_total'),
+      help: 'Subscribers the subgraph dropped, by reason (slow_consumer: its socket had too much unsent; shutdown: the drain)',
+      labelNames: ['reason'] as const,
+      registers,
+    }),
+    socketsRefused: new Counter({
+      name: name('subscription_sockets_refused_total'),
+      help: 'WebSocket upgrades refused by a cap, by reason (max_sockets: MAX_SOCKETS open already)',
+      labelNames: ['reason'] as const,
+      registers,
+    }),
+    socketsClosed: new Counter({
+      name: name('subscription_sockets_closed_total'),
+      help: 'WebSockets the subgraph closed that carried no subscription, by reason (idle: SUBSCRIPTION_IDLE_TIMEOUT_SECONDS)',
+      labelNames: ['reason'] as const,
+      registers,
+    }),
+    subscriptionStarts: new Counter({
+      name: name('subscription_starts_total'),
+      help:
+        "Subscribe messages on WebSockets, by outcome (pipeline: started through Apollo's pipeline; abandoned: ended before its turn, never started; " +
+        'refused_rate: over SUBSCRIPTION_STARTS_PER_SECOND; refused_waiting: MAX_SUBSCRIPTIONS starts waiting already)',
+      labelNames: ['outcome'] as const,
+      registers,
+    }),
+    feedReads: new Counter({
+      name: name('subscription_feed_reads_total'),
+      help: 'Reads of their table by the live feeds, by trigger (subscriber: a first emission; refresh: newer numbers written; pulse)',
+      labelNames: ['trigger'] as const,
+      registers,
+    }),
   };
 }
 
@@ -248,60 +293,3 @@ function signInBackoffGauge(name: string, registers: Registry[]) {
 }
 
 export type Instruments = ReturnType<typeof createInstruments>;
-
-/**
- * The live numbers' instruments (docs/subscriptions.md), named like every
- * other series here: registered on `registry` by the subscriptions' serving
- * (src/observability/metrics/subscriptions.ts), once per server, only where
- * subscriptions are served.
- */
-export function createSubscriptionInstruments(registry: Registry) {
-  const registers = [registry];
-  const name = (suffix: string) => `${METRIC_PREFIX}${suffix}`;
-  return {
-    open: new Gauge({
-      name: name('subscriptions_open'),
-      help: 'Subscriptions open on this replica, by field (every transport)',
-      labelNames: ['field'] as const,
-      registers,
-    }),
-    events: new Counter({
-      name: name('subscription_events_total'),
-      help: 'Events sent to subscribers, by field (one per subscriber and emission)',
-      labelNames: ['field'] as const,
-      registers,
-    }),
-    drops: new Counter({
-      name: name('subscribers_dropped_total'),
-      help: 'Subscribers the subgraph dropped, by reason (slow_consumer: its socket had too much unsent; shutdown: the drain)',
-      labelNames: ['reason'] as const,
-      registers,
-    }),
-    socketsRefused: new Counter({
-      name: name('subscription_sockets_refused_total'),
-      help: 'WebSocket upgrades refused by a cap, by reason (max_sockets: MAX_SOCKETS open already)',
-      labelNames: ['reason'] as const,
-      registers,
-    }),
-    socketsClosed: new Counter({
-      name: name('subscription_sockets_closed_total'),
-      help: 'WebSockets the subgraph closed that carried no subscription, by reason (idle: SUBSCRIPTION_IDLE_TIMEOUT_SECONDS)',
-      labelNames: ['reason'] as const,
-      registers,
-    }),
-    starts: new Counter({
-      name: name('subscription_starts_total'),
-      help:
-        "Subscribe messages on WebSockets, by outcome (pipeline: started through Apollo's pipeline; abandoned: ended before its turn, never started; " +
-        'refused_rate: over SUBSCRIPTION_STARTS_PER_SECOND; refused_waiting: MAX_SUBSCRIPTIONS starts waiting already)',
-      labelNames: ['outcome'] as const,
-      registers,
-    }),
-    feedReads: new Counter({
-      name: name('subscription_feed_reads_total'),
-      help: 'Reads of their table by the live feeds, by trigger (subscriber: a first emission; refresh: newer numbers written; pulse)',
-      labelNames: ['trigger'] as const,
-      registers,
-    }),
-  };
-}

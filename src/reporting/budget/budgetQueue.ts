@@ -2,7 +2,7 @@ import type { DashboardEndpoint, SlotBudget } from '../../upstream/endpoints/das
 import type { SlotGrant } from '../../upstream/transport/httpClient';
 import type { DashboardAnswer } from '../../kernel/fetched';
 import type { DashboardQueryBody } from '../../kernel/wire';
-import { NO_OBSERVER, safeObserver, type AskKindName, type UpstreamObserver } from '../../upstream/observer';
+import { NO_OBSERVER, safeObserver, type AskKindName, type Observer } from '../../kernel/observer';
 import type { Clock } from '../../kernel/clock';
 import { CallerSlots, type SharedCallerSlots } from './callerSlots';
 import { refused, shareSpent, waitsForSlot } from './errors';
@@ -106,7 +106,7 @@ export interface BudgetQueueOptions {
   /** What the account's plan allows, learned from every answer of every kind (the reporting service's one plan). */
   plan: MetricPlan;
   /** Hears the asks waiting, refused and answered per slot, and the tables fetched (the metrics; tests record it). */
-  observer?: UpstreamObserver;
+  observer?: Observer;
   /**
    * The fair share (DASHBOARD_SHARE_PER_CALLER of the slots over DASHBOARD_SHARE_WINDOW_SECONDS): the most slots
    * one caller's asks may spend over `windowMs`. Absent: no caller is limited (a queue of one kind, in tests).
@@ -163,7 +163,7 @@ export function callerShareOf(share: number, windowSeconds: number, slotsPerMinu
 export class BudgetQueue {
   readonly plan: MetricPlan;
   readonly clock: Clock;
-  readonly observer: UpstreamObserver;
+  readonly observer: Observer;
   private readonly waiting: QueuedAsk[] = [];
   private readonly kinds = new Set<AskKind>();
   /**

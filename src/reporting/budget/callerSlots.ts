@@ -16,7 +16,7 @@ export interface SpentSlot {
 }
 
 /**
- * The ledger shared by the replicas (src/reporting/redis/redisCallerSlots.ts,
+ * The ledger shared by the replicas (src/redis/reporting/redisCallerSlots.ts,
  * REDIS_URL): what every replica's callers spent over the window. Reads
  * resolve undefined when the shared ledger cannot tell (Redis away, slow or
  * refusing): the queue then counts this replica's own charges, as without it.

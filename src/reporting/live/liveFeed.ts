@@ -1,6 +1,6 @@
 import type { Clock } from '../../kernel/clock';
 import type { TableRefreshes } from '../tables/refreshes';
-import type { FeedReadTrigger } from '../../observability/metrics/subscriptions';
+import type { FeedReadTrigger } from '../../kernel/observer';
 import type { FanOut } from './fanOut';
 import type { LatestQueue } from './latestQueue';
 

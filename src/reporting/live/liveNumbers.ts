@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../kernel/clock';
 import type { TableRefreshes } from '../tables/refreshes';
-import type { Logger } from '../../observability/logger';
-import type { FeedReadTrigger, SubscriptionMetrics } from '../../observability/metrics/subscriptions';
+import type { FeedReadTrigger, Observer } from '../../kernel/observer';
 import { FanOut } from './fanOut';
 import { LatestQueue } from './latestQueue';
 import { LiveFeed, type Emission, type FeedSource } from './liveFeed';
@@ -15,8 +14,8 @@ export interface LiveNumbersOptions {
   dashboardTtlSeconds: number;
   /** MAX_SUBSCRIPTIONS. */
   maxSubscriptions: number;
-  logger: Pick<Logger, 'info'>;
-  metrics?: SubscriptionMetrics;
+  /** The process's one observer: each subscription's start and end (the operation log's lines, the open gauge), its events and its feeds' reads. */
+  observer: Pick<Observer, 'subscriptionOpened' | 'subscriptionClosed' | 'eventSent' | 'feedRead'>;
 }
 
 /** Shortest and longest pulse: often enough to ask for a refresh by half the TTL, never a busy loop. */
@@ -26,8 +25,8 @@ const MAX_PULSE_MS = 30_000;
 /**
  * The Subscription fields' one hub on a replica: it counts open
  * subscriptions against MAX_SUBSCRIPTIONS (every transport), shares one feed
- * per distinct subscription, and writes the operation log's line for each
- * subscription's start and end.
+ * per distinct subscription, and reports each subscription's start and end
+ * to the one observer (the operation log writes a line for each).
  */
 export class LiveNumbers {
   private readonly feeds = new Map<string, LiveFeed<unknown>>();
@@ -54,17 +53,16 @@ export class LiveNumbers {
     const startedAt = this.options.clock.now();
     const feed = this.feedOf(source);
     this.openCount += 1;
-    this.options.metrics?.opened(field);
+    const { observer } = this.options;
     // Never the arguments (urls, filters), as the operation line never has the variables.
-    this.options.logger.info({ subscription: id, field }, 'subscription started');
+    observer.subscriptionOpened({ id, field });
     const queue: LatestQueue<Emission<T>> = new LatestQueue({
-      onDeliver: () => this.options.metrics?.sent(field),
+      onDeliver: () => observer.eventSent(field),
       onEnd: () => {
         this.openCount -= 1;
-        this.options.metrics?.closed(field);
         feed.remove(queue);
         const durationMs = this.options.clock.now() - startedAt;
-        this.options.logger.info({ subscription: id, field, durationMs, events: queue.delivered }, 'subscription ended');
+        observer.subscriptionClosed({ id, field, durationMs, events: queue.delivered });
       },
     });
     feed.add(queue);
@@ -82,9 +80,9 @@ export class LiveNumbers {
     if (existing !== undefined) return existing;
     const { refreshes, clock, askDeadlineMs, dashboardTtlSeconds } = this.options;
     const pulseMs = Math.min(MAX_PULSE_MS, Math.max(MIN_PULSE_MS, (dashboardTtlSeconds * 1000) / 4));
-    const metrics = this.options.metrics;
-    const onRead = metrics === undefined ? {} : { onRead: (trigger: FeedReadTrigger) => metrics.feedRead(trigger) };
-    const feed: LiveFeed<T> = new LiveFeed(source, { refreshes, clock, askDeadlineMs, pulseMs, fanOut: this.fanOut, ...onRead }, () => {
+    const { observer } = this.options;
+    const onRead = (trigger: FeedReadTrigger) => observer.feedRead(trigger);
+    const feed: LiveFeed<T> = new LiveFeed(source, { refreshes, clock, askDeadlineMs, pulseMs, fanOut: this.fanOut, onRead }, () => {
       if (this.feeds.get(source.key) === feed) this.feeds.delete(source.key);
     });
     this.feeds.set(source.key, feed as LiveFeed<unknown>);

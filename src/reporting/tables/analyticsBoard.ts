@@ -17,7 +17,7 @@ export const MAX_PROMISED_MS = 300_000;
 
 /**
  * What replicas share about their analytics besides the tables (Redis,
- * `src/reporting/tables/redis/redisAnalyticsBoard.ts`): the asks waiting for a slot,
+ * `src/redis/reporting/redisAnalyticsBoard.ts`): the asks waiting for a slot,
  * so the replica that gets the slot carries every replica's asks in its one
  * query; the demand, so refreshes go in the cluster's order; and the metrics
  * the account's plan lacks, learned once for the cluster. Every method

@@ -4,7 +4,7 @@ import { DASHBOARD_QUERY_PATH, findDashboardShapeProblem, type ReportingAPI } fr
 import type { DashboardMetricResultWire, DashboardQueryBody } from '../../kernel/wire';
 import type { AnswerStore } from '../stores/answerStore';
 import type { Breaker } from '../stages/breaker';
-import type { UpstreamObserver } from '../observer';
+import type { Observer } from '../../kernel/observer';
 import { dashboardAnswerKey } from '../keys';
 import { protectEndpoint } from '../pipeline';
 import type { SlotGrant } from '../transport/httpClient';
@@ -46,7 +46,7 @@ export interface DashboardEndpointOptions {
   ttlSeconds: number;
   staleIfErrorMs: number;
   now: () => number;
-  observer: UpstreamObserver;
+  observer: Observer;
 }
 
 export function createDashboardEndpoint(options: DashboardEndpointOptions): DashboardEndpoint {

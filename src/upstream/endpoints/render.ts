@@ -3,7 +3,7 @@ import { RENDER_PATH, findRenderShapeProblem, type RecommenderAPI } from '../dat
 import type { RecommendationWire, RenderParams } from '../../kernel/wire';
 import type { AnswerStore } from '../stores/answerStore';
 import type { Breaker } from '../stages/breaker';
-import type { UpstreamObserver } from '../observer';
+import type { Observer } from '../../kernel/observer';
 import { renderAnswerKey } from '../keys';
 import { protectEndpoint } from '../pipeline';
 
@@ -19,7 +19,7 @@ export interface RenderEndpointOptions {
   ttlMs: number;
   staleIfErrorMs: number;
   now: () => number;
-  observer: UpstreamObserver;
+  observer: Observer;
 }
 
 export function createRenderEndpoint(options: RenderEndpointOptions): RenderEndpoint {

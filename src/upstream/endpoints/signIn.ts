@@ -1,13 +1,13 @@
 import { createSignIn, type SignInOptions } from '../datasources/signInRequest';
 import type { Logger } from '../../observability/logger';
-import type { UpstreamObserver } from '../observer';
+import type { Observer } from '../../kernel/observer';
 
 /** The reporting API's sign-in: a new token. Its requests pass the governor's `signin` rate, then the transport. */
 export type SignInEndpoint = () => Promise<string>;
 
 export interface SignInEndpointOptions extends SignInOptions {
   logger: Pick<Logger, 'info' | 'warn'>;
-  observer: Pick<UpstreamObserver, 'signedIn'>;
+  observer: Pick<Observer, 'signedIn'>;
 }
 
 /** Sign-ins are rare (about every two weeks) and rate-limited, so each one is worth a log line; the token never is. */

@@ -1,13 +1,11 @@
 import type { SignInBackoffOptions } from '../../auth/signInBackoff';
+import type { TokenExchange } from '../../auth/tokenExchange';
 import { renewalCounter, watchSignInBackoff } from '../../auth/tokenMetrics';
 import { TokenProvider } from '../../auth/tokenProvider';
-import { REDIS_STATE_DEFAULTS } from '../../config/redis';
 import { UPSTREAM_PATH_DEFAULTS } from '../../config/upstreamPath';
 import { REPORTING_SIGN_IN_ERRORS } from '../datasources/signInErrors';
-import { SharedTokenProvider } from '../stores/sharedTokenProvider';
 import type { Metrics } from '../../observability/metrics/metrics';
-import type { SharedRedis } from '../../redis/sharedRedis';
-import type { UpstreamObserver } from '../observer';
+import type { Observer } from '../../kernel/observer';
 import type { SignInEndpoint } from './signIn';
 
 /** What the reporting datasource needs from a token holder: in process, or shared through Redis. */
@@ -15,35 +13,32 @@ export type TokenSource = Pick<TokenProvider, 'getToken' | 'renew' | 'served' | 
 
 export interface TokenSourceOptions {
   signIn: SignInEndpoint;
-  /** Set when replicas share the token through Redis. */
-  redis?: SharedRedis;
-  /** How long a replica's renewal lock lasts: longer than the longest sign-in. */
-  lockMs: number;
+  /** Where a new token comes from: a sign-in here (SIGN_IN_DIRECTLY), or the replicas' exchange through Redis. */
+  exchange: TokenExchange;
   /** How long a failed sign-in is remembered (SIGNIN_FAILURE_BACKOFF_SECONDS and UPSTREAM_PATH_DEFAULTS.signInBackoff). */
   signInBackoff: SignInBackoffOptions;
   now?: () => number;
-  observer: Pick<UpstreamObserver, 'tokenRenewed'>;
+  observer: Pick<Observer, 'tokenRenewed'>;
   /** The sign-in backoff gauge follows the token holder when metrics are on. */
   metrics?: Pick<Metrics, 'watchSignInBackoff'>;
 }
 
 /**
  * The token holder every reporting call asks: this process's, or the one
- * shared by every replica (the same provider with a Redis exchange). Either
- * way only the process that signs in counts the renewal.
+ * shared by every replica (the same provider with a Redis exchange, given by
+ * the composition root). Either way only the process that signs in counts
+ * the renewal.
  */
 export function createTokenSource(options: TokenSourceOptions): TokenSource {
-  const common = {
+  const tokens = new TokenProvider({
     signIn: options.signIn,
     ...UPSTREAM_PATH_DEFAULTS.tokenRenewal,
     onSignIn: renewalCounter(options.observer),
     signInBackoff: options.signInBackoff,
     ...(options.now === undefined ? {} : { now: options.now }),
-  };
-  const tokens =
-    options.redis === undefined
-      ? new TokenProvider({ ...common, errors: REPORTING_SIGN_IN_ERRORS })
-      : new SharedTokenProvider({ ...common, ...REDIS_STATE_DEFAULTS.tokenExchange, redis: options.redis, lockMs: options.lockMs });
+    errors: REPORTING_SIGN_IN_ERRORS,
+    exchange: options.exchange,
+  });
   if (options.metrics !== undefined) watchSignInBackoff(options.metrics, tokens);
   return tokens;
 }

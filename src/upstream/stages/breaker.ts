@@ -1,6 +1,6 @@
 import { BrokenCircuitError, CircuitState, ConsecutiveBreaker, circuitBreaker, handleWhen, type CircuitBreakerPolicy } from 'cockatiel';
 import { UpstreamError, failurePolicyOf, type UpstreamService } from '../../kernel/failures/upstreamError';
-import type { UpstreamObserver } from '../observer';
+import type { Observer } from '../../kernel/observer';
 import type { Stage } from './stage';
 
 export interface BreakerOptions {
@@ -13,7 +13,7 @@ export interface BreakerOptions {
   failureThreshold: number;
   /** Clock of the cool-down. */
   now: () => number;
-  observer: UpstreamObserver;
+  observer: Observer;
 }
 
 export interface Breaker {

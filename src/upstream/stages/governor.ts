@@ -1,7 +1,7 @@
 import { clampSeconds } from '../transport/retryAfter';
 import type { UpstreamError } from '../../kernel/failures/upstreamError';
 import type { RateStore } from '../stores/rateStore';
-import type { UpstreamObserver } from '../observer';
+import type { Observer } from '../../kernel/observer';
 import { bucketKey, RateBucket, type Rate, type Where } from './rateBucket';
 import type { SlotGrant } from '../transport/httpClient';
 
@@ -14,7 +14,7 @@ export interface GovernorOptions {
   now: () => number;
   /** How a queued call waits; tests pass one that moves a fake clock instead. */
   sleep: (ms: number) => Promise<void>;
-  observer: UpstreamObserver;
+  observer: Observer;
   /** Longest pause one 429 may impose, and so the largest `retryAfter` a refusal reports (MAX_RETRY_AFTER_SECONDS). */
   maxRetryAfterSeconds: number;
 }
@@ -98,7 +98,7 @@ export class Governor {
     }
   }
 
-  /** The budgets this process spends from, known from the start: a shared store watches them (redisRateStore.ts). */
+  /** The budgets this process spends from, known from the start: a shared store watches them (src/redis/upstream/redisRateStore.ts). */
   watch(rates: readonly Rate[]): void {
     for (const rate of rates) this.options.store.watch?.(bucketKey(rate), rate.perMinute);
   }

@@ -1,6 +1,6 @@
 import type { JsonRequest } from '../transport/httpClient';
 import { failurePolicyOf, type UpstreamError } from '../../kernel/failures/upstreamError';
-import type { UpstreamObserver } from '../observer';
+import type { Observer } from '../../kernel/observer';
 import type { Rate, Governor } from './governor';
 import type { HttpStage } from './retry';
 
@@ -8,7 +8,7 @@ export interface GovernorStageOptions {
   governor: Governor;
   /** The rate a request spends from; undefined for requests no rate covers. */
   rateOf: (request: JsonRequest) => Rate | undefined;
-  observer: UpstreamObserver;
+  observer: Observer;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { UpstreamError, type UpstreamService } from '../../kernel/failures/upstreamError';
 import type { RateStore } from '../stores/rateStore';
-import type { RateName, UpstreamObserver } from '../observer';
+import type { RateName, Observer } from '../../kernel/observer';
 
 /** One bucket: e.g. the reporting budget of one account, or the render.json budget of one host. */
 export interface Rate {
@@ -18,7 +18,7 @@ export interface RateBucketOptions {
   now: () => number;
   /** How a granted attempt waits for its moment; tests pass one that moves a fake clock instead. */
   sleep: (ms: number) => Promise<void>;
-  observer: Pick<UpstreamObserver, 'governorGranted' | 'governorQueued' | 'governorReleased' | 'governorRefused'>;
+  observer: Pick<Observer, 'governorGranted' | 'governorQueued' | 'governorReleased' | 'governorRefused'>;
   /** The largest `retryAfter` a refusal reports (MAX_RETRY_AFTER_SECONDS). */
   maxRetryAfterSeconds: number;
 }

@@ -1,21 +1,21 @@
 import { backoffDelayMs, type BackoffOptions } from '../transport/backoff';
 import { CallDeadline } from '../transport/callDeadline';
-import type { DeadlineSlots } from '../transport/deadlines';
+import type { DeadlineTicks } from '../transport/deadlines';
 import type { CallOptions, HttpClient } from '../transport/httpClient';
 import { failurePolicyOf, type UpstreamError } from '../../kernel/failures/upstreamError';
-import type { UpstreamObserver } from '../observer';
+import type { Observer } from '../../kernel/observer';
 
 export interface RetryOptions {
   /** How often and how long to wait before retrying. */
   backoff: BackoffOptions;
-  /** The whole call's budget (UPSTREAM_TIMEOUT_MS), its attempts and pauses included. */
+  /** The whole call's time (UPSTREAM_TIMEOUT_MS), its attempts and pauses included. */
   timeoutMs: number;
   /** Shared call deadlines (the transport's abort signals). */
-  deadlines: DeadlineSlots;
+  deadlines: DeadlineTicks;
   /** How the pause before a retry is waited out: a timer in production. */
   sleep: (ms: number) => Promise<void>;
   logger: { warn(details: object, message: string): void };
-  observer: Pick<UpstreamObserver, 'retryScheduled'>;
+  observer: Pick<Observer, 'retryScheduled'>;
 }
 
 /** An HTTP-level stage: given the client below it, the client it offers above. */

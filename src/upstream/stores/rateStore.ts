@@ -35,6 +35,8 @@ export interface RateStore {
    * Returns the unsubscribe.
    */
   onSharedAgain?(listener: () => void): () => void;
+  /** A shared store stops watching its buckets (the process is closing). */
+  close?(): void;
 }
 
 /**
@@ -51,7 +53,7 @@ export class MemoryRateStore implements RateStore {
   async reserve(key: string, perMinute: number, nowMs: number, maxWaitMs: number): Promise<Reservation> {
     const intervalMs = RATE_WINDOW_MS / perMinute;
     const next = Math.max(this.fullAt.get(key) ?? nowMs, nowMs) + intervalMs;
-    // A share below one a minute (a split budget, redisRateStore.ts) still lets one request go, then one per interval.
+    // A share below one a minute (a split budget, src/redis/upstream/redisRateStore.ts) still lets one request go, then one per interval.
     const burst = Math.max(1, perMinute);
     const waitMs = Math.max(0, next - burst * intervalMs - nowMs);
     if (waitMs > maxWaitMs) return { granted: false, retryAfterMs: waitMs };

@@ -1,10 +1,10 @@
 import { request, type Dispatcher } from 'undici';
 import { CallDeadline } from './callDeadline';
-import { DeadlineSlots } from './deadlines';
+import { DeadlineTicks } from './deadlines';
 import { readBodyText, UnreadableBody } from './responseBody';
 import { parseRetryAfter } from './retryAfter';
 import { isRecord } from './typeGuards';
-import type { HttpAttempt, UpstreamObserver } from '../observer';
+import type { HttpAttempt, Observer } from '../../kernel/observer';
 import { UpstreamError, type UpstreamFieldError, type UpstreamService } from '../../kernel/failures/upstreamError';
 
 export interface JsonRequest {
@@ -30,7 +30,7 @@ export interface HttpClient {
 
 /** Handed down with each attempt by the stages above (see pipeline.ts). */
 export interface CallOptions {
-  /** The call's time budget, shared by its attempts (the retry stage's); one of the attempt's own otherwise. */
+  /** The time allowed the call, shared by its attempts (the retry stage's); one of the attempt's own otherwise. */
   deadline?: CallDeadline;
   /** Longest this attempt may wait for its governor grant; the governor's queue timeout (or the grant's own wait) otherwise. */
   maxWaitMs?: number;
@@ -55,16 +55,16 @@ export interface HttpClientOptions {
   /** Clock for HTTP-date `Retry-After` values. */
   now?: () => number;
   /** Shared call deadlines: the retry stage's and the transport's (src/upstream/upstreams.ts builds one per endpoint). */
-  deadlines: DeadlineSlots;
+  deadlines: DeadlineTicks;
   /** Told about every attempt, e.g. to record metrics. */
-  observer?: Pick<UpstreamObserver, 'attemptFinished'>;
+  observer?: Pick<Observer, 'attemptFinished'>;
   /** Largest body read from the upstream, after decoding (UPSTREAM_MAX_RESPONSE_BYTES). */
   maxResponseBytes: number;
   /** `Retry-After` values are clamped to this many seconds (MAX_RETRY_AFTER_SECONDS), here and only here. */
   maxRetryAfterSeconds: number;
 }
 
-type ResolvedOptions = HttpClientOptions & { deadlines: DeadlineSlots };
+type ResolvedOptions = HttpClientOptions & { deadlines: DeadlineTicks };
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 

@@ -7,8 +7,7 @@ import type { Context } from '../../operation/context';
 import { LiveNumbers } from '../../reporting/live/liveNumbers';
 import { SocketSubscriptions } from '../../graphql/subscriptions/socketSubscriptions';
 import type { Logger } from '../../observability/logger';
-import type { Metrics } from '../../observability/metrics/metrics';
-import { subscriptionMetrics } from '../../observability/metrics/subscriptions';
+import type { Observer } from '../../kernel/observer';
 import type { Clock } from '../../kernel/clock';
 import type { TableRefreshes } from '../../reporting/tables/refreshes';
 import { withCallbackUrlPolicy } from './callbackUrls';
@@ -25,8 +24,8 @@ export interface LiveServingOptions {
   /** The feeds' pulse clock: the process's one clock (tests: their fake one). */
   clock: Clock;
   logger: Pick<Logger, 'debug' | 'info' | 'warn' | 'error'>;
-  /** The subscriptions' metrics are registered here; undefined, none. */
-  metrics: Pick<Metrics, 'registry'> | undefined;
+  /** The process's one observer: subscriptions, their events, drops, sockets and starts are reported to it. */
+  observer: Observer;
   /** A major collection after a flood of ended subscriptions (./reclaimAfterFlood.ts); undefined, V8 collects in its own time. */
   collectGarbage: CollectGarbage | undefined;
 }
@@ -41,20 +40,17 @@ export class LiveServing {
   readonly refreshes: TableRefreshes;
   readonly live: LiveNumbers;
   private readonly sockets = new SocketSubscriptions();
-  private readonly metrics;
   private transport: WebSocketTransport | undefined;
 
   constructor(private readonly options: LiveServingOptions) {
     this.refreshes = options.refreshes;
-    this.metrics = options.metrics === undefined ? undefined : subscriptionMetrics(options.metrics.registry);
     this.live = new LiveNumbers({
       refreshes: this.refreshes,
       clock: options.clock,
       askDeadlineMs: options.askDeadlineMs,
       dashboardTtlSeconds: options.dashboardTtlSeconds,
       maxSubscriptions: options.config.maxSubscriptions,
-      logger: options.logger,
-      ...(this.metrics === undefined ? {} : { metrics: this.metrics }),
+      observer: options.observer,
     });
   }
 
@@ -66,7 +62,7 @@ export class LiveServing {
           const open = this.live.open;
           await this.transport?.drain();
           this.live.close();
-          for (let dropped = 0; dropped < open; dropped += 1) this.metrics?.dropped('shutdown');
+          for (let dropped = 0; dropped < open; dropped += 1) this.options.observer.subscriberDropped('shutdown');
         },
       }),
     };
@@ -99,7 +95,7 @@ export class LiveServing {
       ),
       config: this.options.config,
       logger: this.options.logger,
-      ...(this.metrics === undefined ? {} : { metrics: this.metrics }),
+      observer: this.options.observer,
     });
   }
 }

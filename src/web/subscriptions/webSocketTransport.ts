@@ -10,7 +10,7 @@ import type { Context } from '../../operation/context';
 import { ErrorCode } from '../../kernel/failures/errorCodes';
 import type { SocketSubscriptions, SubscribedOperation } from '../../graphql/subscriptions/socketSubscriptions';
 import type { Logger } from '../../observability/logger';
-import type { SubscriptionMetrics } from '../../observability/metrics/subscriptions';
+import type { Observer } from '../../kernel/observer';
 import type { SubscriptionGate, UpgradeRefusal } from './gate';
 import { IdleSockets } from './idleSockets';
 import { NextPayloads } from './nextPayloads';
@@ -39,7 +39,8 @@ export interface WebSocketTransportOptions<Admission> {
   /** Upgrades are refused (503) while this is true: the replica is starting or draining. */
   refusing(): boolean;
   logger: Pick<Logger, 'info' | 'warn' | 'error'>;
-  metrics?: SubscriptionMetrics;
+  /** The process's one observer: starts, drops, refused and idle sockets are reported to it. */
+  observer: Pick<Observer, 'subscribeStarted' | 'subscriberDropped' | 'socketRefused' | 'socketClosed'>;
   /** Told each subscription that ends: a flood of them is collected once it is over. */
   reclaim: ReclaimAfterFlood;
 }
@@ -88,7 +89,7 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
   const carriesSubscriptions = (socket: WebSocket) => Object.keys(contexts.get(socket)?.subscriptions ?? {}).length > 0;
   const rate = new StartRate(config.startsPerSecond, Math.max(config.startsPerSecond, config.maxPerConnection));
   const turns = new StartTurns(config.maxSubscriptions);
-  const idle = new IdleSockets(config.idleTimeoutMs, carriesSubscriptions, () => options.metrics?.socketClosed('idle'));
+  const idle = new IdleSockets(config.idleTimeoutMs, carriesSubscriptions, () => options.observer.socketClosed('idle'));
   // One payload object and JSON text per shared result: every subscriber of a feed and selection is sent the same text.
   const payloads = new NextPayloads(options.formatError);
   const server: Disposable = serveSockets<Record<string, unknown>>(
@@ -116,7 +117,7 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
         const extra = ctx.extra as SocketExtra<Admission>;
         const waitMs = rate.take(ctx.extra.socket);
         if (waitMs !== undefined) {
-          options.metrics?.start('refused_rate');
+          options.observer.subscribeStarted('refused_rate');
           return refuse([startRateError(rate, waitMs)]);
         }
         if (Object.keys(ctx.subscriptions).length > config.maxPerConnection) {
@@ -135,7 +136,7 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
           return await options.sockets.subscribe(options.apollo, apolloRequest(payload), contextForEvent(), contextForEvent);
         });
         if (started === TOO_MANY_WAITING) {
-          options.metrics?.start('refused_waiting');
+          options.observer.subscribeStarted('refused_waiting');
           return refuse([
             new GraphQLError(
               `Subscription refused: this replica has ${config.maxSubscriptions} subscriptions waiting to start (MAX_SUBSCRIPTIONS); try again later`,
@@ -144,11 +145,11 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
           ]);
         }
         if (started === ABANDONED) {
-          options.metrics?.start('abandoned');
+          options.observer.subscribeStarted('abandoned');
           // Nothing to send: graphql-ws sends no result for a subscription that is no longer there.
           return refuse([]);
         }
-        options.metrics?.start('pipeline');
+        options.observer.subscribeStarted('pipeline');
         if (Array.isArray(started)) return refuse(started);
         const operation = started as SubscribedOperation;
         if (!isAsyncIterable(operation.result)) return refuse(operation.result.errors ?? []);
@@ -186,7 +187,7 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
       maxBufferedBytes: config.maxBufferedBytes,
       carriesSubscriptions,
       slowConsumer: (socket, seen) => {
-        options.metrics?.dropped('slow_consumer');
+        options.observer.subscriberDropped('slow_consumer');
         options.logger.warn(
           { bufferedBytes: seen.bufferedBytes, maxBufferedBytes: config.maxBufferedBytes, unansweredPing: seen.unansweredPing },
           'subscriber dropped: slow consumer',
@@ -214,7 +215,7 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
       });
     }
     if (wss.clients.size + upgrading >= config.maxSockets) {
-      options.metrics?.socketRefused('max_sockets');
+      options.observer.socketRefused('max_sockets');
       return refuseUpgrade(socket, {
         status: 503,
         code: ErrorCode.SERVICE_UNAVAILABLE,

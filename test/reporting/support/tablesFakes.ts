@@ -217,8 +217,8 @@ export function fakeDashboard(options: FakeDashboardOptions): FakeDashboard {
 
 /**
  * The replicas' board in one process, as Redis would hold it
- * (src/reporting/tables/redis/redisAnalyticsBoard.ts is proven against a real
- * redis-server in test/reporting/redisAnalyticsBoard.test.ts): `replica()`
+ * (src/redis/reporting/redisAnalyticsBoard.ts is proven against a real
+ * redis-server in test/redis/redisAnalyticsBoard.test.ts): `replica()`
  * gives each replica its own view of the shared posts, demand and plan.
  */
 export function fakeBoard() {

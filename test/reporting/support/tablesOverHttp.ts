@@ -7,7 +7,7 @@
  * emulator's clock. A proxy in front of the emulator records every
  * dashboard body it receives and the status it answered.
  */
-import { NO_OBSERVER } from '../../../src/upstream/observer';
+import { NO_OBSERVER } from '../../../src/kernel/observer';
 import type { AddressInfo } from 'node:net';
 import type { RunningEmulator } from '../../../emulator';
 import { EMBEDDED_GOVERNOR_CONFIG, type AnalyticsConfig } from '../../../src/config';

@@ -9,7 +9,7 @@
 import type { AddressInfo } from 'node:net';
 import type { RunningEmulator } from '../../../emulator';
 import { EMBEDDED_GOVERNOR_CONFIG, DEFAULT_ANALYTICS_CONFIG, METRICS_DEFAULTS, type Config } from '../../../src/config';
-import { NO_OBSERVER } from '../../../src/upstream/observer';
+import { NO_OBSERVER } from '../../../src/kernel/observer';
 import { Metrics } from '../../../src/observability/metrics/metrics';
 import { TableRefreshes } from '../../../src/reporting/tables/refreshes';
 import { MemoryTableStore, type TableStore } from '../../../src/reporting/tables/tableStore';

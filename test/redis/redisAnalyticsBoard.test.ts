@@ -1,0 +1,195 @@
+/**
+ * The replicas' analytics board on a real redis-server: what each replica
+ * waits for, the cluster's demand per table, the metrics the plan lacks;
+ * poisoned entries ignored, and nothing known (never an error) while Redis is
+ * away.
+ */
+import { DEMAND_HALF_LIFE_MS } from '../../src/reporting/tables/demand';
+import { sharedAnalyticsBoard } from '../../src/redis/reporting/redisAnalyticsBoard';
+import { MAX_TTL_MS } from '../../src/redis/connection/ttl';
+import { eventually, redisHarness } from '../support/redisHarness';
+import { describeWithRedis } from '../support/redisServer';
+
+const CONFIG = { analytics: { askDeadlineMs: 20_000 } };
+const NOW = Date.UTC(2026, 10, 27, 12, 0, 0);
+
+describeWithRedis('analytics board on Redis', () => {
+  const harness = redisHarness();
+
+  async function boards(count: number) {
+    return Promise.all(
+      Array.from({ length: count }, async () => {
+        const { redis } = await harness.replica();
+        return sharedAnalyticsBoard(redis, CONFIG);
+      }),
+    );
+  }
+
+  it("each replica sees the other replicas' waiting asks, not its own; a withdrawn or past ask is gone", async () => {
+    const [a, b, c] = await boards(3);
+    a.post('week', [{ urls: ['u1', 'u2'], metrics: ['pageViewsTotal'], deadline: NOW + 10_000 }]);
+    b.post('week', [
+      { metrics: ['uniqueUsers'], deadline: NOW + 15_000 },
+      { urls: ['u3'], metrics: ['averageScroll'], deadline: NOW - 1 },
+    ]);
+    await Promise.all([a.posted(), b.posted()]);
+
+    await expect(c.othersWaiting('week', NOW)).resolves.toEqual(
+      expect.arrayContaining([
+        { urls: ['u1', 'u2'], metrics: ['pageViewsTotal'], deadline: NOW + 10_000 },
+        { metrics: ['uniqueUsers'], deadline: NOW + 15_000 },
+      ]),
+    );
+    expect(await c.othersWaiting('week', NOW)).toHaveLength(2);
+    expect(await a.othersWaiting('week', NOW)).toEqual([{ metrics: ['uniqueUsers'], deadline: NOW + 15_000 }]);
+    expect(await a.othersWaiting('month', NOW)).toEqual([]);
+
+    b.post('week', []);
+    await b.posted();
+    expect(await a.othersWaiting('week', NOW)).toEqual([]);
+  });
+
+  it('the waiting hash expires by itself a little after the longest ask deadline', async () => {
+    const [a] = await boards(1);
+    a.post('week', [{ urls: ['u1'], metrics: ['pageViewsTotal'], deadline: NOW + 10_000 }]);
+    await a.posted();
+    const ttl = await (await harness.admin()).pttl('test:analytics:waiting:week');
+    expect(ttl).toBeGreaterThan(CONFIG.analytics.askDeadlineMs);
+    expect(ttl).toBeLessThanOrEqual(CONFIG.analytics.askDeadlineMs + 5_000);
+  });
+
+  it("ignores another replica's entry that does not read as asks, and deadlines no ask can have", async () => {
+    const [a] = await boards(1);
+    const admin = await harness.admin();
+    await admin.hset(
+      'test:analytics:waiting:week',
+      'poisoned',
+      'not json',
+      'wrong-shape',
+      JSON.stringify([{ urls: [1], metrics: ['pageViewsTotal'], deadline: NOW + 1 }]),
+      'unknown-metric',
+      JSON.stringify([{ metrics: ['everything'], deadline: NOW + 1_000 }]),
+      'far-deadline',
+      JSON.stringify([{ metrics: ['pageViewsTotal'], deadline: NOW + 10 * 86_400_000 }]),
+      'good',
+      JSON.stringify([{ urls: ['u9'], metrics: ['pageViewsTotal'], deadline: NOW + 1_000 }]),
+    );
+
+    expect(await a.othersWaiting('week', NOW)).toEqual([{ urls: ['u9'], metrics: ['pageViewsTotal'], deadline: NOW + 1_000 }]);
+  });
+
+  it("adds every replica's asks to one demand per table, halving each half-life; a poisoned score counts as none", async () => {
+    const [a, b] = await boards(2);
+    await expect(a.recordDemand('week', NOW)).resolves.toBeCloseTo(1, 5);
+    await expect(b.recordDemand('week', NOW)).resolves.toBeCloseTo(2, 5);
+    await expect(a.recordDemand('week', NOW + DEMAND_HALF_LIFE_MS)).resolves.toBeCloseTo(2, 5);
+    await expect(b.recordDemand('month', NOW)).resolves.toBeCloseTo(1, 5);
+
+    const admin = await harness.admin();
+    const ttl = await admin.pttl('test:analytics:demand:week');
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(10 * DEMAND_HALF_LIFE_MS);
+    await admin.set('test:analytics:demand:week', 'inf:abc');
+    await expect(a.recordDemand('week', NOW)).resolves.toBeCloseTo(1, 5);
+  });
+
+  it('a metric one replica learns the plan lacks is known to every replica, for at most a day', async () => {
+    const [a, b] = await boards(2);
+    expect(await b.unavailableMetrics()).toEqual([]);
+    a.learnUnavailable('revenueTotal');
+    await a.posted();
+    const admin = await harness.admin();
+    await admin.sadd('test:analytics:plan:unavailable', 'notAMetric');
+
+    expect(await b.unavailableMetrics()).toEqual(['revenueTotal']);
+    const ttl = await admin.pttl('test:analytics:plan:unavailable');
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(Math.min(MAX_TTL_MS, 86_400_000));
+  });
+
+  it('deletes and counts each entry that does not read as asks, and each member of the plan that is no metric; the good ones stay', async () => {
+    const { redis, refusals } = await harness.replica();
+    const board = sharedAnalyticsBoard(redis, CONFIG);
+    const admin = await harness.admin();
+    await admin.hset(
+      'test:analytics:waiting:week',
+      'junk',
+      'not json',
+      'half-good',
+      JSON.stringify([
+        { metrics: ['pageViewsTotal'], deadline: NOW + 1_000 },
+        { metrics: ['everything'], deadline: NOW + 1_000 },
+      ]),
+      'good',
+      JSON.stringify([{ metrics: ['uniqueUsers'], deadline: NOW + 1_000 }]),
+    );
+    await admin.sadd('test:analytics:plan:unavailable', 'CPM', 'notAMetric');
+
+    expect(await board.othersWaiting('week', NOW)).toEqual([{ metrics: ['uniqueUsers'], deadline: NOW + 1_000 }]);
+    expect(await board.unavailableMetrics()).toEqual(['CPM']);
+
+    await eventually(async () => (await admin.hkeys('test:analytics:waiting:week')).length === 1);
+    expect(await admin.hkeys('test:analytics:waiting:week')).toEqual(['good']);
+    expect(await admin.smembers('test:analytics:plan:unavailable')).toEqual(['CPM']);
+    expect(refusals).toEqual(['BADVALUE', 'BADVALUE', 'BADVALUE']);
+  });
+
+  it('a demand stamped further ahead than clock skew counts as none', async () => {
+    const [a] = await boards(1);
+    await (await harness.admin()).set('test:analytics:demand:week', `500000000.000000:${NOW + 10 * 365 * 86_400_000}`);
+
+    await expect(a.recordDemand('week', NOW)).resolves.toBeCloseTo(1, 5);
+  });
+
+  it('drops the fields of replicas with nothing live left (stopped, or not the subgraph), so the hash stays small', async () => {
+    const [a] = await boards(1);
+    const admin = await harness.admin();
+    await admin.hset(
+      'test:analytics:waiting:week',
+      'stopped-replica',
+      JSON.stringify([{ metrics: ['pageViewsTotal'], deadline: NOW - 1 }]),
+      'junk',
+      'not json',
+      'live',
+      JSON.stringify([{ metrics: ['pageViewsTotal'], deadline: NOW + 1_000 }]),
+    );
+    await a.othersWaiting('week', NOW);
+    await a.othersWaiting('week', NOW); // after the first call's clean-up, on the same connection
+
+    expect((await admin.hkeys('test:analytics:waiting:week')).sort()).toEqual(['live']);
+  });
+
+  it('a key of another type is deleted, and the board works again', async () => {
+    const [a, b] = await boards(2);
+    const admin = await harness.admin();
+    await admin.set('test:analytics:waiting:week', 'a string');
+    await admin.set('test:analytics:plan:unavailable', 'a string');
+    await admin.rpush('test:analytics:demand:week', 'a list');
+
+    expect(await a.othersWaiting('week', NOW)).toEqual([]);
+    expect(await a.unavailableMetrics()).toEqual([]);
+    await expect(a.recordDemand('week', NOW)).resolves.toBeCloseTo(1, 5);
+    a.post('week', [{ metrics: ['pageViewsTotal'], deadline: NOW + 1_000 }]);
+    a.learnUnavailable('CPM');
+    await a.posted();
+
+    expect(await b.othersWaiting('week', NOW)).toEqual([{ metrics: ['pageViewsTotal'], deadline: NOW + 1_000 }]);
+    expect(await b.unavailableMetrics()).toEqual(['CPM']);
+  });
+
+  it('knows nothing, and throws nothing, while Redis is away', async () => {
+    const { redis } = await harness.replica({ timeoutMs: 100 });
+    const board = sharedAnalyticsBoard(redis, CONFIG);
+    await harness.server().stop();
+    try {
+      board.post('week', [{ metrics: ['pageViewsTotal'], deadline: NOW + 1_000 }]);
+      board.learnUnavailable('revenueTotal');
+      await board.posted();
+      await expect(board.othersWaiting('week', NOW)).resolves.toEqual([]);
+      await expect(board.recordDemand('week', NOW)).resolves.toBeUndefined();
+      await expect(board.unavailableMetrics()).resolves.toEqual([]);
+    } finally {
+      await harness.server().start();
+    }
+  });
+});
