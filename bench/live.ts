@@ -2,6 +2,7 @@ import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { mostReadArticles } from './mostRead';
 import { cpuSeconds, demoUpstreamEnv, memoryMiB, spawnEmulator, spawnSubgraph, type SubgraphProcess } from './processes';
+import { liveScale } from './liveScale';
 import { fmt } from './stats';
 import { scrapeSum } from './subgraphProbes';
 import { readStats, resetStats } from './upstreamClient';
@@ -20,6 +21,9 @@ import { readStats, resetStats } from './upstreamClient';
  * answer arrived, just before it was written), refreshes a subscriber missed
  * that another subscriber of the same subscription got, vendor queries a
  * minute, 429s, and the subgraph's RSS and CPU.
+ *
+ * With LIVE_BENCH_SUBSCRIBERS or LIVE_BENCH_FEEDS set, `npm run bench -- live`
+ * runs the scale scenario instead (issue 38, item 2: bench/liveScale.ts).
  *
  * `npm run bench -- live-mixed` (issue 35, item 6): the mixed newsroom, rankings
  * on several windows and article panels on others (MIXED: 5 tables, one a
@@ -152,6 +156,8 @@ function quantile(sorted: number[], q: number): number {
 
 async function main(): Promise<void> {
   const mixed = process.argv[2] === 'mixed';
+  // Either variable set: the scale scenario (issue 38), its clients in processes of their own (bench/liveScale.ts).
+  if (!mixed && (process.env.LIVE_BENCH_SUBSCRIBERS !== undefined || process.env.LIVE_BENCH_FEEDS !== undefined)) return liveScale();
   const seconds = Number(process.env.LIVE_BENCH_SECONDS ?? 300);
   const warmSeconds = Number(process.env.LIVE_BENCH_WARM_SECONDS ?? 300);
   const urls = mostReadArticles(SEED).slice(0, ARTICLES);

@@ -3,10 +3,11 @@ import { CloseCode, handleProtocols, makeServer, type Disposable, type ServerOpt
 import type { WebSocket, WebSocketServer } from 'ws';
 import type { Logger } from '../../observability/logger';
 
-/** What graphql-ws keeps per socket beside its own context: the socket and its upgrade request. */
+/** What graphql-ws keeps per socket beside its own context: the socket, and its upgrade request until the connection is admitted. */
 export interface SocketExtra {
   socket: WebSocket;
-  request: IncomingMessage;
+  /** Let go once the connection's admission is decided: its headers (a kilobyte or two a socket) are read no more. */
+  request: IncomingMessage | undefined;
 }
 
 export interface SocketWatch {
@@ -51,11 +52,14 @@ const CLIENT_FRAME_ERRORS = new Set([
  *   terminated (a dead peer), as graphql-ws's keepalive did.
  * - Unsent bytes are also checked after every write, not only before the
  *   next emission.
+ * - Each message graphql-ws made goes through `outgoing` before it is sent
+ *   (./nextPayloads.ts puts a shared payload's text in it).
  */
 export function serveSockets<P extends Record<string, unknown>>(
   wss: WebSocketServer,
   options: ServerOptions<P, SocketExtra>,
   watch: SocketWatch,
+  outgoing: (data: string) => string = (data) => data,
 ): Disposable {
   const server = makeServer<P, SocketExtra>(options);
   wss.options.handleProtocols = handleProtocols;
@@ -79,12 +83,15 @@ export function serveSockets<P extends Record<string, unknown>>(
     const closed = server.opened(
       {
         protocol: socket.protocol,
-        send: (data) =>
-          new Promise<void>((resolve, reject) => {
+        send: (data) => {
+          // Made into the message to send now, in the step that made it (a shared payload's text is held only until then).
+          const message = outgoing(data);
+          return new Promise<void>((resolve, reject) => {
             if (socket.readyState !== socket.OPEN) return resolve();
-            socket.send(data, (error) => (error === undefined || error === null ? resolve() : reject(error)));
+            socket.send(message, (error) => (error === undefined || error === null ? resolve() : reject(error)));
             if (tooMuchUnsent()) watch.slowConsumer(socket, { bufferedBytes: socket.bufferedAmount, unansweredPing: false });
-          }),
+          });
+        },
         close: (code, reason) => socket.close(code, reason),
         onMessage: (handle) =>
           socket.on('message', async (data) => {

@@ -13,6 +13,7 @@ import type { Logger } from '../../observability/logger';
 import type { Observer } from '../../kernel/observer';
 import type { SubscriptionGate, UpgradeRefusal } from './gate';
 import { IdleSockets } from './idleSockets';
+import { NextPayloads } from './nextPayloads';
 import type { ReclaimAfterFlood } from './reclaimAfterFlood';
 import { closeWhenTokenExpires } from './socketExpiry';
 import { StartRate } from './startRate';
@@ -74,7 +75,7 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
   // flooding client is slowed to the pace it is read at.
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES, allowSynchronousEvents: false });
   const { config } = options;
-  // The stream Apollo's pipeline subscribed to, or the refusal to send, by the subscription's context (one per subscribe message).
+  // The stream Apollo's pipeline subscribed to, or the refusal to send, by a key object graphql-ws passes back as the context.
   const streams = new WeakMap<object, AsyncIterable<ExecutionResult> | ExecutionResult>();
   // A refusal is a result carrying its errors, then `complete`, as an HTTP request's refusal is a response with errors:
   // routers read an `error` message as a transport failure (Hive Gateway answers "Unexpected error.").
@@ -89,11 +90,17 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
   const rate = new StartRate(config.startsPerSecond, Math.max(config.startsPerSecond, config.maxPerConnection));
   const turns = new StartTurns(config.maxSubscriptions);
   const idle = new IdleSockets(config.idleTimeoutMs, carriesSubscriptions, () => options.observer.socketClosed('idle'));
+  // One payload object and JSON text per shared result: every subscriber of a feed and selection is sent the same text.
+  const payloads = new NextPayloads(options.formatError);
   const server: Disposable = serveSockets<Record<string, unknown>>(
     wss,
     {
+      jsonMessageReplacer: payloads.replacer,
       onConnect: async (ctx) => {
-        const admission = await options.gate.admitConnection(ctx.extra.request, ctx.connectionParams);
+        const request = ctx.extra.request;
+        if (request === undefined) return false;
+        ctx.extra.request = undefined;
+        const admission = await options.gate.admitConnection(request, ctx.connectionParams);
         if ('refused' in admission) {
           // Closed here with the problem named (graphql-ws's own refusal would say only "Forbidden"); its close then does nothing.
           ctx.extra.socket.close(CloseCode.Forbidden, closeReason(admission.refused));
@@ -124,8 +131,9 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
         const started = await turns.run(async () => {
           // Completed (or its socket closed) while it waited: nothing to start, and graphql-ws sends nothing for it.
           if (!(id in ctx.subscriptions)) return ABANDONED;
-          const context = options.contextFor(extra.admission as Admission);
-          return { context, subscribed: await options.sockets.subscribe(options.apollo, apolloRequest(payload), context) };
+          const admission = extra.admission as Admission;
+          const contextForEvent = () => options.contextFor(admission);
+          return await options.sockets.subscribe(options.apollo, apolloRequest(payload), contextForEvent(), contextForEvent);
         });
         if (started === TOO_MANY_WAITING) {
           options.observer.subscribeStarted('refused_waiting');
@@ -142,15 +150,16 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
           return refuse([]);
         }
         options.observer.subscribeStarted('pipeline');
-        const { context, subscribed } = started;
-        if (Array.isArray(subscribed)) return refuse(subscribed);
-        const operation = subscribed as SubscribedOperation;
+        if (Array.isArray(started)) return refuse(started);
+        const operation = started as SubscribedOperation;
         if (!isAsyncIterable(operation.result)) return refuse(operation.result.errors ?? []);
-        streams.set(context, operation.result);
+        // graphql-ws keeps its arguments as long as the subscription lives: a key of the stream, not the subscribe's context.
+        const key = {};
+        streams.set(key, operation.result);
         const args: ExecutionArgs = {
           schema: operation.schema,
           document: operation.document,
-          contextValue: context,
+          contextValue: key,
           ...(operation.operationName === undefined ? {} : { operationName: operation.operationName }),
         };
         return args;
@@ -161,10 +170,7 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
         if (stream === undefined) throw new Error('subscribe: no subscription was started for this message');
         return stream;
       },
-      onNext: (_ctx, _id, _payload, _args, result) => {
-        if (result.errors === undefined) return undefined;
-        return { ...result, errors: result.errors.map((error) => options.formatError(error)) };
-      },
+      onNext: (_ctx, _id, _payload, _args, result) => payloads.payloadOf(result),
       onError: (ctx, _id, _payload, errors) => {
         idle.ended(ctx.extra.socket);
         return errors.map((error) => options.formatError(error));
@@ -190,6 +196,7 @@ export function attachWebSocketTransport<Admission>(options: WebSocketTransportO
       },
       logger: options.logger,
     },
+    (data) => payloads.message(data),
   );
   // Upgrades between the cap's check and their socket's registration count against MAX_SOCKETS too.
   let upgrading = 0;
