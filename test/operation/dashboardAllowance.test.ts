@@ -1,3 +1,4 @@
+import { NO_OBSERVER } from '../../src/kernel/observer';
 import { BudgetQueue } from '../../src/reporting/budget/budgetQueue';
 import { MetricPlan } from '../../src/reporting/budget/metricPlan';
 import type { DashboardQueryBody, MetricName } from '../../src/kernel/wire';
@@ -41,6 +42,7 @@ function recording(fail = false, cache: CacheOutcome = 'miss') {
 function asker(endpoint: DashboardEndpoint): DashboardAsker {
   return new DashboardAsks({
     queue: new BudgetQueue({
+      observer: NO_OBSERVER,
       reporting: { ...endpoint, budget: freeBudget() },
       clock: new FakeClock(0),
       outsideShare: 0,

@@ -7,6 +7,7 @@
  * member or a key of another type is repaired, counted, and the charge
  * written again.
  */
+import { NO_OBSERVER } from '../../src/kernel/observer';
 import { MetricPlan } from '../../src/reporting/budget/metricPlan';
 import { BudgetQueue } from '../../src/reporting/budget/budgetQueue';
 import { DashboardAsks } from '../../src/reporting/dashboard/dashboardAsks';
@@ -39,6 +40,7 @@ describeWithRedis('the fair share shared by the replicas on Redis', () => {
     const ledger = sharedCallerSlots(redis, CONFIG);
     const endpoint = fakeDashboard({ clock, slotMs: SLOT_MS, urls: ['https://news.example/a'] });
     const queue = new BudgetQueue({
+      observer: NO_OBSERVER,
       reporting: endpoint,
       clock,
       plan: new MetricPlan(),

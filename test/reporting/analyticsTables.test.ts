@@ -181,7 +181,7 @@ describe("the vendor refusing the subgraph's own query", () => {
       budget: freeBudget(),
     };
     const tables = new AnalyticsTables({
-      queue: new BudgetQueue({ reporting: refusing, clock, plan: new MetricPlan(), outsideShare: 0.5 }),
+      queue: new BudgetQueue({ observer: NO_OBSERVER, reporting: refusing, clock, plan: new MetricPlan(), outsideShare: 0.5 }),
       reporting: refusing,
       store: new MemoryTableStore(),
       clock,

@@ -145,7 +145,7 @@ describe('the outside share counts attempts too', () => {
   it('an ask outside the tables answered on its retry spent two of the outside share’s slots: the next outside ask is owed the slot two later', async () => {
     const clock = new FakeClock(Date.UTC(2026, 10, 28, 12));
     const { vendor, endpoint } = retryingEndpoint(clock);
-    const queue = new BudgetQueue({ reporting: endpoint, clock, plan: new MetricPlan(), outsideShare: 0.5 });
+    const queue = new BudgetQueue({ observer: NO_OBSERVER, reporting: endpoint, clock, plan: new MetricPlan(), outsideShare: 0.5 });
     const tables = tableAsksIn(queue, endpoint);
 
     const week = tableSpec({ last: { number: 7, unit: 'day' } }, {}, 'pageViewsTotal');

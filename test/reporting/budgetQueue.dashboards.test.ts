@@ -321,7 +321,7 @@ describe('DashboardAsks', () => {
       },
       budget: fakeBudget(clock, SLOT_MS),
     };
-    const queue = new BudgetQueue({ reporting: failing, clock, outsideShare: 0, plan: new MetricPlan() });
+    const queue = new BudgetQueue({ observer: NO_OBSERVER, reporting: failing, clock, outsideShare: 0, plan: new MetricPlan() });
     const room = new DashboardAsks({ queue });
 
     const answers = await room.ask([body(['pageViewsTotal']), body(['uniqueUsers'])], DEADLINE_MS);

@@ -4,6 +4,7 @@
  * endpoint granting one slot every 5 s: an ask must start a run of the queue
  * whenever it comes, including the moment a run is ending.
  */
+import { NO_OBSERVER } from '../../src/kernel/observer';
 import { BudgetQueue } from '../../src/reporting/budget/budgetQueue';
 import { alignInstant, resolveWindow } from '../../src/reporting/dashboard/analyticsWindow';
 import { MetricPlan } from '../../src/reporting/budget/metricPlan';
@@ -28,7 +29,13 @@ function setUp() {
   const clock = new FakeClock(START);
   const dashboard = fakeDashboard({ clock, slotMs: SLOT_MS, urls: URLS });
   const scheduler = new TableAsks({
-    queue: new BudgetQueue({ reporting: dashboard, clock, plan: new MetricPlan(), outsideShare: testConfig().analytics.outsideShare }),
+    queue: new BudgetQueue({
+      observer: NO_OBSERVER,
+      reporting: dashboard,
+      clock,
+      plan: new MetricPlan(),
+      outsideShare: testConfig().analytics.outsideShare,
+    }),
     reporting: dashboard,
     tableMetrics: (spec) => [spec.rank],
     windowOf: (spec, now) => resolveWindow(spec.window, alignInstant(now, settings.windowAlignSeconds)),
@@ -68,7 +75,13 @@ function setUpAway() {
   };
   const settings = analyticsTablesSettings(testConfig());
   const scheduler = new TableAsks({
-    queue: new BudgetQueue({ reporting, clock, plan: new MetricPlan(), outsideShare: testConfig().analytics.outsideShare }),
+    queue: new BudgetQueue({
+      observer: NO_OBSERVER,
+      reporting,
+      clock,
+      plan: new MetricPlan(),
+      outsideShare: testConfig().analytics.outsideShare,
+    }),
     reporting,
     tableMetrics: (spec) => [spec.rank],
     windowOf: (spec, now) => resolveWindow(spec.window, alignInstant(now, settings.windowAlignSeconds)),

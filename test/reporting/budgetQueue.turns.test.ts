@@ -134,7 +134,7 @@ it('a refresh asked for while its table was being refreshed is dropped once the 
       return answer;
     },
   };
-  const queue = new BudgetQueue({ reporting: slow, clock, plan: new MetricPlan(), outsideShare: 0.5 });
+  const queue = new BudgetQueue({ observer: NO_OBSERVER, reporting: slow, clock, plan: new MetricPlan(), outsideShare: 0.5 });
   const tables = tableAsksIn(queue, slow);
   const week = tableSpec({ last: { number: 7, unit: 'day' } }, {}, 'pageViewsTotal');
   const day = tableSpec({ last: { number: 1, unit: 'day' } }, {}, 'pageViewsTotal');

@@ -2,7 +2,7 @@ import type { DashboardEndpoint, SlotBudget } from '../../upstream/endpoints/das
 import type { SlotGrant } from '../../upstream/transport/httpClient';
 import type { DashboardAnswer } from '../../kernel/fetched';
 import type { DashboardQueryBody } from '../../kernel/wire';
-import { NO_OBSERVER, safeObserver, type AskKindName, type Observer } from '../../kernel/observer';
+import { safeObserver, type AskKindName, type Observer } from '../../kernel/observer';
 import type { Clock } from '../../kernel/clock';
 import { CallerSlots, type SharedCallerSlots } from './callerSlots';
 import { refused, shareSpent, waitsForSlot } from './errors';
@@ -106,7 +106,7 @@ export interface BudgetQueueOptions {
   /** What the account's plan allows, learned from every answer of every kind (the reporting service's one plan). */
   plan: MetricPlan;
   /** Hears the asks waiting, refused and answered per slot, and the tables fetched (the metrics; tests record it). */
-  observer?: Observer;
+  observer: Observer;
   /**
    * The fair share (DASHBOARD_SHARE_PER_CALLER of the slots over DASHBOARD_SHARE_WINDOW_SECONDS): the most slots
    * one caller's asks may spend over `windowMs`. Absent: no caller is limited (a queue of one kind, in tests).
@@ -192,7 +192,7 @@ export class BudgetQueue {
   constructor(private readonly options: BudgetQueueOptions) {
     this.plan = options.plan;
     this.clock = options.clock;
-    this.observer = safeObserver(options.observer ?? NO_OBSERVER);
+    this.observer = safeObserver(options.observer);
     const share = options.callerShare;
     this.callerSlots = share === undefined ? undefined : new CallerSlots(share.slotsPerCaller, share.windowMs);
     // The budget is shared again (Redis back): a slot read from this replica's small local share no longer holds.
