@@ -1,5 +1,5 @@
 /**
- * Dashboard asks in the budget queue (src/reporting/budgetQueue.ts) on an
+ * Dashboard asks in the budget queue (src/reporting/budget/budgetQueue.ts) on an
  * injected clock: asks of one kind (bodies that differ only in their
  * metrics) share one query when they are asked together, and across
  * operations only while they wait for the next slot; an ask answered from

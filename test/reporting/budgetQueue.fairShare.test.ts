@@ -1,6 +1,6 @@
 /**
  * The fair share, a rule of the one queue for the reporting budget
- * (src/reporting/budgetQueue.ts, issue 28 item 4), on an injected clock over a
+ * (src/reporting/budget/budgetQueue.ts, issue 28 item 4), on an injected clock over a
  * fake endpoint granting one slot every 10 s: one caller's dashboard asks may
  * spend at most `slotsPerCaller` slots over `windowMs`; over it, its asks are
  * refused at once with retryAfter, before any try at the endpoint, and never

@@ -1,6 +1,6 @@
 /**
  * The order between kinds of asks in the one queue for the reporting budget
- * (src/reporting/budgetQueue.ts), on an injected clock over a fake endpoint
+ * (src/reporting/budget/budgetQueue.ts), on an injected clock over a fake endpoint
  * granting one slot every 63 s: a dashboard ask and a table ask waiting for
  * the same slot wait for the one slot the budget's bucket names, and the order decides who gets it.
  * The other rules of the order (asks with nothing to serve them before

@@ -1,5 +1,5 @@
 /**
- * Table asks in the budget queue (src/reporting/budgetQueue.ts) on an
+ * Table asks in the budget queue (src/reporting/budget/budgetQueue.ts) on an
  * injected clock, over a fake dashboard
  * endpoint granting one slot every 5 s: an ask must start a run of the queue
  * whenever it comes, including the moment a run is ending.

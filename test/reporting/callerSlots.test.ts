@@ -1,5 +1,5 @@
 /**
- * The fair share's ledger (src/reporting/callerSlots.ts): this replica's own
+ * The fair share's ledger (src/reporting/budget/callerSlots.ts): this replica's own
  * charges and what it learned from the shared ledger (other replicas'),
  * each slot counted once, by id; a charge of its own is never dropped by
  * what it learns.

@@ -8,7 +8,7 @@
  * act at once. (A time-lapse clock scaled that real latency into the
  * replicas' deadlines, and on a busy machine a slot passed an ask's deadline.)
  *
- * What "quiet" means is what the budget queue (src/reporting/budgetQueue.ts)
+ * What "quiet" means is what the budget queue (src/reporting/budget/budgetQueue.ts)
  * does with the clock: each waiting ask holds a cancellable timer (its
  * deadline, cleared when it settles), and the queue's loop, between two
  * looks, a plain one (its pause). A replica is quiet while its loop sleeps
