@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { ChildMessage, ParentMessage, ScreenPlan, ScreenReport } from './liveScaleClients';
@@ -8,6 +9,7 @@ import { cpuSeconds, demoUpstreamEnv, memoryMiB, spawnEmulator, spawnSubgraph, t
 import { summarize } from './stats';
 import { fmtProbes, startHealthProbes } from './subgraphProbes';
 import { readStats, resetStats } from './upstreamClient';
+import { startRedisServer, type RedisServer } from '../test/support/redisServer';
 
 /*
  * `LIVE_BENCH_SUBSCRIBERS=10000 LIVE_BENCH_FEEDS=100 npm run bench -- live`
@@ -30,7 +32,13 @@ import { readStats, resetStats } from './upstreamClient';
  * other scrape in between). LIVE_BENCH_NODE_ARGS: extra node flags for the
  * subgraph (e.g. `--heapsnapshot-signal=SIGUSR2`, with LIVE_BENCH_HEAP_SNAPSHOTS:
  * see `heapSnapshot`). LIVE_BENCH_BUILD: another build's `dist/src/index.js`
- * to measure (a base, run interleaved with this one).
+ * to measure (a base, run interleaved with this one). LIVE_BENCH_REPLICAS
+ * (default 1): that many replicas sharing one Redis (a real redis-server),
+ * the subscribers spread over them in turn; every subscriber is then expected
+ * to get every refresh its feed got on any replica, so a table fetched once
+ * for the cluster is what "every refresh" measures. Memory, CPU and event-loop
+ * lag are the replicas' summed (memory, CPU) or worst (lag); /health/live is
+ * probed on the first.
  */
 
 const SEED = 42;
@@ -94,14 +102,21 @@ async function reportsOf(clients: ClientProcess[]): Promise<ScreenReport[]> {
   return answers.flatMap((answer) => (answer.kind === 'report' ? answer.screens : []));
 }
 
-/** The subgraph's /metrics, read once (a read resets prom-client's event-loop histogram). */
-async function metricsOf(subgraph: SubgraphProcess): Promise<(name: string) => number> {
-  const text = await (await fetch(subgraph.url.replace(/\/graphql$/, '/metrics'))).text();
-  return (name) =>
+/**
+ * The replicas' /metrics, each read once (a read resets prom-client's event-loop histogram): a series summed over
+ * them, or (the lag's quantiles) the worst replica's.
+ */
+async function metricsOf(replicas: SubgraphProcess[]): Promise<(name: string) => number> {
+  const texts = await Promise.all(replicas.map(async (replica) => (await fetch(replica.url.replace(/\/graphql$/, '/metrics'))).text()));
+  const valueIn = (text: string, name: string) =>
     text
       .split('\n')
       .filter((line) => line.startsWith(`${name} `) || line.startsWith(`${name}{`))
       .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
+  return (name) =>
+    name.startsWith('subgraph_nodejs_eventloop_lag_')
+      ? Math.max(...texts.map((text) => valueIn(text, name)))
+      : texts.reduce((sum, text) => sum + valueIn(text, name), 0);
 }
 
 function lagOf(metric: (name: string) => number): string {
@@ -150,40 +165,48 @@ export async function liveScale(): Promise<void> {
     EMULATOR_SEED: String(SEED),
     EMULATOR_REPORTING_RATE_PER_MINUTE: String(rate),
   });
-  const subgraph = await spawnSubgraph(
-    {
-      ...demoUpstreamEnv(emulator.url),
-      NODE_ENV: 'production',
-      CALLER_AUTH: 'none',
-      LOG_LEVEL: 'error',
-      REPORTING_RATE_PER_MINUTE: String(rate),
-      DASHBOARD_CACHE_TTL_SECONDS: String(ttlSeconds),
-      // The defaults (10,000 each) carry the goal's 10,000; a larger run raises them.
-      ...(subscribers > 10_000 ? { MAX_SOCKETS: String(subscribers + 100), MAX_SUBSCRIPTIONS: String(subscribers + 100) } : {}),
-    },
-    nodeArgs,
-    ...(process.env.LIVE_BENCH_BUILD === undefined ? [] : [process.env.LIVE_BENCH_BUILD]),
-  );
+  const replicaCount = Number(process.env.LIVE_BENCH_REPLICAS ?? 1);
+  const redis: RedisServer | undefined = replicaCount > 1 ? await startRedisServer() : undefined;
+  // One prefix for every replica: they share one set of keys (tables, budget, board), as one deployment's replicas do.
+  const keyPrefix = `live-scale-${Date.now()}:`;
+  const spawnReplica = () =>
+    spawnSubgraph(
+      {
+        ...demoUpstreamEnv(emulator.url),
+        ...(redis === undefined ? {} : { REDIS_URL: redis.url, REDIS_KEY_PREFIX: keyPrefix }),
+        NODE_ENV: 'production',
+        CALLER_AUTH: 'none',
+        LOG_LEVEL: 'error',
+        REPORTING_RATE_PER_MINUTE: String(rate),
+        DASHBOARD_CACHE_TTL_SECONDS: String(ttlSeconds),
+        // The defaults (10,000 each) carry the goal's 10,000; a larger run raises them.
+        ...(subscribers > 10_000 ? { MAX_SOCKETS: String(subscribers + 100), MAX_SUBSCRIPTIONS: String(subscribers + 100) } : {}),
+      },
+      nodeArgs,
+      ...(process.env.LIVE_BENCH_BUILD === undefined ? [] : [process.env.LIVE_BENCH_BUILD]),
+    );
+  const replicas: SubgraphProcess[] = [];
+  for (let index = 0; index < replicaCount; index += 1) replicas.push(await spawnReplica());
+  const [subgraph] = replicas;
+  const rssOf = () => replicas.reduce((sum, replica) => sum + memoryMiB(replica.pid).rss, 0);
+  const cpuOf = () => replicas.reduce((sum, replica) => sum + cpuSeconds(replica.pid), 0);
   const clients = Array.from({ length: processes }, spawnClients);
   let ingestRound = 0;
   const ingesting = setInterval(() => void ingestPageViews(emulator.url, urls, (ingestRound += 1)).catch(() => undefined), INGEST_EVERY_MS);
   try {
     await sleep(5_000);
-    const rssBefore = memoryMiB(subgraph.pid).rss;
-    const beforeMetrics = await metricsOf(subgraph);
+    const rssBefore = rssOf();
+    const beforeMetrics = await metricsOf(replicas);
     await heapSnapshot(subgraph);
     const subscribing = startHealthProbes(subgraph);
     const subscribeStarted = performance.now();
     const plans: ScreenPlan[][] = clients.map(() => []);
     for (let index = 0; index < subscribers; index += 1) {
       const feed = index % feeds.length;
-      plans[index % processes].push({ feed, query: feeds[feed].query, variables: feeds[feed].variables });
+      const url = replicas[index % replicas.length].url.replace(/^http/, 'ws');
+      plans[index % processes].push({ feed, url, query: feeds[feed].query, variables: feeds[feed].variables });
     }
-    const started = await Promise.all(
-      clients.map((client, index) =>
-        client.ask({ kind: 'start', url: subgraph.url.replace(/^http/, 'ws'), screens: plans[index] }, 'subscribed'),
-      ),
-    );
+    const started = await Promise.all(clients.map((client, index) => client.ask({ kind: 'start', screens: plans[index] }, 'subscribed')));
     const failed = started.reduce((sum, answer) => sum + (answer.kind === 'subscribed' ? answer.failed : 0), 0);
     const subscribedSeconds = (performance.now() - subscribeStarted) / 1000;
     const warmEnd = subscribeStarted + warmSeconds * 1000;
@@ -195,31 +218,34 @@ export async function liveScale(): Promise<void> {
     }
     const warmedSeconds = (performance.now() - subscribeStarted) / 1000;
     await sleep(SETTLE_MS);
-    const rssSettled = memoryMiB(subgraph.pid).rss;
+    const rssSettled = rssOf();
     const subscribeProbes = await subscribing.stop();
-    const subscribeMetrics = await metricsOf(subgraph);
+    const subscribeMetrics = await metricsOf(replicas);
     await heapSnapshot(subgraph);
 
     await resetStats(emulator.url);
     const measuring = startHealthProbes(subgraph);
-    const cpuBefore = cpuSeconds(subgraph.pid);
+    const cpuBefore = cpuOf();
     const windowStart = Date.now();
     const measureStarted = performance.now();
     const rssSamples: number[] = [];
     while (performance.now() < measureStarted + seconds * 1000) {
       await sleep(Math.min(5_000, measureStarted + seconds * 1000 - performance.now()));
-      rssSamples.push(memoryMiB(subgraph.pid).rss);
+      rssSamples.push(rssOf());
     }
     const windowEnd = Date.now();
     const wallSeconds = (performance.now() - measureStarted) / 1000;
-    const cpu = cpuSeconds(subgraph.pid) - cpuBefore;
-    const windowMetrics = await metricsOf(subgraph);
+    const cpu = cpuOf() - cpuBefore;
+    const windowMetrics = await metricsOf(replicas);
     const windowProbes = await measuring.stop();
-    const rssEnd = memoryMiB(subgraph.pid).rss;
+    const rssEnd = rssOf();
     const rssMedian = summarize(rssSamples).p50;
     const vendor = await readStats(emulator.url);
     await sleep(DRAIN_MS);
     const screens = await reportsOf(clients);
+    // LIVE_BENCH_DUMP: a file for each table's answers as each replica's subscribers got them (fetchedAt → subscribers).
+    if (process.env.LIVE_BENCH_DUMP !== undefined)
+      writeFileSync(process.env.LIVE_BENCH_DUMP, JSON.stringify(answersByReplica(screens, feeds)));
     const deliveries = deliveriesOf(screens, feeds, windowStart, windowEnd);
     const errors = new Map<string, number>();
     for (const code of screens.flatMap((screen) => screen.errors)) errors.set(code, (errors.get(code) ?? 0) + 1);
@@ -227,7 +253,7 @@ export async function liveScale(): Promise<void> {
     const kb = (mib: number) => ((mib * 1024) / subscribers).toFixed(1);
     const lines = [
       '',
-      `### Live at scale (issue 38): ${subscribers} subscribers on ${feedCount} feeds, 2 tables, ${rate} vendor queries a minute, TTL ${ttlSeconds} s, clients in ${processes} processes, ${wallSeconds.toFixed(0)} s measured`,
+      `### Live at scale (issue 38): ${subscribers} subscribers on ${feedCount} feeds, ${replicaCount === 1 ? 'one replica' : `${replicaCount} replicas on Redis`}, 2 tables, ${rate} vendor queries a minute, TTL ${ttlSeconds} s, clients in ${processes} processes, ${wallSeconds.toFixed(0)} s measured`,
       '',
       `Load average (1 / 5 min) ${loadBefore[0].toFixed(2)} / ${loadBefore[1].toFixed(2)} before, ${loadAfter[0].toFixed(2)} / ${loadAfter[1].toFixed(2)} after.`,
       '',
@@ -242,10 +268,10 @@ export async function liveScale(): Promise<void> {
       `| event-loop lag p50 / p99 / max, measured window | ${lagOf(windowMetrics)} |`,
       `| /health/live p50 / p99 / max, subscribing + settling | ${fmtProbes(subscribeProbes)} |`,
       `| /health/live p50 / p99 / max, measured window (goal p99 ≤ 100 ms) | ${fmtProbes(windowProbes)} |`,
-      `| RSS before subscribing / settled / median, peak in window / end | ${rssBefore.toFixed(0)} / ${rssSettled.toFixed(0)} / ${rssMedian.toFixed(0)}, ${Math.max(...rssSamples).toFixed(0)} / ${rssEnd.toFixed(0)} MiB |`,
+      `| RSS (replicas summed) before subscribing / settled / median, peak in window / end | ${rssBefore.toFixed(0)} / ${rssSettled.toFixed(0)} / ${rssMedian.toFixed(0)}, ${Math.max(...rssSamples).toFixed(0)} / ${rssEnd.toFixed(0)} MiB |`,
       `| RSS growth ÷ subscribers, settled / window median (goal ≤ 30 KB) | ${kb(rssSettled - rssBefore)} / ${kb(rssMedian - rssBefore)} KB |`,
       `| V8 heap used before subscribing / settled (growth ÷ subscribers) | ${heapMiB(beforeMetrics).toFixed(0)} / ${heapMiB(subscribeMetrics).toFixed(0)} MiB (${kb(heapMiB(subscribeMetrics) - heapMiB(beforeMetrics))} KB) |`,
-      `| subgraph CPU in the window | ${cpu.toFixed(1)} s (${((100 * cpu) / wallSeconds).toFixed(1)} % of one core) |`,
+      `| subgraph CPU in the window (replicas summed) | ${cpu.toFixed(1)} s (${((100 * cpu) / wallSeconds).toFixed(1)} % of one core) |`,
       `| subscriptions open (subgraph) / events sent since start / dropped | ${windowMetrics('subgraph_subscriptions_open')} / ${windowMetrics('subgraph_subscription_events_total')} / ${windowMetrics('subgraph_subscribers_dropped_total')} |`,
       `| vendor dashboard queries in the window | ${vendor.dashboard.count} (${((vendor.dashboard.count * 60) / wallSeconds).toFixed(2)} a minute) |`,
       `| errors in emissions | ${errors.size === 0 ? 'none' : [...errors].map(([code, count]) => `${code} × ${count}`).join(', ')} |`,
@@ -261,8 +287,9 @@ export async function liveScale(): Promise<void> {
         await exited;
       }),
     );
-    await subgraph.stop();
+    await Promise.all(replicas.map((replica) => replica.stop()));
     await emulator.stop();
+    await redis?.close();
   }
 }
 
@@ -330,4 +357,17 @@ function deliveriesOf(screens: ScreenReport[], feeds: Feed[], windowStart: numbe
     spread: summarize(refreshKeys.map((key) => (lastSeen.get(key) ?? 0) - (firstSeen.get(key) ?? 0))),
     latency: summarize(latencies),
   };
+}
+
+/** Each table's answers (fetchedAt) and how many subscribers of each replica got each: a diagnostic dump. */
+function answersByReplica(screens: ScreenReport[], feeds: Feed[]): Record<string, Record<string, Record<string, number>>> {
+  const dump: Record<string, Record<string, Record<string, number>>> = {};
+  for (const screen of screens) {
+    const table = (dump[feeds[screen.feed].table] ??= {});
+    for (const [fetchedAt] of screen.emissions) {
+      const replicas = (table[new Date(fetchedAt).toISOString()] ??= {});
+      replicas[screen.url] = (replicas[screen.url] ?? 0) + 1;
+    }
+  }
+  return dump;
 }

@@ -6,25 +6,29 @@ import WebSocket from 'ws';
  * opens its share of the subscribers, each a graphql-ws client on its own
  * WebSocket, and keeps what arrived, so the subgraph's process is measured,
  * not its clients. Driven over the IPC channel:
- *   parent → { kind: 'start', url, screens }   child → { kind: 'subscribed', failed }
+ *   parent → { kind: 'start', screens }       child → { kind: 'subscribed', failed }
  *   parent → { kind: 'report' }                child → { kind: 'report', screens: ScreenReport[] }
  *   parent → { kind: 'stop' }                  child disposes every client and exits.
  */
 
 export interface ScreenPlan {
   feed: number;
+  /** The replica's WebSocket URL this screen subscribes at. */
+  url: string;
   query: string;
   variables: Record<string, unknown>;
 }
 
 export interface ScreenReport {
   feed: number;
+  /** The replica it subscribed at. */
+  url: string;
   /** [fetchedAt, arrival] of each emission with numbers, both ms since the epoch (arrival to the µs). */
   emissions: [number, number][];
   errors: string[];
 }
 
-export type ParentMessage = { kind: 'start'; url: string; screens: ScreenPlan[] } | { kind: 'report' } | { kind: 'stop' };
+export type ParentMessage = { kind: 'start'; screens: ScreenPlan[] } | { kind: 'report' } | { kind: 'stop' };
 export type ChildMessage = { kind: 'subscribed'; failed: number } | { kind: 'report'; screens: ScreenReport[] };
 
 /** Sockets opening at once in one process: more would only queue in the subgraph's accept backlog. */
@@ -42,7 +46,7 @@ const nowMs = (): number => performance.timeOrigin + performance.now();
 
 function connect(url: string, plan: ScreenPlan): Promise<Screen | undefined> {
   return new Promise((resolve) => {
-    const report: ScreenReport = { feed: plan.feed, emissions: [], errors: [] };
+    const report: ScreenReport = { feed: plan.feed, url, emissions: [], errors: [] };
     const client: Client = createClient({
       url,
       webSocketImpl: WebSocket,
@@ -68,12 +72,13 @@ function connect(url: string, plan: ScreenPlan): Promise<Screen | undefined> {
   });
 }
 
-async function start(url: string, plans: ScreenPlan[]): Promise<number> {
+async function start(plans: ScreenPlan[]): Promise<number> {
   let failed = 0;
   let next = 0;
   const worker = async () => {
     while (next < plans.length) {
-      const screen = await connect(url, plans[next++]);
+      const plan = plans[next++];
+      const screen = await connect(plan.url, plan);
       if (screen === undefined) failed += 1;
       else screens.push(screen);
     }
@@ -87,7 +92,7 @@ function send(message: ChildMessage): void {
 }
 
 process.on('message', (message: ParentMessage) => {
-  if (message.kind === 'start') void start(message.url, message.screens).then((failed) => send({ kind: 'subscribed', failed }));
+  if (message.kind === 'start') void start(message.screens).then((failed) => send({ kind: 'subscribed', failed }));
   if (message.kind === 'report') send({ kind: 'report', screens: screens.map((screen) => screen.report) });
   if (message.kind === 'stop') {
     void Promise.all(screens.map((screen) => screen.client.dispose())).then(() => process.exit(0));
