@@ -43,6 +43,7 @@ import { startRedisServer, type RedisServer } from '../test/support/redisServer'
 
 const SEED = 42;
 const CLIENTS = join(__dirname, 'liveScaleClients.ts');
+const NEW_CONNECTION_PROBES = join(__dirname, 'diagnostics', 'newConnectionProbes.cjs');
 /** After the last first numbers: sockets, feeds and the collector at rest before the RSS counts them. */
 const SETTLE_MS = 20_000;
 /** After the measured window, before the clients report: a refresh first seen in the window reaches every screen. */
@@ -199,6 +200,10 @@ export async function liveScale(): Promise<void> {
     const beforeMetrics = await metricsOf(replicas);
     await heapSnapshot(subgraph);
     const subscribing = startHealthProbes(subgraph);
+    // LIVE_BENCH_NEW_CONNECTION_PROBES=<seconds>: /health/live also probed a new connection each, as a kubelet does (a diagnostic).
+    const newConnectionProbes = process.env.LIVE_BENCH_NEW_CONNECTION_PROBES;
+    if (newConnectionProbes !== undefined)
+      spawn(process.execPath, [NEW_CONNECTION_PROBES, subgraph.url, newConnectionProbes], { stdio: 'inherit' });
     const subscribeStarted = performance.now();
     const plans: ScreenPlan[][] = clients.map(() => []);
     for (let index = 0; index < subscribers; index += 1) {
