@@ -270,7 +270,7 @@ export class TableAsks implements AskKind {
       const left = this.left.get(key, now);
       const owed = due(left);
       return {
-        class: owed ? 'promised' : list.some(needsWholeTable) || left?.whole === true ? 'unserved' : 'outside',
+        class: list.some(needsWholeTable) || left?.whole === true ? 'unserved' : owed ? 'promised' : 'outside',
         weight: list.length + (left?.asks ?? 0),
         earliestDeadline: Math.min(left?.expiresAt ?? Infinity, ...list.map((waiter) => waiter.deadline)),
         take: async () => this.askWork(key, list, this.others.get(key) ?? []),
@@ -282,7 +282,7 @@ export class TableAsks implements AskKind {
         need.promisedAt !== undefined && need.promisedAt <= now + PROMISE_GRACE_MS && !this.answeredElsewhere.has(promiseOf(key, need));
       if (byKey.has(key) || !needs.some(owed)) continue;
       candidates.push({
-        class: 'promised',
+        class: needs.some((need) => need.urls === undefined) ? 'unserved' : 'promised',
         weight: needs.length,
         earliestDeadline: Math.min(...needs.map((need) => need.deadline)),
         take: async () => {
