@@ -1,7 +1,8 @@
 import type { Logger } from './logger';
 import { NO_OBSERVER, type Observer, type OperationFinished } from '../kernel/observer';
 
-type OperationLogger = Pick<Logger, 'info' | 'error'>;
+/** A pino logger, or any logger with these methods (one without `isLevelEnabled` is told every line). */
+type OperationLogger = Pick<Logger, 'info' | 'error'> & Partial<Pick<Logger, 'isLevelEnabled'>>;
 
 /**
  * The operation log, as the one observer's part: one info line per operation
@@ -16,6 +17,8 @@ export function operationLog(logger: OperationLogger): Observer {
   return {
     ...NO_OBSERVER,
     operationFinished: (operation) => {
+      // The line is built only to be written: at LOG_LEVEL=warn and above, every operation would build it for nothing.
+      if (logger.isLevelEnabled?.('info') === false) return;
       const failed = operation.errorCodes.length > 0;
       logger.info(logEntry(operation), failed ? 'graphql operation failed' : 'graphql operation');
     },

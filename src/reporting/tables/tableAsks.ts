@@ -2,10 +2,11 @@ import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '
 import type { Served } from '../../kernel/fetched';
 import { type BudgetQueueOptions, type BudgetQueue, type AskKind, type Candidate, type QueuedAsk, type Turn } from '../budget/budgetQueue';
 import type { ResolvedWindow } from '../dashboard/analyticsWindow';
-import type { AnalyticsBoard, PostedNeed } from './analyticsBoard';
+import { MAX_PROMISED_MS, type AnalyticsBoard, type PostedNeed } from './analyticsBoard';
 import { builtQueryFailure, metricUnavailable, refused, splitsOnEmptyBody, waitsForSlot } from '../budget/errors';
 import type { MetricPlan } from '../budget/metricPlan';
 import { LeftDemand, type Left } from './leftDemand';
+import { SlotClaims } from './slotClaims';
 import { readCell, tabulate, type Table } from './table';
 import { narrowedQuery, tableQuery, type TableSpec } from './tableSpec';
 
@@ -53,7 +54,7 @@ export interface TableAsksOptions {
    * own, and the replica that gets a slot carries every replica's asks of the
    * table in its one query.
    */
-  board?: Pick<AnalyticsBoard, 'post' | 'othersWaiting'>;
+  board?: Pick<AnalyticsBoard, 'post' | 'othersWaiting' | 'claimSlot'>;
   /** With the board: reads what the replicas learned of the plan into `plan` (before each pick, and while asks wait). */
   adoptSharedPlan?(): Promise<void>;
 }
@@ -62,6 +63,8 @@ export interface TableAsksOptions {
 const SHARED_POLL_MS = 250;
 /** Demand left is due a second before the slot it is owed: retryAfter is in whole seconds. */
 const PROMISE_GRACE_MS = 1_000;
+/** How many slots from the first a refusal may look through for one not promised to another table (MAX_PROMISED_MS bounds it too). */
+const MOST_SLOTS_AHEAD = 4;
 
 /** A table ask waiting in the queue. */
 type Waiter = QueuedAsk<Delivery> & { need: Need };
@@ -123,6 +126,8 @@ export class TableAsks implements AskKind {
   private others = new Map<string, PostedNeed[]>();
   /** What asks refused with retryAfter left for the slot their refusal named. */
   private readonly left: LeftDemand;
+  /** Which table each coming slot is promised to, on this replica (the cluster's is on the board, when there is one). */
+  private readonly claims = new SlotClaims();
   /**
    * Other replicas' posted needs (by `promiseOf`) found answered (in the shared store, by this replica's slot, or by
    * the answer cache): not carried or offered again while their post still stands. Bounded.
@@ -152,8 +157,8 @@ export class TableAsks implements AskKind {
   wait(need: Need, deadline: number, signal?: AbortSignal): Promise<Delivery> {
     // Enqueued in this turn when no query in flight carries it (the queue's order sees it at once).
     const queued = () =>
-      this.queue.wait<Delivery>(this, need.spec.key, deadline, { need }, signal).catch((error: unknown) => {
-        throw this.leaveDemand(need, error, signal);
+      this.queue.wait<Delivery>(this, need.spec.key, deadline, { need }, signal).catch(async (error: unknown) => {
+        throw await this.leaveDemand(need, error, signal);
       });
     const flight = this.inFlight.get(need.spec.key);
     if (flight === undefined || !carries(flight.work, need)) return queued();
@@ -164,22 +169,34 @@ export class TableAsks implements AskKind {
   }
 
   /**
-   * A query's ask refused for want of a slot leaves its need owed the slot
+   * A query's ask refused for want of a slot leaves its need owed a slot,
+   * and its refusal names that slot: the caller's retry at `retryAfter`
+   * finds its numbers (issue 38, item 3). The slot: the first from the one
    * the budget will give asks outside the tables (`slotForOutsideAsks`; a
-   * whole table's, the next one), and its refusal names that slot: the
-   * caller's retry at `retryAfter` finds its numbers (issue 38, item 3). A
-   * live feed's ask (`signal`) leaves nothing: its feed asks again at the next
-   * refresh, and demand leaves with its subscribers. What does not fit
-   * (LeftDemand's bounds) keeps the budget's own refusal.
+   * whole table's, the next one) that is not promised to another table
+   * (`claimSlot`: one slot answers one table). A live feed's ask (`signal`)
+   * leaves nothing: its feed asks again at the next refresh, and demand
+   * leaves with its subscribers. What does not fit (LeftDemand's bounds, or
+   * every slot within reach promised) keeps the budget's own refusal.
    */
-  private leaveDemand(need: Need, error: unknown, signal: AbortSignal | undefined): unknown {
+  private async leaveDemand(need: Need, error: unknown, signal: AbortSignal | undefined): Promise<unknown> {
     if (signal !== undefined || !waitsForSlot(error) || error.kind !== 'budget_exhausted') return error;
     const now = this.queue.clock.now();
-    const promisedAt = need.urls === undefined ? now + (error.retryAfterSeconds ?? 0) * 1000 : this.queue.slotForOutsideAsks();
-    if (!this.left.leave(need, now, promisedAt, promisedAt + this.queue.slotMs)) return error;
+    const from = need.urls === undefined ? now + (error.retryAfterSeconds ?? 0) * 1000 : this.queue.slotForOutsideAsks();
+    const promisedAt = await this.claimSlot(need.spec.key, from, now);
+    if (promisedAt === undefined || !this.left.leave(need, now, promisedAt, promisedAt + this.queue.slotMs)) return error;
     this.postNeeds(need.spec.key);
     this.queue.start(this);
-    return need.urls === undefined ? error : refused(promisedAt - now);
+    return refused(promisedAt - now);
+  }
+
+  /** The first slot from `from` not promised to another table, promised to this one: the cluster's claim, else this replica's. */
+  private async claimSlot(key: string, from: number, now: number): Promise<number | undefined> {
+    const slotMs = this.queue.slotMs;
+    const most = Math.max(1, Math.min(MOST_SLOTS_AHEAD, Math.floor((MAX_PROMISED_MS - (from - now)) / slotMs)));
+    const shared = await this.options.board?.claimSlot(key, from, slotMs, most, now);
+    if (shared !== undefined) return shared === false ? undefined : shared;
+    return this.claims.claim(key, from, slotMs, most, now);
   }
 
   /**
