@@ -14,7 +14,7 @@ const timer = setInterval(() => {
     setTimeout(() => {
       totals.sort((a, b) => a - b);
       const at = (q) => totals[Math.min(totals.length - 1, Math.floor(totals.length * q))].toFixed(1);
-      console.log(`probes ${totals.length}: p50 ${at(0.5)} / p99 ${at(0.99)} / max ${at(1)} ms`);
+      console.log(`probes of ${url.host}, ${totals.length}: p50 ${at(0.5)} / p99 ${at(0.99)} / max ${at(1)} ms`);
     }, 6000);
     return;
   }
