@@ -5,7 +5,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { ChildMessage, ParentMessage, ScreenPlan, ScreenReport } from './liveScaleClients';
 import { mostReadArticles } from './mostRead';
-import { cpuSeconds, demoUpstreamEnv, memoryMiB, spawnEmulator, spawnSubgraph, type SubgraphProcess } from './processes';
+import { cpuSeconds, demoUpstreamEnv, freePort, memoryMiB, spawnEmulator, spawnSubgraph, type SubgraphProcess } from './processes';
 import { summarize } from './stats';
 import { fmtProbes, startHealthProbes } from './subgraphProbes';
 import { readStats, resetStats } from './upstreamClient';
@@ -38,11 +38,14 @@ import { startRedisServer, type RedisServer } from '../test/support/redisServer'
  * to get every refresh its feed got on any replica, so a table fetched once
  * for the cluster is what "every refresh" measures. Memory, CPU and event-loop
  * lag are the replicas' summed (memory, CPU) or worst (lag); /health/live is
- * probed on the first.
+ * probed on the first. LIVE_BENCH_PROBE_METRICS_PORT=1: each replica also
+ * listens on METRICS_PORT, and /health/live is probed there instead of on
+ * PORT (the probes' own port, docs/operations.md).
  */
 
 const SEED = 42;
 const CLIENTS = join(__dirname, 'liveScaleClients.ts');
+const NEW_CONNECTION_PROBES = join(__dirname, 'diagnostics', 'newConnectionProbes.cjs');
 /** After the last first numbers: sockets, feeds and the collector at rest before the RSS counts them. */
 const SETTLE_MS = 20_000;
 /** After the measured window, before the clients report: a refresh first seen in the window reaches every screen. */
@@ -169,10 +172,14 @@ export async function liveScale(): Promise<void> {
   const redis: RedisServer | undefined = replicaCount > 1 ? await startRedisServer() : undefined;
   // One prefix for every replica: they share one set of keys (tables, budget, board), as one deployment's replicas do.
   const keyPrefix = `live-scale-${Date.now()}:`;
-  const spawnReplica = () =>
+  // LIVE_BENCH_PROBE_METRICS_PORT=1: each replica also listens on METRICS_PORT, and the probes go there (docs/operations.md).
+  const probeMetricsPort = process.env.LIVE_BENCH_PROBE_METRICS_PORT === '1';
+  const metricsPorts: number[] = [];
+  const spawnReplica = async () =>
     spawnSubgraph(
       {
         ...demoUpstreamEnv(emulator.url),
+        ...(probeMetricsPort ? { METRICS_PORT: String(metricsPorts[metricsPorts.push(await freePort()) - 1]) } : {}),
         ...(redis === undefined ? {} : { REDIS_URL: redis.url, REDIS_KEY_PREFIX: keyPrefix }),
         NODE_ENV: 'production',
         CALLER_AUTH: 'none',
@@ -198,7 +205,14 @@ export async function liveScale(): Promise<void> {
     const rssBefore = rssOf();
     const beforeMetrics = await metricsOf(replicas);
     await heapSnapshot(subgraph);
-    const subscribing = startHealthProbes(subgraph);
+    const probed = probeMetricsPort ? { ...subgraph, url: `http://127.0.0.1:${metricsPorts[0]}/graphql` } : subgraph;
+    const subscribing = startHealthProbes(probed);
+    // LIVE_BENCH_NEW_CONNECTION_PROBES=<seconds>: /health/live also probed a new connection each, as a kubelet does (a diagnostic).
+    const newConnectionProbes = process.env.LIVE_BENCH_NEW_CONNECTION_PROBES;
+    if (newConnectionProbes !== undefined)
+      // With the probes on METRICS_PORT, PORT is probed too: the two side by side, at the same moments.
+      for (const target of new Set([probed.url, subgraph.url]))
+        spawn(process.execPath, [NEW_CONNECTION_PROBES, target, newConnectionProbes], { stdio: 'inherit' });
     const subscribeStarted = performance.now();
     const plans: ScreenPlan[][] = clients.map(() => []);
     for (let index = 0; index < subscribers; index += 1) {
@@ -224,7 +238,7 @@ export async function liveScale(): Promise<void> {
     await heapSnapshot(subgraph);
 
     await resetStats(emulator.url);
-    const measuring = startHealthProbes(subgraph);
+    const measuring = startHealthProbes(probed);
     const cpuBefore = cpuOf();
     const windowStart = Date.now();
     const measureStarted = performance.now();

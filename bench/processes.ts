@@ -125,7 +125,7 @@ async function waitReady(url: string): Promise<void> {
   throw new Error(`${url} never became ready`);
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');

@@ -27,7 +27,8 @@ import { benchSupergraphTraffic, supergraphReport } from './supergraphTraffic';
  * subscriber at each TTL against /health/live (bench/liveHealth.ts), `npm run bench -- live-flood`
  * 10,000 subscribe/complete pairs on distinct tables (bench/liveFlood.ts), `npm run bench -- fair-share`
  * the newsroom plus one greedy dashboard caller (bench/fairShare.ts), `npm run bench -- side-by-side` this
- * build's and a base build's answers, ask for ask (bench/sideBySide.ts). The whole run ends
+ * build's and a base build's answers, ask for ask (bench/sideBySide.ts), `npm run bench -- profile-side-by-side`
+ * the raw path's CPU profile beside the minimal subgraph's (bench/overhead/profilesSideBySide.ts). The whole run ends
  * with the replicas and response-cache scenarios, each its own script
  * (`npm run bench:replicas`, `npm run bench:response-cache`).
  */
@@ -44,6 +45,7 @@ const SCENARIOS = [
   'live-flood',
   'fair-share',
   'side-by-side',
+  'profile-side-by-side',
 ] as const;
 
 async function main(): Promise<void> {
@@ -63,6 +65,8 @@ async function main(): Promise<void> {
   if (scenario === 'fair-share') return runScript('fairShare.ts');
   // This build and a base build (SIDE_BY_SIDE_BASE) given the newsroom's asks and live subscribers side by side (issue 37).
   if (scenario === 'side-by-side') return runScript('sideBySide.ts');
+  // The raw path's CPU profile, this subgraph's and the minimal one's, group by group (issue 38).
+  if (scenario === 'profile-side-by-side') return runScript('overhead/profilesSideBySide.ts');
   if (scenario === 'all') await benchEmulatorAndSubgraph();
   if (scenario !== 'profile') await printOverhead();
   if (scenario !== 'overhead') process.stdout.write(`\n${await profileSubgraph()}`);

@@ -54,7 +54,8 @@ async function main(): Promise<void> {
   const tracing = runningTracing;
   if (tracing !== undefined) steps.push({ name: 'tracing', run: () => tracing.shutdown() });
   if (config.metricsPort !== undefined && metrics !== undefined) {
-    const metricsServer = createMetricsServer(metrics.registry);
+    // The health checks too: probes sent there never queue behind a flood of connections on PORT.
+    const metricsServer = createMetricsServer(metrics.registry, server.healthRoutes);
     const metricsPort = await listen(metricsServer, config.metricsPort, 'METRICS_PORT');
     steps.push({ name: 'metrics server', run: () => new Promise<void>((resolve) => metricsServer.close(() => resolve())) });
     logger.info({ url: `http://localhost:${metricsPort}/metrics` }, 'metrics listening');

@@ -85,6 +85,8 @@ export interface BuiltServer {
   createContext(caller?: Caller): Context;
   /** The proofs /graphql requires, for the start-up log (`none`, or e.g. `router-secret, jwt`). */
   callerProofs: string;
+  /** `/health/live` and `/health/ready`, as this server answers them: also served on METRICS_PORT when set. */
+  healthRoutes: Readonly<Record<string, RouteHandler>>;
   /** Starts Apollo and opens /graphql; readiness turns 200 afterwards. */
   start(): Promise<void>;
   /**
@@ -114,7 +116,8 @@ export function buildServer(
   const readiness = { ...(deps.redisMode === undefined ? {} : { redis: deps.redisMode }), ...deps.readinessDetails };
   // Sampled from the start (a loop already lagging at start-up is not ready either); stopped with the server.
   const lag = watchEventLoopLag(config.readiness);
-  const routes = new Map<string, RouteHandler>(Object.entries(createHealthRoutes(() => state, readiness, lag)));
+  const healthRoutes = createHealthRoutes(() => state, readiness, lag);
+  const routes = new Map<string, RouteHandler>(Object.entries(healthRoutes));
   const onError = (error: unknown) => services.logger.error({ err: error }, 'unexpected error outside GraphQL execution');
   const httpServer = createHttpServer(
     createRouter(routes, onError, () => state === 'stopping'),
@@ -172,6 +175,7 @@ export function buildServer(
     lifecycle: () => state,
     createContext: (caller) => createContext(shared, caller),
     callerProofs: gate.describe(),
+    healthRoutes,
     async start() {
       await apollo.start();
       // Only now: before Apollo runs, /graphql is an unknown path (404) like any other.

@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { postGraphQL } from '../support/federationGateway';
+import { freePort } from '../support/redisServer';
 import { logLines } from '../support/subgraphReplica';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
@@ -72,12 +73,22 @@ describe('the subgraph process', () => {
   });
 
   it('serves from the embedded emulator, logs operations without variables, and exits 0 on SIGTERM', async () => {
-    running = startProcess({ PORT: '0', EMULATOR_SCALE: '0.02', LOG_LEVEL: 'debug' });
+    const metricsPort = await freePort();
+    running = startProcess({ PORT: '0', METRICS_PORT: String(metricsPort), EMULATOR_SCALE: '0.02', LOG_LEVEL: 'debug' });
     const url = await listeningUrl(running);
     expect(logLines(running.output()).some((entry) => String(entry.msg).includes('embedded emulator'))).toBe(true);
 
     const ready = await fetch(new URL('/health/ready', url));
     expect(ready.status).toBe(200);
+    // METRICS_PORT serves the health checks too (a port of their own for the probes), and nothing of GraphQL.
+    const management = `http://127.0.0.1:${metricsPort}`;
+    const answers = await Promise.all(
+      ['/health/live', '/health/ready', '/metrics', '/graphql', '/constructor'].map(
+        async (route) => (await fetch(management + route)).status,
+      ),
+    );
+    expect(answers).toEqual([200, 200, 200, 404, 404]);
+    expect(await (await fetch(`${management}/health/ready`)).json()).toEqual(await (await fetch(new URL('/health/ready', url))).json());
 
     const dashboard = await postGraphQL<{ dashboard: { total: number }[] }>(
       url,
