@@ -175,11 +175,12 @@ export async function liveScale(): Promise<void> {
   // LIVE_BENCH_PROBE_METRICS_PORT=1: each replica also listens on METRICS_PORT, and the probes go there (docs/operations.md).
   const probeMetricsPort = process.env.LIVE_BENCH_PROBE_METRICS_PORT === '1';
   const metricsPorts: number[] = [];
-  const spawnReplica = async () =>
+  for (let index = 0; probeMetricsPort && index < replicaCount; index += 1) metricsPorts.push(await freePort());
+  const spawnReplica = (index: number) =>
     spawnSubgraph(
       {
         ...demoUpstreamEnv(emulator.url),
-        ...(probeMetricsPort ? { METRICS_PORT: String(metricsPorts[metricsPorts.push(await freePort()) - 1]) } : {}),
+        ...(probeMetricsPort ? { METRICS_PORT: String(metricsPorts[index]) } : {}),
         ...(redis === undefined ? {} : { REDIS_URL: redis.url, REDIS_KEY_PREFIX: keyPrefix }),
         NODE_ENV: 'production',
         CALLER_AUTH: 'none',
@@ -193,7 +194,7 @@ export async function liveScale(): Promise<void> {
       ...(process.env.LIVE_BENCH_BUILD === undefined ? [] : [process.env.LIVE_BENCH_BUILD]),
     );
   const replicas: SubgraphProcess[] = [];
-  for (let index = 0; index < replicaCount; index += 1) replicas.push(await spawnReplica());
+  for (let index = 0; index < replicaCount; index += 1) replicas.push(await spawnReplica(index));
   const [subgraph] = replicas;
   const rssOf = () => replicas.reduce((sum, replica) => sum + memoryMiB(replica.pid).rss, 0);
   const cpuOf = () => replicas.reduce((sum, replica) => sum + cpuSeconds(replica.pid), 0);
