@@ -6,6 +6,7 @@
  */
 import { DEMAND_HALF_LIFE_MS } from '../../src/reporting/tables/demand';
 import { sharedAnalyticsBoard } from '../../src/redis/reporting/redisAnalyticsBoard';
+import { SlotClaims } from '../../src/reporting/tables/slotClaims';
 import { MAX_TTL_MS } from '../../src/redis/connection/ttl';
 import { eventually, redisHarness } from '../support/redisHarness';
 import { describeWithRedis } from '../support/redisServer';
@@ -177,6 +178,31 @@ describeWithRedis('analytics board on Redis', () => {
     expect(await b.unavailableMetrics()).toEqual(['CPM']);
   });
 
+  /** One slot a minute: the rule of a slot's claims (src/reporting/tables/slotClaims.ts), for two replicas' claims. */
+  async function promisesOneTableASlot(
+    claim: (replica: 0 | 1, table: string, from: number, now: number) => Promise<number | false | undefined>,
+  ) {
+    const SLOT = 60_000;
+    // The week's urls are promised the next slot; the month's whole table, refused a second later on the other replica, the one after.
+    expect(await claim(0, 'week', NOW + 40_000, NOW)).toBe(NOW + 40_000);
+    expect(await claim(1, 'month', NOW + 41_000, NOW + 1_000)).toBe(NOW + 41_000 + SLOT);
+    // The same table on the other replica shares its slot (one query carries both), at the instant promised first.
+    expect(await claim(1, 'week', NOW + 40_500, NOW + 1_000)).toBe(NOW + 40_000);
+    // Every slot within reach promised to other tables: none.
+    expect(await claim(0, 'day', NOW + 40_000, NOW + 2_000)).toBe(NOW + 40_000 + 2 * SLOT);
+    expect(await claim(1, 'hour', NOW + 40_000, NOW + 2_000)).toBe(false);
+    // Once the week's slot passed, its claim is gone: the next week's promise is a slot of its own, not the passed one.
+    expect(await claim(1, 'week', NOW + 40_000 + 3 * SLOT, NOW + 40_000 + 2 * SLOT)).toBe(NOW + 40_000 + 3 * SLOT);
+    expect(await claim(0, 'month', NOW + 40_000 + 3 * SLOT, NOW + 40_000 + 2 * SLOT)).toBe(NOW + 40_000 + 4 * SLOT);
+  }
+
+  it("promises each coming slot to one table for the cluster; this replica's own ledger keeps the same rule", async () => {
+    const cluster = await boards(2);
+    await promisesOneTableASlot((replica, table, from, now) => cluster[replica].claimSlot(table, from, 60_000, 3, now));
+    const own = new SlotClaims();
+    await promisesOneTableASlot(async (_replica, table, from, now) => own.claim(table, from, 60_000, 3, now) ?? false);
+  });
+
   it('knows nothing, and throws nothing, while Redis is away', async () => {
     const { redis } = await harness.replica({ timeoutMs: 100 });
     const board = sharedAnalyticsBoard(redis, CONFIG);
@@ -188,6 +214,7 @@ describeWithRedis('analytics board on Redis', () => {
       await expect(board.othersWaiting('week', NOW)).resolves.toEqual([]);
       await expect(board.recordDemand('week', NOW)).resolves.toBeUndefined();
       await expect(board.unavailableMetrics()).resolves.toEqual([]);
+      await expect(board.claimSlot('week', NOW + 40_000, 60_000, 3, NOW)).resolves.toBeUndefined();
     } finally {
       await harness.server().start();
     }

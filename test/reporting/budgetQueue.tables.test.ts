@@ -50,12 +50,12 @@ function setUp() {
  * A scheduler whose budget reads as the local share did while Redis was away (next slot five minutes off),
  * until `back()`: the shared budget again, told to the listeners as the rate store tells them (`onSharedAgain`).
  */
-function setUpAway() {
+function setUpAway(awayMs = 300_000) {
   const clock = new FakeClock(START);
   const shared = fakeDashboard({ clock, slotMs: SLOT_MS, urls: URLS });
   let away = true;
-  // Redis away: the local share's next slot is five minutes off.
-  const localSlotAt = clock.now() + 300_000;
+  // Redis away: the local share's next slot is five minutes off (by default).
+  const localSlotAt = clock.now() + awayMs;
   const listeners: (() => void)[] = [];
   const budget: SlotBudget = {
     freeInMs: async () => (away ? Math.max(0, localSlotAt - clock.now()) : shared.budget.freeInMs()),
@@ -148,5 +148,35 @@ describe('table asks in the budget queue', () => {
     await clock.advance(retryAfterSeconds * 1000 - 2_000);
     expect(reporting.sent).toHaveLength(1);
     expect(reporting.sent[0]?.filters).toEqual([]);
+  });
+});
+
+describe('a table owed both a whole-table slot and a slot for urls outside it', () => {
+  // Fixed test-first (issue 38, item 3, the traced 29.6 % run on three replicas): a table's whole-table demand and its
+  // url demand were one entry, promised one slot; the whole table took that slot and the url demand with it, unsent,
+  // so every retry of the url ask at its retryAfter was refused again.
+  it('promises them two slots and sends the narrowed query for the urls at the second', async () => {
+    // The local share's next slot a minute off, so a second slot is within the furthest a refusal may promise.
+    const { clock, reporting, scheduler, back } = setUpAway(60_000);
+    const outside = 'https://news.example/z';
+    const whole = scheduler.wait({ spec: WEEK, metrics: ['pageViewsTotal'] }, clock.now() + DEADLINE_MS).catch((error: unknown) => error);
+    const urls = scheduler
+      .wait({ spec: WEEK, urls: [outside], articles: [outside], metrics: ['pageViewsTotal'] }, clock.now() + DEADLINE_MS)
+      .catch((error: unknown) => error);
+    await clock.advance(DEADLINE_MS);
+    const wholeRetryAfter = 60 - DEADLINE_MS / 1000;
+    expect(await whole).toMatchObject({ kind: 'budget_exhausted', retryAfterSeconds: wholeRetryAfter });
+    // The url demand is promised the slot after the whole table's.
+    const urlsRetryAfter = wholeRetryAfter + scheduler.queue.slotMs / 1000;
+    expect(await urls).toMatchObject({ kind: 'budget_exhausted', retryAfterSeconds: urlsRetryAfter });
+
+    back();
+    await clock.advance(wholeRetryAfter * 1000 - 1_000);
+    expect(reporting.sent.map((body) => body.filters)).toEqual([[]]);
+
+    // At the urls' slot: their narrowed query, which their retry at retryAfter finds answered.
+    await clock.advance((urlsRetryAfter - wholeRetryAfter) * 1000);
+    expect(reporting.sent).toHaveLength(2);
+    expect(reporting.sent[1]?.filters).toEqual([expect.objectContaining({ filter: 'url', value: [outside] })]);
   });
 });

@@ -66,6 +66,8 @@ interface Analytics {
 }
 
 const redisCases = contractRedis();
+/** The real-host rate, on the cluster's clock; refused at once rather than queued, so asks wait in the tables' scheduler. */
+const GOVERNOR = { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 1, queueTimeoutMs: 0 };
 
 describeWithRedis('cold asks across 3 replicas on Redis', () => {
   let emulator: RunningEmulator;
@@ -97,10 +99,11 @@ describeWithRedis('cold asks across 3 replicas on Redis', () => {
       reportingBaseUrl: recorder.url,
       recommenderUrl: emulator.url,
       stores: redisUpstreamStores(redis),
-      // The real-host rate, on the cluster's clock; refused at once rather than queued, so asks wait in the tables' scheduler.
-      protection: { now, governor: { ...EMBEDDED_GOVERNOR_CONFIG, reportingPerMinute: 1, queueTimeoutMs: 0 } },
+      protection: { now, governor: GOVERNOR },
     });
     const config = testConfig({
+      // The queue's slots a minute are the governor's (the refusals name its slots).
+      governor: GOVERNOR,
       renderMaxConcurrency: 4,
       cache: CACHE,
       analytics,
@@ -229,6 +232,50 @@ describeWithRedis('cold asks across 3 replicas on Redis', () => {
       expect(again.data?._entities[0].analytics.pageViews).toBeGreaterThan(0);
     }
     expect(recorder.dashboards).toHaveLength(1);
+  });
+
+  it('two refusals on two replicas never name the same slot for two tables: the first retry at its retryAfter, on the other replica, is answered', async () => {
+    // Issue 38 item 3 (three replicas, 88.9 %): an ask outside the table refused on one replica left its urls owed the
+    // next slot, a ranking of a table nobody had refused on another left its whole table owed that same slot, and the
+    // replica that got it fetched the whole table: the first retry was refused again.
+    clock = new ClusterClock(Date.now());
+    // Deadlines of 20 s: both asks are refused long before the next slot (63 s on).
+    const analytics = { ...ANALYTICS, askDeadlineMs: 20_000 };
+    replicas = await Promise.all([startReplica(analytics), startReplica(analytics)]);
+    const { ranked } = await weekTable(replicas[0]);
+    const outside = ranked[2 * MAX_ROWS];
+    recorder.dashboards.length = 0;
+    const answeredBefore = recorder.dashboardStatuses.length;
+    const tailPanel = `query ($reps: [_Any!]!) { _entities(representations: $reps) { ... on Article { analytics { pageViews } } } }`;
+    const monthRanking = `{ topArticles(window: { last: { number: 30, unit: DAY } }, limit: ${MAX_ROWS}) { article { url } } }`;
+    const askTail = (replica: Replica) => postGraphQL(replica.graphqlUrl, tailPanel, { reps: articleRepresentations([outside]) });
+    const askMonth = (replica: Replica) => postGraphQL(replica.graphqlUrl, monthRanking);
+
+    const refusedAt = clock.now();
+    const [tail, month] = await clock.runUntil(Promise.all([askTail(replicas[0]), askMonth(replicas[1])]));
+    const retryAfter = (result: typeof tail) => {
+      expect(result.errors?.map((error) => error.extensions?.code)).toEqual(['UPSTREAM_RATE_LIMITED']);
+      return Number(result.errors?.[0].extensions?.retryAfter) * 1_000;
+    };
+    const retries = [
+      { at: refusedAt + 20_000 + retryAfter(tail), ask: () => askTail(replicas[1]), urls: [outside] },
+      { at: refusedAt + 20_000 + retryAfter(month), ask: () => askMonth(replicas[0]), urls: [] },
+    ].sort((a, b) => a.at - b.at);
+    // A slot apart (the queue counts a minute a slot at one a minute; the governor's slots are 63 s apart, and a
+    // retry a little early waits for its slot within its deadline).
+    expect(retries[1].at - retries[0].at).toBeGreaterThanOrEqual(58_000);
+
+    // The first caller retries at its retryAfter, on the other replica: its numbers are there, fetched by the one query of
+    // the slot its refusal named, for its table alone. (The test waits for that query's answer before it sends the retry:
+    // the cluster's clock runs on while a query is in flight.)
+    const [first] = retries;
+    await clock.runUntil(clock.replica().sleep(first.at - clock.now()));
+    await clock.runUntil(eventually(async () => recorder.dashboardStatuses.length === answeredBefore + 1, 30_000));
+    const urlFilters = recorder.dashboards[0].filters.filter((filter) => filter.filter === 'url');
+    expect(urlFilters.flatMap((filter) => [...filter.value])).toEqual(first.urls);
+    const again = await clock.runUntil(first.ask());
+    expect(again.errors).toBeUndefined();
+    expect(recorder.dashboardStatuses.slice(answeredBefore)).toEqual([200]);
   });
 
   it("an ask outside the table whose slot went to a whole-table fetch for another replica's ask gets UPSTREAM_RATE_LIMITED with retryAfter", async () => {

@@ -15,6 +15,8 @@ import { MAX_CLOCK_SKEW_MS } from './storedTable';
 const WAITING_KEY_PREFIX = 'analytics:waiting:';
 const DEMAND_KEY_PREFIX = 'analytics:demand:';
 const PLAN_KEY = 'analytics:plan:unavailable';
+/** A sorted set of the coming slots promised to tables: member `<table key>|<instant>`, scored by the instant. */
+const CLAIMS_KEY = 'analytics:slot-claims';
 
 /** A table's demand is forgotten after ten half-lives without an ask (it is below 0.1 % of its last value by then). */
 const DEMAND_KEEP_MS = 10 * DEMAND_HALF_LIFE_MS;
@@ -46,6 +48,39 @@ end
 score = score + 1
 redis.call('SET', KEYS[1], string.format('%.6f:%.0f', score, now), 'PX', ARGV[3])
 return string.format('%.6f', score)
+`;
+
+/**
+ * Promises a table the first slot not promised to another (the rule of
+ * src/reporting/tables/slotClaims.ts, atomically for the cluster): claims
+ * within half a slot of an instant are of that slot; a slot that passed is
+ * forgotten; a key of another type is deleted. Returns the slot's instant,
+ * or false when every slot looked at is promised to another table.
+ * ARGV: claimant, from, slot ms, most slots, now, keep ms.
+ */
+const CLAIM_SLOT = `
+local claimant = ARGV[1]
+local from = tonumber(ARGV[2])
+local slot = tonumber(ARGV[3])
+local kind = redis.call('TYPE', KEYS[1]).ok
+if kind ~= 'zset' and kind ~= 'none' then redis.call('DEL', KEYS[1]) end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[5]) - slot)
+for index = 0, tonumber(ARGV[4]) - 1 do
+  local at = from + index * slot
+  local near = redis.call('ZRANGEBYSCORE', KEYS[1], at - slot / 2, at + slot / 2, 'WITHSCORES')
+  local own = nil
+  local taken = false
+  for i = 1, #near, 2 do
+    if string.match(near[i], '^(.*)|[^|]*$') == claimant then own = near[i + 1] else taken = true end
+  end
+  if not taken then
+    if own then return own end
+    redis.call('ZADD', KEYS[1], at, claimant .. '|' .. at)
+    redis.call('PEXPIRE', KEYS[1], ARGV[6])
+    return tostring(at)
+  end
+end
+return false
 `;
 
 const METRIC_NAMES: ReadonlySet<string> = new Set(WIRE_METRIC_NAMES);
@@ -123,6 +158,27 @@ class RedisAnalyticsBoard implements AnalyticsBoard {
   learnUnavailable(metric: MetricName): void {
     this.unlearned.add(metric);
     this.posting ??= this.writePosts();
+  }
+
+  async claimSlot(claimant: string, from: number, slotMs: number, most: number, now: number): Promise<number | false | undefined> {
+    const read = await this.redis.attempt((client) =>
+      client.eval(
+        CLAIM_SLOT,
+        1,
+        CLAIMS_KEY,
+        claimant,
+        String(Math.round(from)),
+        String(Math.round(slotMs)),
+        String(most),
+        String(Math.round(now)),
+        String(clampedTtl(MAX_PROMISED_MS + slotMs)),
+      ),
+    );
+    if (!read.ok) return undefined;
+    if (read.value === null) return false;
+    const at = Number(read.value);
+    // Not what the script returns (a value of another writer): this replica's own ledger decides.
+    return Number.isFinite(at) && at >= now - slotMs && at <= now + MAX_PROMISED_MS + slotMs ? at : undefined;
   }
 
   /** One pipeline at a time, each with the latest list of every table posted since the last, and the metrics learned since. */

@@ -523,11 +523,15 @@ export class BudgetQueue {
 
   /**
    * Who gets the next slot, in one place. The newsroom first (issue 28 item 4):
-   * 0. a refresh that would be written past its bound, ⌈N / B⌉ + 1 minutes
+   * 0. what refused asks outside the tables left for this slot, promised to
+   *    their retries (`promised`): a slot is promised to one table only, for
+   *    the cluster (src/reporting/tables/slotClaims.ts), and the promise is
+   *    kept: the retry comes at that slot, and finds its numbers (issue 38,
+   *    item 3). Their slots are within the outside share (`slotForOutsideAsks`);
+   * 1. a refresh that would be written past its bound, ⌈N / B⌉ + 1 minutes
    *    for N tables (in demand, or waiting for their first fetch) at B slots a
    *    minute, if this slot went to a table's first fetch (`refreshDue`);
-   * 1. table asks with nothing to serve them (not even stale numbers);
-   *    then what refused asks left for this slot, promised to their retries (`promised`);
+   *    then table asks with nothing to serve them (not even stale numbers);
    * 2. asks outside the tables while under their share of the tables' slots
    *    (or when no refresh waits);
    * 3. callers' ad-hoc dashboard asks, while all callers' dashboards spent
@@ -561,9 +565,9 @@ export class BudgetQueue {
     const outsideTurn = refreshes.length === 0 || this.outsideSlots <= this.options.outsideShare * total;
     const dashboardsFirst = this.dashboardsBeforeRefreshes();
     return (
+      best('promised') ??
       refreshDue(refreshes, waitingFirst, now, slotsPerMinute) ??
       best('unserved') ??
-      best('promised') ??
       (outsideTurn ? best('outside') : undefined) ??
       (dashboardsFirst ? best('dashboard') : undefined) ??
       nextRefresh(refreshes, waitingFirst, now, slotsPerMinute) ??

@@ -36,4 +36,10 @@ export interface AnalyticsBoard {
   unavailableMetrics(): Promise<MetricName[]>;
   /** Tells the cluster (in the background) that the plan lacks this metric. */
   learnUnavailable(metric: MetricName): void;
+  /**
+   * Promises a table (`claimant`, its key) the first of `most` slots from `from` on, `slotMs` apart, that no other
+   * table is promised, for the cluster (src/reporting/tables/slotClaims.ts is the rule): the slot's instant, false
+   * when every one is promised, undefined when the board cannot say (this replica's own ledger then decides).
+   */
+  claimSlot(claimant: string, from: number, slotMs: number, most: number, now: number): Promise<number | false | undefined>;
 }

@@ -23,18 +23,34 @@ export interface Left {
   expiresAt: number;
 }
 
-/** Most tables with demand left at once (each is at most one query's urls). */
-const MAX_TABLES = 100;
+/** Most entries of demand left at once (each is at most one query's urls). */
+const MAX_ENTRIES = 100;
 
 /**
- * The demand refused asks left, by table. Bounded: at most MAX_TABLES tables,
- * each at most one narrowed query's urls (ANALYTICS_CHUNK_SIZE); what does not
- * fit is not kept (its ask keeps the budget's own refusal). Demand is only
- * left by asks that were let wait: a caller past its cap of new tables or its
- * fair share is refused before it waits, so it leaves nothing here.
+ * The claimant of a table's promised slot, for its whole table or for its urls outside it: two promises, two slots.
+ * One entry for both let the whole table's query take the slot and the urls' demand with it, unsent, so their
+ * retries were refused again (issue 38, item 3: one run in three on three replicas).
+ */
+export function claimantOf(key: string, whole: boolean): string {
+  return whole ? key : `${key}|urls`;
+}
+
+/** A table's demand left: for its whole table, and for urls outside it (each owed a slot of its own). */
+export interface TableLeft {
+  whole?: Left;
+  urls?: Left;
+}
+
+/**
+ * The demand refused asks left, by table and kind (whole table, urls outside
+ * it). Bounded: at most MAX_ENTRIES entries, each at most one narrowed
+ * query's urls (ANALYTICS_CHUNK_SIZE); what does not fit is not kept (its ask
+ * keeps the budget's own refusal). Demand is only left by asks that were let
+ * wait: a caller past its cap of new tables or its fair share is refused
+ * before it waits, so it leaves nothing here.
  */
 export class LeftDemand {
-  private readonly byKey = new Map<string, Left>();
+  private readonly byClaimant = new Map<string, Left>();
 
   constructor(private readonly maxUrls: number) {}
 
@@ -45,13 +61,15 @@ export class LeftDemand {
     promisedAt: number,
     expiresAt: number,
   ): boolean {
-    const left = this.byKey.get(need.spec.key);
-    if (left === undefined && this.byKey.size >= MAX_TABLES) return false;
+    const whole = need.urls === undefined;
+    const claimant = claimantOf(need.spec.key, whole);
+    const left = this.byClaimant.get(claimant);
+    if (left === undefined && this.byClaimant.size >= MAX_ENTRIES) return false;
     const urls = new Set([...(left?.urls ?? []), ...(need.urls ?? [])]);
     if (urls.size > this.maxUrls) return false;
-    this.byKey.set(need.spec.key, {
+    this.byClaimant.set(claimant, {
       spec: need.spec,
-      whole: (left?.whole ?? false) || need.urls === undefined,
+      whole,
       urls,
       metrics: new Set([...(left?.metrics ?? []), ...need.metrics]),
       asks: (left?.asks ?? 0) + 1,
@@ -62,35 +80,41 @@ export class LeftDemand {
     return true;
   }
 
-  /** The demand left on a table (expired demand forgotten). */
-  get(key: string, now: number): Left | undefined {
-    const left = this.byKey.get(key);
-    if (left !== undefined && left.expiresAt <= now) this.byKey.delete(key);
-    return this.byKey.get(key);
+  /** The demand left on a table, each kind (expired demand forgotten). */
+  get(key: string, now: number): TableLeft {
+    const whole = this.live(claimantOf(key, true), now);
+    const urls = this.live(claimantOf(key, false), now);
+    return { ...(whole === undefined ? {} : { whole }), ...(urls === undefined ? {} : { urls }) };
+  }
+
+  /** Every entry of demand left (expired demand forgotten). */
+  all(now: number): Left[] {
+    return [...this.byClaimant.keys()].flatMap((claimant) => this.live(claimant, now) ?? []);
   }
 
   /** The tables with demand left (expired demand forgotten). */
   keys(now: number): string[] {
-    return [...this.byKey.keys()].filter((key) => this.get(key, now) !== undefined);
+    return [...new Set(this.all(now).map((left) => left.spec.key))];
   }
 
   /** Taken for a slot's query: off the list while in flight. */
-  take(key: string): Left | undefined {
-    const left = this.byKey.get(key);
-    this.byKey.delete(key);
-    return left;
+  take(left: Left): Left | undefined {
+    const claimant = claimantOf(left.spec.key, left.whole);
+    const taken = this.byClaimant.get(claimant);
+    this.byClaimant.delete(claimant);
+    return taken;
   }
 
   /** Its query was not answered (the slot refused, a metric learned outside the plan): owed the next slot again. */
   restore(left: Left): void {
-    const now = this.byKey.get(left.spec.key);
+    const claimant = claimantOf(left.spec.key, left.whole);
+    const now = this.byClaimant.get(claimant);
     if (now === undefined) {
-      this.byKey.set(left.spec.key, left);
+      this.byClaimant.set(claimant, left);
       return;
     }
-    this.byKey.set(left.spec.key, {
+    this.byClaimant.set(claimant, {
       ...now,
-      whole: now.whole || left.whole,
       urls: new Set([...now.urls, ...left.urls]),
       metrics: new Set([...now.metrics, ...left.metrics]),
       asks: now.asks + left.asks,
@@ -98,5 +122,11 @@ export class LeftDemand {
       since: Math.min(now.since, left.since),
       expiresAt: Math.max(now.expiresAt, left.expiresAt),
     });
+  }
+
+  private live(claimant: string, now: number): Left | undefined {
+    const left = this.byClaimant.get(claimant);
+    if (left !== undefined && left.expiresAt <= now) this.byClaimant.delete(claimant);
+    return this.byClaimant.get(claimant);
   }
 }

@@ -2,10 +2,11 @@ import type { DashboardMetricResultWire, DashboardQueryBody, MetricName } from '
 import type { Served } from '../../kernel/fetched';
 import { type BudgetQueueOptions, type BudgetQueue, type AskKind, type Candidate, type QueuedAsk, type Turn } from '../budget/budgetQueue';
 import type { ResolvedWindow } from '../dashboard/analyticsWindow';
-import type { AnalyticsBoard, PostedNeed } from './analyticsBoard';
+import { MAX_PROMISED_MS, type AnalyticsBoard, type PostedNeed } from './analyticsBoard';
 import { builtQueryFailure, metricUnavailable, refused, splitsOnEmptyBody, waitsForSlot } from '../budget/errors';
 import type { MetricPlan } from '../budget/metricPlan';
-import { LeftDemand, type Left } from './leftDemand';
+import { claimantOf, LeftDemand, type Left, type TableLeft } from './leftDemand';
+import { SlotClaims } from './slotClaims';
 import { readCell, tabulate, type Table } from './table';
 import { narrowedQuery, tableQuery, type TableSpec } from './tableSpec';
 
@@ -53,7 +54,7 @@ export interface TableAsksOptions {
    * own, and the replica that gets a slot carries every replica's asks of the
    * table in its one query.
    */
-  board?: Pick<AnalyticsBoard, 'post' | 'othersWaiting'>;
+  board?: Pick<AnalyticsBoard, 'post' | 'othersWaiting' | 'claimSlot'>;
   /** With the board: reads what the replicas learned of the plan into `plan` (before each pick, and while asks wait). */
   adoptSharedPlan?(): Promise<void>;
 }
@@ -62,6 +63,8 @@ export interface TableAsksOptions {
 const SHARED_POLL_MS = 250;
 /** Demand left is due a second before the slot it is owed: retryAfter is in whole seconds. */
 const PROMISE_GRACE_MS = 1_000;
+/** How many slots from the first a refusal may look through for one not promised to another table (MAX_PROMISED_MS bounds it too). */
+const MOST_SLOTS_AHEAD = 4;
 
 /** A table ask waiting in the queue. */
 type Waiter = QueuedAsk<Delivery> & { need: Need };
@@ -123,6 +126,8 @@ export class TableAsks implements AskKind {
   private others = new Map<string, PostedNeed[]>();
   /** What asks refused with retryAfter left for the slot their refusal named. */
   private readonly left: LeftDemand;
+  /** Which table each coming slot is promised to, on this replica (the cluster's is on the board, when there is one). */
+  private readonly claims = new SlotClaims();
   /**
    * Other replicas' posted needs (by `promiseOf`) found answered (in the shared store, by this replica's slot, or by
    * the answer cache): not carried or offered again while their post still stands. Bounded.
@@ -152,8 +157,8 @@ export class TableAsks implements AskKind {
   wait(need: Need, deadline: number, signal?: AbortSignal): Promise<Delivery> {
     // Enqueued in this turn when no query in flight carries it (the queue's order sees it at once).
     const queued = () =>
-      this.queue.wait<Delivery>(this, need.spec.key, deadline, { need }, signal).catch((error: unknown) => {
-        throw this.leaveDemand(need, error, signal);
+      this.queue.wait<Delivery>(this, need.spec.key, deadline, { need }, signal).catch(async (error: unknown) => {
+        throw await this.leaveDemand(need, error, signal);
       });
     const flight = this.inFlight.get(need.spec.key);
     if (flight === undefined || !carries(flight.work, need)) return queued();
@@ -164,22 +169,35 @@ export class TableAsks implements AskKind {
   }
 
   /**
-   * A query's ask refused for want of a slot leaves its need owed the slot
+   * A query's ask refused for want of a slot leaves its need owed a slot,
+   * and its refusal names that slot: the caller's retry at `retryAfter`
+   * finds its numbers (issue 38, item 3). The slot: the first from the one
    * the budget will give asks outside the tables (`slotForOutsideAsks`; a
-   * whole table's, the next one), and its refusal names that slot: the
-   * caller's retry at `retryAfter` finds its numbers (issue 38, item 3). A
-   * live feed's ask (`signal`) leaves nothing: its feed asks again at the next
-   * refresh, and demand leaves with its subscribers. What does not fit
-   * (LeftDemand's bounds) keeps the budget's own refusal.
+   * whole table's, the next one) that is not promised to another table
+   * (`claimSlot`: one slot answers one table). A live feed's ask (`signal`)
+   * leaves nothing: its feed asks again at the next refresh, and demand
+   * leaves with its subscribers. What does not fit (LeftDemand's bounds, or
+   * every slot within reach promised) keeps the budget's own refusal.
    */
-  private leaveDemand(need: Need, error: unknown, signal: AbortSignal | undefined): unknown {
+  private async leaveDemand(need: Need, error: unknown, signal: AbortSignal | undefined): Promise<unknown> {
     if (signal !== undefined || !waitsForSlot(error) || error.kind !== 'budget_exhausted') return error;
     const now = this.queue.clock.now();
-    const promisedAt = need.urls === undefined ? now + (error.retryAfterSeconds ?? 0) * 1000 : this.queue.slotForOutsideAsks();
-    if (!this.left.leave(need, now, promisedAt, promisedAt + this.queue.slotMs)) return error;
+    const from = need.urls === undefined ? now + (error.retryAfterSeconds ?? 0) * 1000 : this.queue.slotForOutsideAsks();
+    // The whole table and the urls outside it claim a slot each: one query cannot carry both (claimantOf).
+    const promisedAt = await this.claimSlot(claimantOf(need.spec.key, need.urls === undefined), from, now);
+    if (promisedAt === undefined || !this.left.leave(need, now, promisedAt, promisedAt + this.queue.slotMs)) return error;
     this.postNeeds(need.spec.key);
     this.queue.start(this);
-    return need.urls === undefined ? error : refused(promisedAt - now);
+    return refused(promisedAt - now);
+  }
+
+  /** The first slot from `from` not promised to another table, promised to this one: the cluster's claim, else this replica's. */
+  private async claimSlot(claimant: string, from: number, now: number): Promise<number | undefined> {
+    const slotMs = this.queue.slotMs;
+    const most = Math.max(1, Math.min(MOST_SLOTS_AHEAD, Math.floor((MAX_PROMISED_MS - (from - now)) / slotMs)));
+    const shared = await this.options.board?.claimSlot(claimant, from, slotMs, most, now);
+    if (shared !== undefined) return shared === false ? undefined : shared;
+    return this.claims.claim(claimant, from, slotMs, most, now);
   }
 
   /**
@@ -208,7 +226,7 @@ export class TableAsks implements AskKind {
   /** The earliest slot demand left alone is owed and not yet due (less the grace `candidates` gives it). */
   workDueAt(): number | undefined {
     const now = this.queue.clock.now();
-    const dueAt = this.left.keys(now).flatMap((key) => (this.left.get(key, now)?.promisedAt ?? 0) - PROMISE_GRACE_MS);
+    const dueAt = this.left.all(now).map((left) => left.promisedAt - PROMISE_GRACE_MS);
     const later = dueAt.filter((at) => at > now);
     return later.length === 0 ? undefined : Math.min(...later);
   }
@@ -230,9 +248,9 @@ export class TableAsks implements AskKind {
   private postNeeds(key: string): void {
     const board = this.options.board;
     if (board === undefined) return;
-    const left = this.left.get(key, this.queue.clock.now());
+    const { whole, urls } = this.left.get(key, this.queue.clock.now());
     const needs = this.waiting.filter((waiter) => waiter.group === key).map(postedNeed);
-    board.post(key, left === undefined ? needs : [...needs, leftNeed(left)]);
+    board.post(key, [...needs, ...[whole, urls].flatMap((left) => (left === undefined ? [] : [leftNeed(left)]))]);
   }
 
   /**
@@ -242,30 +260,33 @@ export class TableAsks implements AskKind {
   candidates(asks: readonly QueuedAsk[]): Candidate[] {
     const now = this.queue.clock.now();
     // Due: the slot its refusals named came.
-    const due = (left: Left | undefined) => left !== undefined && left.promisedAt <= now + PROMISE_GRACE_MS;
     // Demand left alone takes no slot before the one it is owed: a slot freed earlier (the budget shared
     // again, its next slot forgotten) goes to the asks there are then, not to a race of every replica's
     // demand whose refused try would teach the next slot to the retry it was left for (issue 38 follow-up).
-    const owedKeys = this.left.keys(now).filter((key) => due(this.left.get(key, now)));
+    const owedKeys = this.left.keys(now).filter((key) => {
+      const { whole, urls } = this.left.get(key, now);
+      return due(whole, now) || due(urls, now);
+    });
     const byKey = new Map<string, Waiter[]>(owedKeys.map((key) => [key, []]));
     for (const waiter of asks as Waiter[]) byKey.set(waiter.group, [...(byKey.get(waiter.group) ?? []), waiter]);
     const candidates: Candidate[] = [...byKey].map(([key, list]) => {
-      const left = this.left.get(key, now);
-      const owed = due(left);
+      const { whole, urls } = this.left.get(key, now);
+      const lefts = [whole, urls].flatMap((left) => left ?? []);
+      // The urls' own slot is kept for them: the whole table's asks wait for theirs.
+      const unserved = !urlsTurn({ whole, urls }, [], now) && (list.some(needsWholeTable) || whole !== undefined);
       return {
-        class: list.some(needsWholeTable) || left?.whole === true ? 'unserved' : owed ? 'promised' : 'outside',
-        weight: list.length + (left?.asks ?? 0),
-        earliestDeadline: Math.min(left?.expiresAt ?? Infinity, ...list.map((waiter) => waiter.deadline)),
+        class: unserved ? 'unserved' : lefts.some((left) => due(left, now)) ? 'promised' : 'outside',
+        weight: list.length + lefts.reduce((sum, left) => sum + left.asks, 0),
+        earliestDeadline: Math.min(...lefts.map((left) => left.expiresAt), ...list.map((waiter) => waiter.deadline)),
         take: async () => this.askWork(key, list, this.others.get(key) ?? []),
       };
     });
     // Demand another replica's refused asks left, owed this slot: carried by whichever replica gets it.
     for (const [key, needs] of this.others) {
-      const owed = (need: PostedNeed) =>
-        need.promisedAt !== undefined && need.promisedAt <= now + PROMISE_GRACE_MS && !this.answeredElsewhere.has(promiseOf(key, need));
+      const owed = (need: PostedNeed) => dueNeed(need, now) && !this.answeredElsewhere.has(promiseOf(key, need));
       if (byKey.has(key) || !needs.some(owed)) continue;
       candidates.push({
-        class: needs.some((need) => need.urls === undefined) ? 'unserved' : 'promised',
+        class: !urlsTurn({}, needs, now) && needs.some((need) => need.urls === undefined) ? 'unserved' : 'promised',
         weight: needs.length,
         earliestDeadline: Math.min(...needs.map((need) => need.deadline)),
         take: async () => {
@@ -360,11 +381,19 @@ export class TableAsks implements AskKind {
   private async askWork(key: string, list: Waiter[], others: PostedNeed[]): Promise<Turn | undefined> {
     const now = this.queue.clock.now();
     list = list.filter((waiter) => !waiter.settled);
-    const leftNow = await this.stillOwed(key, now);
-    const spec = list[0]?.need.spec ?? leftNow?.spec ?? this.refreshes.get(key)?.spec;
+    const owed = await this.stillOwed(key, now);
+    const spec = list[0]?.need.spec ?? owed.whole?.spec ?? owed.urls?.spec ?? this.refreshes.get(key)?.spec;
     if (spec === undefined) return undefined;
     others = await this.stillOwedByOthers(spec, others);
-    if (list.length === 0 && leftNow === undefined && others.length === 0) return undefined;
+    if (list.length === 0 && owed.whole === undefined && owed.urls === undefined && others.length === 0) return undefined;
+    // The slot promised to urls outside the table (and not to its whole table): their narrowed query, the whole
+    // table's asks left for a slot of their own, or the whole table would take the urls' promised slot again.
+    const forUrls = urlsTurn(owed, others, now);
+    if (forUrls) {
+      list = list.filter((waiter) => !needsWholeTable(waiter));
+      others = others.filter((need) => need.urls !== undefined);
+    }
+    const leftNow = forUrls ? owed.urls : (owed.whole ?? owed.urls);
     const window = this.options.windowOf(spec, now);
     const plan = this.plan;
     const ownMetrics = new Set([...list.flatMap((waiter) => waiter.need.metrics), ...(leftNow?.metrics ?? [])]);
@@ -397,7 +426,7 @@ export class TableAsks implements AskKind {
       // Of the other replicas' asks, only those for the whole table are surely answered by it.
       const othersCarried = remote.filter((need) => need.urls === undefined && carried(need));
       // Demand left for the whole table goes with it; demand left for urls outside it waits for a narrowed query.
-      const left = leftNow?.whole === true ? this.takeLeft(key) : undefined;
+      const left = owed.whole === undefined ? undefined : this.takeLeft(owed.whole);
       return this.turn({
         spec,
         waiters: [...list],
@@ -413,14 +442,18 @@ export class TableAsks implements AskKind {
     const urls = new Set<string>();
     const fits = (needUrls: readonly string[]) =>
       urls.size + needUrls.filter((url) => !urls.has(url)).length <= this.options.maxNarrowedUrls;
+    // At their promised slot, the urls owed go first: the waiting asks take what room is left.
+    const promised = forUrls && owed.urls !== undefined ? this.takeLeft(owed.urls) : undefined;
+    for (const url of promised?.urls ?? []) urls.add(url);
     const waiters: Waiter[] = [];
     for (const waiter of list) {
       const needUrls = waiter.need.urls ?? [];
-      if (!fits(needUrls) && waiters.length > 0) continue;
+      if (!fits(needUrls) && urls.size > 0) continue;
       for (const url of needUrls) urls.add(url);
       waiters.push(waiter);
     }
-    const left = leftNow !== undefined && (urls.size === 0 || fits([...leftNow.urls])) ? this.takeLeft(key) : undefined;
+    const left =
+      promised ?? (owed.urls !== undefined && (urls.size === 0 || fits([...owed.urls.urls])) ? this.takeLeft(owed.urls) : undefined);
     for (const url of left?.urls ?? []) urls.add(url);
     let othersAsks = 0;
     for (const need of remote) {
@@ -471,23 +504,28 @@ export class TableAsks implements AskKind {
    * The demand left on a table, unless the shared store already holds numbers fetched for it since (another
    * replica's slot carried it): then it is forgotten, not sent again.
    */
-  private async stillOwed(key: string, now: number): Promise<Left | undefined> {
-    const left = this.left.get(key, now);
+  private async stillOwed(key: string, now: number): Promise<TableLeft> {
+    const { whole, urls } = this.left.get(key, now);
+    const [stillWhole, stillUrls] = await Promise.all([this.stillOwedLeft(whole), this.stillOwedLeft(urls)]);
+    return { ...(stillWhole === undefined ? {} : { whole: stillWhole }), ...(stillUrls === undefined ? {} : { urls: stillUrls }) };
+  }
+
+  private async stillOwedLeft(left: Left | undefined): Promise<Left | undefined> {
     const lookup = this.options.lookup;
     if (left === undefined || lookup === undefined) return left;
     const urls = left.whole ? undefined : [...left.urls];
     const need: Need = { spec: left.spec, metrics: [...left.metrics], ...(urls === undefined ? {} : { urls, articles: urls }) };
     const table = await lookup(need);
     if (table === undefined || table.fetchedAt < left.since || !covers(table, need, this.plan)) return left;
-    this.takeLeft(key);
+    this.takeLeft(left);
     return undefined;
   }
 
   /** Demand left, taken for a slot's query (off the board while in flight). */
-  private takeLeft(key: string): Left | undefined {
-    const left = this.left.take(key);
-    this.postNeeds(key);
-    return left;
+  private takeLeft(left: Left): Left | undefined {
+    const taken = this.left.take(left);
+    this.postNeeds(left.spec.key);
+    return taken;
   }
 
   /** Its query was not answered: owed the next slot again (and posted again). */
@@ -622,6 +660,23 @@ export class TableAsks implements AskKind {
     const failure = builtQueryFailure(error);
     for (const waiter of live) waiter.settle(failure);
   }
+}
+
+/** Due: the slot its refusals named came (a second's grace: retryAfter is in whole seconds). */
+function due(left: Left | undefined, now: number): left is Left {
+  return left !== undefined && left.promisedAt <= now + PROMISE_GRACE_MS;
+}
+
+/** Another replica's demand left, owed this slot. */
+function dueNeed(need: PostedNeed, now: number): boolean {
+  return need.promisedAt !== undefined && need.promisedAt <= now + PROMISE_GRACE_MS;
+}
+
+/** Whether this slot is the one promised to a table's urls outside it (this replica's or another's), not to its whole table. */
+function urlsTurn(owed: TableLeft, others: readonly PostedNeed[], now: number): boolean {
+  const urlsDue = due(owed.urls, now) || others.some((need) => need.urls !== undefined && dueNeed(need, now));
+  const wholeDue = due(owed.whole, now) || others.some((need) => need.urls === undefined && dueNeed(need, now));
+  return urlsDue && !wholeDue;
 }
 
 /** The askers of a refresh still there, with this one: the set stays as small as the feeds still asking. */

@@ -6,6 +6,7 @@
  * each attempt granted its slot by the budget queue, recording every body it sent.
  */
 import type { AnalyticsBoard, PostedNeed } from '../../../src/reporting/tables/analyticsBoard';
+import { SlotClaims } from '../../../src/reporting/tables/slotClaims';
 import type { Clock } from '../../../src/kernel/clock';
 import { Demand } from '../../../src/reporting/tables/demand';
 import type { BudgetQueue, BudgetQueueOptions } from '../../../src/reporting/budget/budgetQueue';
@@ -225,6 +226,7 @@ export function fakeBoard() {
   const waiting = new Map<string, Map<number, PostedNeed[]>>();
   const demand = new Demand();
   const unavailable = new Set<MetricName>();
+  const claims = new SlotClaims();
   let replicas = 0;
   return {
     /** The cluster's demand, as every replica's asks recorded it. */
@@ -253,6 +255,9 @@ export function fakeBoard() {
         },
         learnUnavailable(metric) {
           unavailable.add(metric);
+        },
+        async claimSlot(claimant, from, slotMs, most, now) {
+          return claims.claim(claimant, from, slotMs, most, now) ?? false;
         },
       };
     },
