@@ -203,6 +203,19 @@ describeWithRedis('analytics board on Redis', () => {
     await promisesOneTableASlot(async (_replica, table, from, now) => own.claim(table, from, 60_000, 3, now) ?? false);
   });
 
+  it("tells every replica who a slot is promised to, whichever replica claimed it (the urls' claimant too)", async () => {
+    const [a, b] = await boards(2);
+    expect(await a.claimSlot('week|urls', NOW + 40_000, 60_000, 3, NOW)).toBe(NOW + 40_000);
+    expect(await a.claimSlot('month', NOW + 40_000, 60_000, 3, NOW)).toBe(NOW + 100_000);
+    // The slot comes a little off the instant a refusal read (63 s slots for 60 s promises): within half a slot, it is that one.
+    expect(await b.claimantsAt(NOW + 43_000, 60_000)).toEqual(['week|urls']);
+    expect(await b.claimantsAt(NOW + 106_000, 60_000)).toEqual(['month']);
+    expect(await b.claimantsAt(NOW + 169_000, 60_000)).toEqual([]);
+    const own = new SlotClaims();
+    own.claim('week|urls', NOW + 40_000, 60_000, 3, NOW);
+    expect(own.claimantsAt(NOW + 43_000, 60_000)).toEqual(['week|urls']);
+  });
+
   it('knows nothing, and throws nothing, while Redis is away', async () => {
     const { redis } = await harness.replica({ timeoutMs: 100 });
     const board = sharedAnalyticsBoard(redis, CONFIG);
@@ -215,6 +228,7 @@ describeWithRedis('analytics board on Redis', () => {
       await expect(board.recordDemand('week', NOW)).resolves.toBeUndefined();
       await expect(board.unavailableMetrics()).resolves.toEqual([]);
       await expect(board.claimSlot('week', NOW + 40_000, 60_000, 3, NOW)).resolves.toBeUndefined();
+      await expect(board.claimantsAt(NOW + 40_000, 60_000)).resolves.toBeUndefined();
     } finally {
       await harness.server().start();
     }

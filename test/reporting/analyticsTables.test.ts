@@ -328,6 +328,39 @@ describe('demand left by refused asks, on replicas (issue 38)', () => {
     expect(bodiesOf(dashboard).map((body) => body.urls)).toEqual([undefined, [urls[10]], undefined]);
     a.close();
   });
+
+  it("the replica that gets a slot promised to another replica's refused ask carries it, before its own work on another table", async () => {
+    // Issue 38 item 3 (three replicas, 74.1 % by the first retry): a replica read the other replicas' posts only for the
+    // tables it asked, owed or refreshed, so at a slot promised (claimed for the cluster) to another replica's demand
+    // on another table it sent its own work, and the retry at retryAfter was refused again.
+    const urls = site(20);
+    const { clock, dashboard, replica } = setUpReplicas({ urls, maxRows: 5, ttlSeconds: 120 });
+    const a = replica();
+    const b = replica();
+    await b.articles(DAY, [urls[0]], ['pageViewsTotal'], deadline(clock));
+    await clock.advance(SLOT_MS);
+    await a.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
+    // On b, its table past half its TTL: b's refresh waits for the next slot (its loop asleep until then, first).
+    await b.articles(DAY, [urls[0]], ['pageViewsTotal'], deadline(clock));
+    await clock.advance(1_000);
+    // On a, an ask outside the full 5-row week table: refused, its need owed the next slot (claimed for the cluster).
+    const asked = a.articles(WEEK, [urls[10]], ['pageViewsTotal'], deadline(clock));
+    await clock.advance(DEADLINE_MS);
+    expect(errorOf(await asked, urls[10], 'pageViewsTotal')).toMatchObject({ kind: 'budget_exhausted', retryAfterSeconds: 42 });
+
+    await clock.advance(42_000);
+    // The slot went to a's promise, whichever replica got it; b's refresh waits for the slot after.
+    expect(bodiesOf(dashboard).map((body) => body.urls)).toEqual([undefined, undefined, [urls[10]]]);
+    const retried = await b.articles(WEEK, [urls[10]], ['pageViewsTotal'], deadline(clock));
+    expect(cell(retried, urls[10], 'pageViewsTotal')).toMatchObject({
+      value: fakeValue(urls, urls[10], 'pageViewsTotal'),
+      fetchedAt: START + 2 * SLOT_MS,
+    });
+    await clock.advance(SLOT_MS);
+    expect(bodiesOf(dashboard).map((body) => body.urls)).toEqual([undefined, undefined, [urls[10]], undefined]);
+    a.close();
+    b.close();
+  });
 });
 
 describe('stale beats an error', () => {

@@ -181,6 +181,15 @@ class RedisAnalyticsBoard implements AnalyticsBoard {
     return Number.isFinite(at) && at >= now - slotMs && at <= now + MAX_PROMISED_MS + slotMs ? at : undefined;
   }
 
+  async claimantsAt(at: number, slotMs: number): Promise<string[] | undefined> {
+    const read = await this.redis.attempt((client) =>
+      client.zrangebyscore(CLAIMS_KEY, Math.round(at - slotMs / 2), Math.round(at + slotMs / 2)),
+    );
+    if (!read.ok) return undefined;
+    // Members are `<claimant>|<instant>` (CLAIM_SLOT); one of another shape names no claimant.
+    return read.value.flatMap((member) => (member.lastIndexOf('|') > 0 ? [member.slice(0, member.lastIndexOf('|'))] : []));
+  }
+
   /** One pipeline at a time, each with the latest list of every table posted since the last, and the metrics learned since. */
   private async writePosts(): Promise<void> {
     try {

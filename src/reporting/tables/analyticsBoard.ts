@@ -42,4 +42,9 @@ export interface AnalyticsBoard {
    * when every one is promised, undefined when the board cannot say (this replica's own ledger then decides).
    */
   claimSlot(claimant: string, from: number, slotMs: number, most: number, now: number): Promise<number | false | undefined>;
+  /**
+   * Who the cluster promised the slot at `at` to (the claimants `claimSlot` recorded within half a slot of it), so
+   * the replica that gets the slot carries that promise, whichever replica made it; undefined when the board cannot say.
+   */
+  claimantsAt(at: number, slotMs: number): Promise<string[] | undefined>;
 }

@@ -32,7 +32,14 @@ const MAX_ENTRIES = 100;
  * retries were refused again (issue 38, item 3: one run in three on three replicas).
  */
 export function claimantOf(key: string, whole: boolean): string {
-  return whole ? key : `${key}|urls`;
+  return whole ? key : `${key}${URLS_CLAIMANT}`;
+}
+
+const URLS_CLAIMANT = '|urls';
+
+/** The table a claimant (`claimantOf`) is of. */
+export function tableOfClaimant(claimant: string): string {
+  return claimant.endsWith(URLS_CLAIMANT) ? claimant.slice(0, -URLS_CLAIMANT.length) : claimant;
 }
 
 /** A table's demand left: for its whole table, and for urls outside it (each owed a slot of its own). */

@@ -6,7 +6,9 @@
  * ranking of a table nobody had took the slot an ask outside another table
  * was promised, and that ask's retry was refused again). So each promise
  * claims its slot first, and a slot already claimed for another table
- * promises the next one.
+ * promises the next one. The replica that gets a slot reads who it is
+ * promised to (`claimantsAt`), and carries that promise, whichever replica
+ * made it, before its own work.
  *
  * Slots are instants the replicas read from the one budget bucket, each a
  * little apart (a refusal's whole seconds, when each replica looked): claims
@@ -38,5 +40,10 @@ export class SlotClaims {
       return at;
     }
     return undefined;
+  }
+
+  /** Who the slot at `at` is promised to (claims within half a slot of it). */
+  claimantsAt(at: number, slotMs: number): string[] {
+    return this.claims.filter((claim) => Math.abs(claim.at - at) <= slotMs / 2).map((claim) => claim.claimant);
   }
 }

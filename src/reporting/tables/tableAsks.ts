@@ -5,10 +5,10 @@ import type { ResolvedWindow } from '../dashboard/analyticsWindow';
 import { MAX_PROMISED_MS, type AnalyticsBoard, type PostedNeed } from './analyticsBoard';
 import { builtQueryFailure, metricUnavailable, refused, splitsOnEmptyBody, waitsForSlot } from '../budget/errors';
 import type { MetricPlan } from '../budget/metricPlan';
-import { claimantOf, LeftDemand, type Left, type TableLeft } from './leftDemand';
+import { claimantOf, LeftDemand, tableOfClaimant, type Left, type TableLeft } from './leftDemand';
 import { SlotClaims } from './slotClaims';
 import { readCell, tabulate, type Table } from './table';
-import { narrowedQuery, tableQuery, type TableSpec } from './tableSpec';
+import { narrowedQuery, specOfKey, tableQuery, type TableSpec } from './tableSpec';
 
 /** What an ask needs fetched: the whole table, or the urls a full table lacks; and the metrics it reads. */
 export interface Need {
@@ -54,7 +54,7 @@ export interface TableAsksOptions {
    * own, and the replica that gets a slot carries every replica's asks of the
    * table in its one query.
    */
-  board?: Pick<AnalyticsBoard, 'post' | 'othersWaiting' | 'claimSlot'>;
+  board?: Pick<AnalyticsBoard, 'post' | 'othersWaiting' | 'claimSlot' | 'claimantsAt'>;
   /** With the board: reads what the replicas learned of the plan into `plan` (before each pick, and while asks wait). */
   adoptSharedPlan?(): Promise<void>;
 }
@@ -317,8 +317,16 @@ export class TableAsks implements AskKind {
     if (board !== undefined) {
       await this.options.adoptSharedPlan?.();
       const now = this.queue.clock.now();
-      // The tables it asks, owes or refreshes: another replica's demand on them may be owed the next slot.
-      const keys = new Set([...asks.map((ask) => ask.group), ...this.left.keys(now), ...this.refreshes.keys()]);
+      // The tables it asks, owes or refreshes: another replica's demand on them may be owed the next slot. And the
+      // tables the cluster promised this slot to, whichever replica's refused asks they were: this replica may get the
+      // slot, and then carries that promise before its own work (it used to send its own, and the retry was refused).
+      const promised = (await board.claimantsAt(now, this.queue.slotMs)) ?? [];
+      const keys = new Set([
+        ...asks.map((ask) => ask.group),
+        ...this.left.keys(now),
+        ...this.refreshes.keys(),
+        ...promised.map(tableOfClaimant),
+      ]);
       await Promise.all([...keys].map(async (key) => others.set(key, await board.othersWaiting(key, now))));
     }
     this.others = others;
@@ -382,7 +390,8 @@ export class TableAsks implements AskKind {
     const now = this.queue.clock.now();
     list = list.filter((waiter) => !waiter.settled);
     const owed = await this.stillOwed(key, now);
-    const spec = list[0]?.need.spec ?? owed.whole?.spec ?? owed.urls?.spec ?? this.refreshes.get(key)?.spec;
+    // Of another replica's promise alone, the spec is its key's (the table may be unknown here).
+    const spec = list[0]?.need.spec ?? owed.whole?.spec ?? owed.urls?.spec ?? this.refreshes.get(key)?.spec ?? specOfKey(key);
     if (spec === undefined) return undefined;
     others = await this.stillOwedByOthers(spec, others);
     if (list.length === 0 && owed.whole === undefined && owed.urls === undefined && others.length === 0) return undefined;

@@ -41,6 +41,28 @@ export function tableSpec(window: DateWindowInput, filters: TableFilters, rank: 
   return { key: JSON.stringify([canonical, clean.domain ?? null, clean.section ?? null, rank]), window: canonical, filters: clean, rank };
 }
 
+/**
+ * The spec a key names (`tableSpec`'s), read back from what another replica shared (the slot it claimed for the
+ * cluster), so that the replica that gets the slot can send that table's query. Undefined for anything `tableSpec`
+ * would not make again byte for byte.
+ */
+export function specOfKey(key: string): TableSpec | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(key);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(parsed) || parsed.length !== 4) return undefined;
+  const [window, domain, section, rank] = parsed as unknown[];
+  if (typeof window !== 'object' || window === null || !METRIC_ORDER.some((metric) => metric === rank)) return undefined;
+  const filters: TableFilters = {};
+  if (typeof domain === 'string') filters.domain = domain;
+  if (typeof section === 'string') filters.section = section;
+  const spec = tableSpec(window as DateWindowInput, filters, rank as MetricName);
+  return spec.key === key ? spec : undefined;
+}
+
 function specFilters(spec: TableSpec): DashboardFilterWire[] {
   const filters: DashboardFilterWire[] = [];
   if (spec.filters.domain !== undefined) filters.push({ filter: Dimension.DOMAIN, op: FilterOperator.EQ, value: [spec.filters.domain] });

@@ -259,6 +259,9 @@ export function fakeBoard() {
         async claimSlot(claimant, from, slotMs, most, now) {
           return claims.claim(claimant, from, slotMs, most, now) ?? false;
         },
+        async claimantsAt(at, slotMs) {
+          return claims.claimantsAt(at, slotMs);
+        },
       };
     },
   };
