@@ -92,8 +92,10 @@ describeWithRedis('cold asks across 3 replicas on Redis', () => {
   });
 
   async function startReplica(analytics: AnalyticsConfig = ANALYTICS): Promise<Replica> {
-    const { redis } = await redisCases.connect('redis', { timeoutMs: 1_000 });
+    const { client, redis } = await redisCases.connect('redis', { timeoutMs: 1_000 });
     const replicaClock = clock.replica();
+    // No time passes while the replica waits for Redis (the clock moves only when every replica is quiet).
+    clock.watchRedis(replicaClock, client);
     const now = (): number => replicaClock.now();
     const upstreams = demoUpstreams({
       reportingBaseUrl: recorder.url,
@@ -112,7 +114,8 @@ describeWithRedis('cold asks across 3 replicas on Redis', () => {
     });
     const board = sharedAnalyticsBoard(redis, config);
     const server = buildTestServer(config, {
-      dashboard: upstreams.reporting,
+      // No time passes while the replica's query is in flight either (the test's second slot waits for the first's answer).
+      dashboard: { ...upstreams.reporting, query: (body, grant) => clock.during(replicaClock, upstreams.reporting.query(body, grant)) },
       recommender: upstreams.recommender,
       logger: silentLogger,
       clock: replicaClock,
@@ -252,7 +255,10 @@ describeWithRedis('cold asks across 3 replicas on Redis', () => {
     const askMonth = (replica: Replica) => postGraphQL(replica.graphqlUrl, monthRanking);
 
     const refusedAt = clock.now();
-    const [tail, month] = await clock.runUntil(Promise.all([askTail(replicas[0]), askMonth(replicas[1])]));
+    const asking = Promise.all([askTail(replicas[0]), askMonth(replicas[1])]);
+    // Both wait for the slot before the clock moves: their deadlines come together.
+    await Promise.all(replicas.map((replica) => clock.waiting(replica.clock, 1)));
+    const [tail, month] = await clock.runUntil(asking);
     const retryAfter = (result: typeof tail) => {
       expect(result.errors?.map((error) => error.extensions?.code)).toEqual(['UPSTREAM_RATE_LIMITED']);
       return Number(result.errors?.[0].extensions?.retryAfter) * 1_000;

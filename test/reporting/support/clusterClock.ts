@@ -12,8 +12,11 @@
  * does with the clock: each waiting ask holds a cancellable timer (its
  * deadline, cleared when it settles), and the queue's loop, between two
  * looks, a plain one (its pause). A replica is quiet while its loop sleeps
- * (a plain timer is armed) or while nothing of it waits (no timer at all).
+ * (a plain timer is armed) or while nothing of it waits (no timer at all),
+ * and no I/O of its own is in flight: its Redis commands (`watchRedis`), its
+ * vendor queries (`during`).
  */
+import type { Command, Redis } from 'ioredis';
 import type { Clock } from '../../../src/kernel/clock';
 
 /** A replica's view of the cluster's clock: the time they all share, and timers the clock knows are this replica's. */
@@ -32,8 +35,10 @@ interface Timer {
 export class ClusterClock {
   private readonly timers: Timer[] = [];
   private replicas = 0;
-  /** Conditions the test waits for, looked at again whenever a timer is armed or leaves. */
+  /** Conditions the test waits for, looked at again whenever a timer is armed or leaves, or I/O in flight lands. */
   private readonly watchers = new Set<() => void>();
+  /** I/O in flight, by replica (`during`). */
+  private readonly inFlight = new Map<number, number>();
 
   constructor(private time: number) {}
 
@@ -47,9 +52,41 @@ export class ClusterClock {
     return { replica, now: () => this.time, sleep: (ms, signal) => this.sleep(replica, ms, signal) };
   }
 
+  /**
+   * Counts the replica's Redis commands in flight (those of its client): it is not quiet while one is. Between two
+   * timers a replica's loop awaits Redis (the budget's bucket, the board, the claims) holding no timer at all, and
+   * was taken for quiet: the clock moved on under it, to another replica's timer, and a slot promised to it passed
+   * while it read when that slot was (issue 38: the url ask's promised slot went unsent, one run in four). A command
+   * counts until the turn after its reply, so what the reply starts (a timer, the next command) is armed first.
+   */
+  watchRedis(replica: ReplicaClock, client: Pick<Redis, 'sendCommand'>): void {
+    const send = client.sendCommand.bind(client);
+    client.sendCommand = (command: Command, ...rest) => {
+      // Its rejection is the caller's (ioredis hands it the same promise).
+      this.during(replica, command.promise).catch(() => undefined);
+      return send(command, ...rest);
+    };
+  }
+
+  /**
+   * `work` (a replica's I/O: a Redis command, a vendor query) in flight: the replica is not quiet until the turn after
+   * it settles, so what its end starts (a timer, the next command) is armed first. Settles as `work` does.
+   */
+  async during<T>(replica: ReplicaClock, work: Promise<T>): Promise<T> {
+    this.inFlight.set(replica.replica, (this.inFlight.get(replica.replica) ?? 0) + 1);
+    try {
+      return await work;
+    } finally {
+      setImmediate(() => {
+        this.inFlight.set(replica.replica, (this.inFlight.get(replica.replica) ?? 1) - 1);
+        this.changed();
+      });
+    }
+  }
+
   /** Resolves once `replica` waits for a slot: `asks` deadlines armed, and its queue's loop asleep until its next look. */
   waiting(replica: ReplicaClock, asks: number): Promise<void> {
-    return this.when(() => this.deadlines(replica.replica) === asks && this.asleep(replica.replica));
+    return this.when(() => this.deadlines(replica.replica) === asks && this.asleep(replica.replica) && !this.busy(replica.replica));
   }
 
   /**
@@ -116,8 +153,13 @@ export class ClusterClock {
     return this.timers.some((timer) => timer.replica === replica && !timer.cancellable);
   }
 
-  /** Every replica's loop asleep, or nothing of it waiting. */
+  private busy(replica: number): boolean {
+    return (this.inFlight.get(replica) ?? 0) > 0;
+  }
+
+  /** No Redis command in flight, and every replica's loop asleep, or nothing of it waiting. */
   private allQuiet(): boolean {
+    if ([...this.inFlight.keys()].some((replica) => this.busy(replica))) return false;
     const replicas = new Set(this.timers.map((timer) => timer.replica));
     return [...replicas].every((replica) => this.asleep(replica));
   }
