@@ -361,6 +361,37 @@ describe('demand left by refused asks, on replicas (issue 38)', () => {
     a.close();
     b.close();
   });
+
+  it("another replica's urls owed this slot go first even when this replica's own asks wait on the same table", async () => {
+    // Issue 38 item 3: the table's own asks made its candidate an ask outside the table, not a promise, and a first
+    // fetch of another table went before it: the other replica's retry was refused again.
+    const urls = site(20);
+    const { clock, dashboard, replica } = setUpReplicas({ urls, maxRows: 5 });
+    const MONTH = tableSpec({ last: { number: 30, unit: 'day' } }, {}, 'pageViewsTotal');
+    const a = replica();
+    const b = replica();
+    await a.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
+    await clock.advance(1_000);
+    const asked = a.articles(WEEK, [urls[10]], ['pageViewsTotal'], deadline(clock));
+    await clock.advance(DEADLINE_MS);
+    expect(errorOf(await asked, urls[10], 'pageViewsTotal')).toMatchObject({ kind: 'budget_exhausted', retryAfterSeconds: 42 });
+    // a stops: b alone is there at the slot, with an ask outside the week's table and a ranking of a table nobody has.
+    a.close();
+    await clock.advance(32_000);
+    const outside = b.articles(WEEK, [urls[11]], ['pageViewsTotal'], deadline(clock));
+    const month = b.ranking(MONTH, 3, deadline(clock)).catch((error: unknown) => error);
+    await clock.advance(10_000);
+
+    // One query carries both urls outside the table: a's promise and b's own ask.
+    expect(bodiesOf(dashboard).map((body) => body.urls)).toEqual([undefined, [urls[10], urls[11]]]);
+    expect(cell(await outside, urls[11], 'pageViewsTotal').value).toBe(fakeValue(urls, urls[11], 'pageViewsTotal'));
+    // The month's ranking waits for a slot of its own: at its deadline, refused, its table owed the next slot.
+    await clock.advance(10_000);
+    expect(await month).toMatchObject({ kind: 'budget_exhausted', retryAfterSeconds: 53 });
+    await clock.advance(53_000);
+    expect(bodiesOf(dashboard).map((body) => body.urls)).toEqual([undefined, [urls[10], urls[11]], undefined]);
+    b.close();
+  });
 });
 
 describe('stale beats an error', () => {

@@ -272,10 +272,13 @@ export class TableAsks implements AskKind {
     const candidates: Candidate[] = [...byKey].map(([key, list]) => {
       const { whole, urls } = this.left.get(key, now);
       const lefts = [whole, urls].flatMap((left) => left ?? []);
-      // The urls' own slot is kept for them: the whole table's asks wait for theirs.
-      const unserved = !urlsTurn({ whole, urls }, [], now) && (list.some(needsWholeTable) || whole !== undefined);
+      const othersOwed = (this.others.get(key) ?? []).filter((need) => this.owedByOthers(key, need, now));
+      // The urls' own slot is kept for them (this replica's or another's): the whole table's asks wait for theirs.
+      const unserved = !urlsTurn({ whole, urls }, othersOwed, now) && (list.some(needsWholeTable) || whole !== undefined);
+      // Another replica's urls owed this slot make it a promise too, this replica's own asks of the table beside them.
+      const promised = lefts.some((left) => due(left, now)) || othersOwed.some((need) => need.urls !== undefined);
       return {
-        class: unserved ? 'unserved' : lefts.some((left) => due(left, now)) ? 'promised' : 'outside',
+        class: unserved ? 'unserved' : promised ? 'promised' : 'outside',
         weight: list.length + lefts.reduce((sum, left) => sum + left.asks, 0),
         earliestDeadline: Math.min(...lefts.map((left) => left.expiresAt), ...list.map((waiter) => waiter.deadline)),
         take: async () => this.askWork(key, list, this.others.get(key) ?? []),
@@ -283,7 +286,7 @@ export class TableAsks implements AskKind {
     });
     // Demand another replica's refused asks left, owed this slot: carried by whichever replica gets it.
     for (const [key, needs] of this.others) {
-      const owed = (need: PostedNeed) => dueNeed(need, now) && !this.answeredElsewhere.has(promiseOf(key, need));
+      const owed = (need: PostedNeed) => this.owedByOthers(key, need, now);
       if (byKey.has(key) || !needs.some(owed)) continue;
       candidates.push({
         class: !urlsTurn({}, needs, now) && needs.some((need) => need.urls === undefined) ? 'unserved' : 'promised',
@@ -308,6 +311,11 @@ export class TableAsks implements AskKind {
       });
     }
     return candidates;
+  }
+
+  /** Another replica's demand left on a table, owed this slot and not answered yet. */
+  private owedByOthers(key: string, need: PostedNeed, now: number): boolean {
+    return dueNeed(need, now) && !this.answeredElsewhere.has(promiseOf(key, need));
   }
 
   /** What the other replicas wait for, on the tables this replica has asks waiting for (after reading what they learned of the plan). */
