@@ -269,18 +269,17 @@ export class TableAsks implements AskKind {
     // A table another replica is fetching now is left to that query until the next look: its answer may serve it all.
     for (const [key, until] of this.fetchingElsewhere) if (until <= now) this.fetchingElsewhere.delete(key);
     const elsewhere = (key: string) => this.fetchingElsewhere.has(key);
-    const candidates: Candidate[] = [...byKey]
-      .filter(([key]) => !elsewhere(key))
-      .map(([key, list]) => {
-        const left = this.left.get(key, now);
-        const owed = due(left);
-        return {
-          class: list.some(needsWholeTable) || left?.whole === true ? 'unserved' : owed ? 'promised' : 'outside',
-          weight: list.length + (left?.asks ?? 0),
-          earliestDeadline: Math.min(left?.expiresAt ?? Infinity, ...list.map((waiter) => waiter.deadline)),
-          take: () => this.claimed(key, () => this.askWork(key, list, this.others.get(key) ?? [])),
-        };
-      });
+    for (const key of [...byKey.keys()].filter(elsewhere)) byKey.delete(key);
+    const candidates: Candidate[] = [...byKey].map(([key, list]) => {
+      const left = this.left.get(key, now);
+      const owed = due(left);
+      return {
+        class: list.some(needsWholeTable) || left?.whole === true ? 'unserved' : owed ? 'promised' : 'outside',
+        weight: list.length + (left?.asks ?? 0),
+        earliestDeadline: Math.min(left?.expiresAt ?? Infinity, ...list.map((waiter) => waiter.deadline)),
+        take: () => this.claimed(key, () => this.askWork(key, list, this.others.get(key) ?? [])),
+      };
+    });
     // Demand another replica's refused asks left, owed this slot: carried by whichever replica gets it.
     for (const [key, needs] of this.others) {
       const owed = (need: PostedNeed) =>
