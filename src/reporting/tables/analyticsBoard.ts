@@ -36,4 +36,11 @@ export interface AnalyticsBoard {
   unavailableMetrics(): Promise<MetricName[]>;
   /** Tells the cluster (in the background) that the plan lacks this metric. */
   learnUnavailable(metric: MetricName): void;
+  /**
+   * Claims a table's next query for this replica, for `forMs` at most (its query's longest time): false while
+   * another replica's query of it is in flight, so that one query answers the cluster. True when the board cannot say.
+   */
+  claimFetch(key: string, forMs: number): Promise<boolean>;
+  /** This replica's query of the table landed (its answer stored) or was not sent: the claim ends. In the background. */
+  releaseFetch(key: string): void;
 }
