@@ -28,7 +28,8 @@ import { benchSupergraphTraffic, supergraphReport } from './supergraphTraffic';
  * 10,000 subscribe/complete pairs on distinct tables (bench/liveFlood.ts), `npm run bench -- fair-share`
  * the newsroom plus one greedy dashboard caller (bench/fairShare.ts), `npm run bench -- side-by-side` this
  * build's and a base build's answers, ask for ask (bench/sideBySide.ts), `npm run bench -- profile-side-by-side`
- * the raw path's CPU profile beside the minimal subgraph's (bench/overhead/profilesSideBySide.ts). The whole run ends
+ * the raw path's CPU profile beside the minimal subgraph's (bench/overhead/profilesSideBySide.ts), `npm run bench -- gc-trace`
+ * the raw path's young-generation collections beside the minimal subgraph's (bench/overhead/gcTrace.ts). The whole run ends
  * with the replicas and response-cache scenarios, each its own script
  * (`npm run bench:replicas`, `npm run bench:response-cache`).
  */
@@ -46,6 +47,7 @@ const SCENARIOS = [
   'fair-share',
   'side-by-side',
   'profile-side-by-side',
+  'gc-trace',
 ] as const;
 
 async function main(): Promise<void> {
@@ -67,6 +69,8 @@ async function main(): Promise<void> {
   if (scenario === 'side-by-side') return runScript('sideBySide.ts');
   // The raw path's CPU profile, this subgraph's and the minimal one's, group by group (issue 38).
   if (scenario === 'profile-side-by-side') return runScript('overhead/profilesSideBySide.ts');
+  // The raw path's scavenges, this subgraph's and the minimal one's: allocated, survived and promoted a request (issue 38).
+  if (scenario === 'gc-trace') return runScript('overhead/gcTrace.ts');
   if (scenario === 'all') await benchEmulatorAndSubgraph();
   if (scenario !== 'profile') await printOverhead();
   if (scenario !== 'overhead') process.stdout.write(`\n${await profileSubgraph()}`);

@@ -216,6 +216,25 @@ describeWithRedis('analytics board on Redis', () => {
     expect(own.claimantsAt(NOW + 43_000, 60_000)).toEqual(['week|urls']);
   });
 
+  it("one replica at a time holds a table's query: the others are told it is in flight until it is released", async () => {
+    const [a, b] = await boards(2);
+    await expect(a.claimFetch('week', 60_000)).resolves.toBe(true);
+    await expect(b.claimFetch('week', 60_000)).resolves.toBe(false);
+    await expect(b.claimFetch('month', 60_000)).resolves.toBe(true);
+    // A lease: a replica that dies mid-query frees the table within seconds, not at the end of its hold.
+    const ttl = await (await harness.admin()).pttl('test:analytics:fetching:week');
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(10_000);
+
+    b.releaseFetch('week'); // not b's: nothing happens
+    await expect(b.claimFetch('week', 60_000)).resolves.toBe(false);
+    a.releaseFetch('week');
+    await eventually(() => b.claimFetch('week', 60_000));
+    await expect(a.claimFetch('week', 60_000)).resolves.toBe(false);
+    b.releaseFetch('week');
+    b.releaseFetch('month');
+  });
+
   it('knows nothing, and throws nothing, while Redis is away', async () => {
     const { redis } = await harness.replica({ timeoutMs: 100 });
     const board = sharedAnalyticsBoard(redis, CONFIG);
@@ -229,6 +248,9 @@ describeWithRedis('analytics board on Redis', () => {
       await expect(board.unavailableMetrics()).resolves.toEqual([]);
       await expect(board.claimSlot('week', NOW + 40_000, 60_000, 3, NOW)).resolves.toBeUndefined();
       await expect(board.claimantsAt(NOW + 40_000, 60_000)).resolves.toBeUndefined();
+      // Nobody can say another replica is fetching: this one may.
+      await expect(board.claimFetch('week', 60_000)).resolves.toBe(true);
+      board.releaseFetch('week');
     } finally {
       await harness.server().start();
     }

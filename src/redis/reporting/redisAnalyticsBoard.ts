@@ -2,6 +2,7 @@ import type { MetricName } from '../../kernel/wire';
 import { METRIC_NAMES as WIRE_METRIC_NAMES } from '../../../contract/names';
 import { MAX_PROMISED_MS, type AnalyticsBoard, type PostedNeed } from '../../reporting/tables/analyticsBoard';
 import { DEMAND_HALF_LIFE_MS } from '../../reporting/tables/demand';
+import { takeLease, type Lease } from '../connection/lease';
 import { fieldsOf, readField, readMembers, repairWrongType, repairWrongTypes } from '../connection/readValue';
 import { ttlMs } from '../connection/ttl';
 import type { SharedRedis } from '../connection/sharedRedis';
@@ -9,14 +10,19 @@ import { MAX_CLOCK_SKEW_MS } from './storedTable';
 
 /**
  * Keys under REDIS_KEY_PREFIX: a hash per table of what each replica waits
- * for (field: the replica's id), the decayed demand per table, and the set
- * of metrics the account's plan lacks.
+ * for (field: the replica's id), the decayed demand per table, the set
+ * of metrics the account's plan lacks, and a lease per table whose query a
+ * replica has in flight.
  */
 const WAITING_KEY_PREFIX = 'analytics:waiting:';
 const DEMAND_KEY_PREFIX = 'analytics:demand:';
 const PLAN_KEY = 'analytics:plan:unavailable';
 /** A sorted set of the coming slots promised to tables: member `<table key>|<instant>`, scored by the instant. */
 const CLAIMS_KEY = 'analytics:slot-claims';
+/** A lease per table while one replica's query of it is in flight (`claimFetch`). */
+const FETCHING_KEY_PREFIX = 'analytics:fetching:';
+/** A replica that dies mid-query holds its table's claim this long at most: the lease lapses unless renewed. */
+const FETCH_LEASE_MS = 10_000;
 
 /** A table's demand is forgotten after ten half-lives without an ask (it is below 0.1 % of its last value by then). */
 const DEMAND_KEEP_MS = 10 * DEMAND_HALF_LIFE_MS;
@@ -96,6 +102,8 @@ class RedisAnalyticsBoard implements AnalyticsBoard {
   private readonly unlearned = new Set<MetricName>();
   /** The write loop while it runs. */
   private posting: Promise<void> | undefined;
+  /** This replica's claims on the tables whose query it has in flight. */
+  private readonly fetching = new Map<string, Lease>();
 
   constructor(
     private readonly redis: SharedRedis,
@@ -188,6 +196,19 @@ class RedisAnalyticsBoard implements AnalyticsBoard {
     if (!read.ok) return undefined;
     // Members are `<claimant>|<instant>` (CLAIM_SLOT); one of another shape names no claimant.
     return read.value.flatMap((member) => (member.lastIndexOf('|') > 0 ? [member.slice(0, member.lastIndexOf('|'))] : []));
+  }
+
+  async claimFetch(key: string, forMs: number): Promise<boolean> {
+    const attempt = await takeLease(this.redis, FETCHING_KEY_PREFIX + key, { leaseMs: FETCH_LEASE_MS, holdAtMostMs: forMs });
+    if (attempt.kind === 'held') return false;
+    if (attempt.kind === 'taken') this.fetching.set(key, attempt.lease);
+    return true;
+  }
+
+  releaseFetch(key: string): void {
+    const lease = this.fetching.get(key);
+    this.fetching.delete(key);
+    void lease?.release();
   }
 
   /** One pipeline at a time, each with the latest list of every table posted since the last, and the metrics learned since. */

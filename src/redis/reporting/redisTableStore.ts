@@ -15,6 +15,13 @@ const POINTS_KEY_PREFIX = 'analytics:points:';
  * table may be served: its maximum staleness, or an hour for ended windows).
  */
 class RedisTableStore implements TableStore {
+  /**
+   * Reads of a table in flight, by key: reads at the same moment share one GET and one parse. A refresh announced
+   * to a replica makes every live feed of the table read it at once; hundreds of GETs and parses of the same
+   * table stalled the replica's loop past its Redis timeout. Only while in flight: the next read asks Redis again.
+   */
+  private readonly reading = new Map<string, Promise<Table | undefined>>();
+
   constructor(
     private readonly redis: SharedRedis,
     private readonly local: TableStore,
@@ -23,7 +30,15 @@ class RedisTableStore implements TableStore {
     private readonly now: () => number,
   ) {}
 
-  async table(key: string): Promise<Table | undefined> {
+  table(key: string): Promise<Table | undefined> {
+    const inFlight = this.reading.get(key);
+    if (inFlight !== undefined) return inFlight;
+    const read = this.read(key).finally(() => this.reading.delete(key));
+    this.reading.set(key, read);
+    return read;
+  }
+
+  private async read(key: string): Promise<Table | undefined> {
     const tableKey = TABLE_KEY_PREFIX + key;
     const read = repairWrongType(this.redis, tableKey, await this.redis.attempt((client) => client.get(tableKey)));
     if (!read.ok) return this.local.table(key);

@@ -47,4 +47,11 @@ export interface AnalyticsBoard {
    * the replica that gets the slot carries that promise, whichever replica made it; undefined when the board cannot say.
    */
   claimantsAt(at: number, slotMs: number): Promise<string[] | undefined>;
+  /**
+   * Claims a table's next query for this replica, for `forMs` at most (its query's longest time): false while
+   * another replica's query of it is in flight, so that one query answers the cluster. True when the board cannot say.
+   */
+  claimFetch(key: string, forMs: number): Promise<boolean>;
+  /** This replica's query of the table landed (its answer stored) or was not sent: the claim ends. In the background. */
+  releaseFetch(key: string): void;
 }

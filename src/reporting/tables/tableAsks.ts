@@ -54,7 +54,7 @@ export interface TableAsksOptions {
    * own, and the replica that gets a slot carries every replica's asks of the
    * table in its one query.
    */
-  board?: Pick<AnalyticsBoard, 'post' | 'othersWaiting' | 'claimSlot' | 'claimantsAt'>;
+  board?: Pick<AnalyticsBoard, 'post' | 'othersWaiting' | 'claimSlot' | 'claimantsAt' | 'claimFetch' | 'releaseFetch'>;
   /** With the board: reads what the replicas learned of the plan into `plan` (before each pick, and while asks wait). */
   adoptSharedPlan?(): Promise<void>;
 }
@@ -65,6 +65,17 @@ const SHARED_POLL_MS = 250;
 const PROMISE_GRACE_MS = 1_000;
 /** How many slots from the first a refusal may look through for one not promised to another table (MAX_PROMISED_MS bounds it too). */
 const MOST_SLOTS_AHEAD = 4;
+/**
+ * The longest a replica's claim on a table's query holds (the board's `claimFetch`): past a query's attempts, timeouts
+ * and backoff. It is released as soon as the query lands; a replica that dies mid-query holds the table this long.
+ */
+const FETCH_CLAIM_MS = 60_000;
+/**
+ * A refresh the answer cache would answer with the table's own numbers is asked for again no sooner than this:
+ * every read of a table past half its TTL asks for one, and each look reads the table and the cached answer.
+ * When the cached answer ends or the window moves is not known here; this bounds both the delay and the cost.
+ */
+const CACHED_REFRESH_RECHECK_MS = 1_000;
 
 /** A table ask waiting in the queue. */
 type Waiter = QueuedAsk<Delivery> & { need: Need };
@@ -137,6 +148,10 @@ export class TableAsks implements AskKind {
   private waiting: readonly Waiter[] = [];
   /** The query in flight per table: an ask it carries (a retry arriving at its slot) waits for its answer. */
   private readonly inFlight = new Map<string, InFlight>();
+  /** Tables whose query another replica has in flight, until the next look (by key): their work waits for its answer. */
+  private readonly fetchingElsewhere = new Map<string, number>();
+  /** Refreshes the answer cache would answer with the numbers they replace, by key: not asked for again until `until`. */
+  private readonly cachedRefreshes = new Map<string, { seenFetchedAt: number; until: number }>();
 
   constructor(private readonly options: TableAsksOptions) {
     this.queue = options.queue;
@@ -206,6 +221,8 @@ export class TableAsks implements AskKind {
    * reader, who cannot say it left), the refresh stays until its turn.
    */
   refresh(spec: TableSpec, demand: number, seenFetchedAt: number, asker?: AbortSignal): void {
+    const cached = this.cachedRefreshes.get(spec.key);
+    if (cached !== undefined && cached.seenFetchedAt === seenFetchedAt && this.queue.clock.now() < cached.until) return;
     const pending = this.refreshes.get(spec.key);
     const askers =
       asker === undefined || (pending !== undefined && pending.askers === undefined) ? undefined : stillAsking(pending?.askers, asker);
@@ -227,7 +244,7 @@ export class TableAsks implements AskKind {
   workDueAt(): number | undefined {
     const now = this.queue.clock.now();
     const dueAt = this.left.all(now).map((left) => left.promisedAt - PROMISE_GRACE_MS);
-    const later = dueAt.filter((at) => at > now);
+    const later = [...dueAt, ...this.fetchingElsewhere.values()].filter((at) => at > now);
     return later.length === 0 ? undefined : Math.min(...later);
   }
 
@@ -269,6 +286,10 @@ export class TableAsks implements AskKind {
     });
     const byKey = new Map<string, Waiter[]>(owedKeys.map((key) => [key, []]));
     for (const waiter of asks as Waiter[]) byKey.set(waiter.group, [...(byKey.get(waiter.group) ?? []), waiter]);
+    // A table another replica is fetching now is left to that query until the next look: its answer may serve it all.
+    for (const [key, until] of this.fetchingElsewhere) if (until <= now) this.fetchingElsewhere.delete(key);
+    const elsewhere = (key: string) => this.fetchingElsewhere.has(key);
+    for (const key of [...byKey.keys()].filter(elsewhere)) byKey.delete(key);
     const candidates: Candidate[] = [...byKey].map(([key, list]) => {
       const { whole, urls } = this.left.get(key, now);
       const lefts = [whole, urls].flatMap((left) => left ?? []);
@@ -281,33 +302,35 @@ export class TableAsks implements AskKind {
         class: unserved ? 'unserved' : promised ? 'promised' : 'outside',
         weight: list.length + lefts.reduce((sum, left) => sum + left.asks, 0),
         earliestDeadline: Math.min(...lefts.map((left) => left.expiresAt), ...list.map((waiter) => waiter.deadline)),
-        take: async () => this.askWork(key, list, this.others.get(key) ?? []),
+        take: () => this.claimed(key, () => this.askWork(key, list, this.others.get(key) ?? [])),
       };
     });
     // Demand another replica's refused asks left, owed this slot: carried by whichever replica gets it.
     for (const [key, needs] of this.others) {
       const owed = (need: PostedNeed) => this.owedByOthers(key, need, now);
-      if (byKey.has(key) || !needs.some(owed)) continue;
+      if (byKey.has(key) || elsewhere(key) || !needs.some(owed)) continue;
       candidates.push({
         class: !urlsTurn({}, needs, now) && needs.some((need) => need.urls === undefined) ? 'unserved' : 'promised',
         weight: needs.length,
         earliestDeadline: Math.min(...needs.map((need) => need.deadline)),
-        take: async () => {
-          const turn = await this.askWork(key, [], needs);
-          // Nothing of it for this replica to send (answered, or a metric it may not carry): not offered again.
-          if (turn === undefined) for (const need of needs.filter(owed)) this.rememberAnswered(key, need);
-          return turn;
-        },
+        take: () =>
+          this.claimed(key, async () => {
+            const turn = await this.askWork(key, [], needs);
+            // Nothing of it for this replica to send (answered, or a metric it may not carry): not offered again.
+            if (turn === undefined) for (const need of needs.filter(owed)) this.rememberAnswered(key, need);
+            return turn;
+          }),
       });
     }
     this.withdrawLeftRefreshes();
     for (const refresh of this.refreshes.values()) {
+      if (elsewhere(refresh.spec.key)) continue;
       candidates.push({
         class: 'refresh',
         weight: refresh.demand,
         earliestDeadline: Infinity,
         fetchedAt: refresh.seenFetchedAt,
-        take: () => this.refreshWork(refresh),
+        take: () => this.claimed(refresh.spec.key, () => this.refreshWork(refresh)),
       });
     }
     return candidates;
@@ -365,6 +388,36 @@ export class TableAsks implements AskKind {
     }
   }
 
+  /**
+   * With replicas (the board), a table's work is built only once this replica holds the claim on its query: while
+   * another replica's query of it is in flight, its work waits for the next look (that answer, stored before the
+   * claim ends, then serves it or shows it done), so that one query answers the cluster: a burst of slots used to
+   * send the same table from two replicas at once. The claim ends when the turn's query lands, or at once when
+   * there is nothing to send.
+   */
+  private async claimed(key: string, work: () => Promise<Turn | undefined>): Promise<Turn | undefined> {
+    const board = this.options.board;
+    if (board === undefined) return work();
+    if (!(await board.claimFetch(key, FETCH_CLAIM_MS))) {
+      this.fetchingElsewhere.set(key, this.queue.clock.now() + SHARED_POLL_MS);
+      return undefined;
+    }
+    const release = () => board.releaseFetch(key);
+    let turn: Turn | undefined;
+    try {
+      turn = await work();
+    } finally {
+      if (turn === undefined) release();
+    }
+    return turn === undefined ? undefined : releasedAfter(turn, release);
+  }
+
+  private rememberCachedRefresh(refresh: Refresh): void {
+    const now = this.queue.clock.now();
+    for (const [key, cached] of this.cachedRefreshes) if (cached.until <= now) this.cachedRefreshes.delete(key);
+    this.cachedRefreshes.set(refresh.spec.key, { seenFetchedAt: refresh.seenFetchedAt, until: now + CACHED_REFRESH_RECHECK_MS });
+  }
+
   private async refreshWork(refresh: Refresh): Promise<Turn | undefined> {
     this.refreshes.delete(refresh.spec.key);
     if (await this.alreadyRefreshed(refresh)) return undefined;
@@ -374,7 +427,10 @@ export class TableAsks implements AskKind {
     // While its window has not moved, the answer cache holds the table's own numbers for the whole TTL, past the
     // half TTL a refresh is asked at: a slot would bring them back, and their write would be taken for a refresh.
     const cached = await this.options.reporting.peek?.(body);
-    if (cached?.cache === 'hit' && cached.fetchedAt <= refresh.seenFetchedAt) return undefined;
+    if (cached?.cache === 'hit' && cached.fetchedAt <= refresh.seenFetchedAt) {
+      this.rememberCachedRefresh(refresh);
+      return undefined;
+    }
     return this.turn({
       spec: refresh.spec,
       waiters: [],
@@ -396,6 +452,9 @@ export class TableAsks implements AskKind {
    */
   private async askWork(key: string, list: Waiter[], others: PostedNeed[]): Promise<Turn | undefined> {
     const now = this.queue.clock.now();
+    // Another replica's query of the table may have landed since the last look (its claim just ended): what it answers goes.
+    const lookup = this.options.lookup;
+    if (lookup !== undefined && list.length > 0) await this.deliverShared(list, lookup);
     list = list.filter((waiter) => !waiter.settled);
     const owed = await this.stillOwed(key, now);
     // Of another replica's promise alone, the spec is its key's (the table may be unknown here).
@@ -694,6 +753,28 @@ function urlsTurn(owed: TableLeft, others: readonly PostedNeed[], now: number): 
   const urlsDue = due(owed.urls, now) || others.some((need) => need.urls !== undefined && dueNeed(need, now));
   const wholeDue = due(owed.whole, now) || others.some((need) => need.urls === undefined && dueNeed(need, now));
   return urlsDue && !wholeDue;
+}
+
+/** The turn, its claim released once its query landed (answered and stored, refused a slot, or failed). */
+function releasedAfter(turn: Turn, release: () => void): Turn {
+  return {
+    ...turn,
+    answered: async (answer) => {
+      try {
+        return await turn.answered(answer);
+      } finally {
+        release();
+      }
+    },
+    slotRefused: () => {
+      release();
+      turn.slotRefused?.();
+    },
+    failed: (error) => {
+      release();
+      turn.failed(error);
+    },
+  };
 }
 
 /** The askers of a refresh still there, with this one: the set stays as small as the feeds still asking. */

@@ -154,6 +154,8 @@ export interface FakeDashboardOptions {
    * going round on cached answers is parked on the clock at the next refusal and the test ends with its count.
    */
   maxHits?: number;
+  /** How long the vendor takes to answer a query granted its slot (default: at once); `fetchedAt` is when it answers. */
+  latencyMs?: number;
 }
 
 /** A url's number for a metric: its position in `urls` encoded with the metric's length, so a test can compute it. */
@@ -187,8 +189,9 @@ export function fakeDashboard(options: FakeDashboardOptions): FakeDashboard {
       }
       // Through the queue, the attempt is the queue's grant; a test's direct call takes a free slot itself (or is refused).
       await (grant === undefined ? budget.take(DASHBOARD_WHERE, 0) : grant(DASHBOARD_WHERE, undefined));
-      const now = options.clock.now();
       dashboard.sent.push(body);
+      if (options.latencyMs !== undefined) await options.clock.sleep(options.latencyMs);
+      const now = options.clock.now();
       if (body.metrics.some((metric) => options.unplanned?.includes(metric))) {
         throw new UpstreamError({ service: 'reporting', endpoint: '/api/dashboard/query', kind: 'metric_unavailable', status: 200 });
       }
@@ -227,6 +230,8 @@ export function fakeBoard() {
   const demand = new Demand();
   const unavailable = new Set<MetricName>();
   const claims = new SlotClaims();
+  /** The replica whose query of each table is in flight (claims never expire here: a test's replica always releases). */
+  const fetching = new Map<string, number>();
   let replicas = 0;
   return {
     /** The cluster's demand, as every replica's asks recorded it. */
@@ -261,6 +266,14 @@ export function fakeBoard() {
         },
         async claimantsAt(at, slotMs) {
           return claims.claimantsAt(at, slotMs);
+        },
+        async claimFetch(key) {
+          if ((fetching.get(key) ?? id) !== id) return false;
+          fetching.set(key, id);
+          return true;
+        },
+        releaseFetch(key) {
+          if (fetching.get(key) === id) fetching.delete(key);
         },
       };
     },
