@@ -112,7 +112,7 @@ export function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
-async function waitReady(url: string): Promise<void> {
+export async function waitReady(url: string): Promise<void> {
   // Poll with a bounded number of attempts: start-up generates demo data only in embedded mode.
   for (let attempt = 0; attempt < 600; attempt++) {
     const ok = await fetch(url).then(

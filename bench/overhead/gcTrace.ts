@@ -1,10 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { spawnListening, subgraphEnvOver } from './processes';
 import { loadGraphQL } from './scenario';
+import { freePort, waitReady } from '../processes';
 
 /*
  * The raw path's garbage collection, this subgraph against the minimal one (issue 38, item 1):
@@ -64,28 +64,6 @@ function summary(name: string, collections: Collection[]): string {
   ].join('\n');
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const port = (server.address() as { port: number }).port;
-  server.close();
-  return port;
-}
-
-async function readyAt(url: string): Promise<void> {
-  for (let attempt = 0; attempt < 600; attempt++) {
-    if (
-      await fetch(url).then(
-        (response) => response.ok,
-        () => false,
-      )
-    )
-      return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${url} never ready`);
-}
-
 async function traced(url: string, child: ChildProcess, name: string): Promise<string> {
   const record = recorder(child);
   await loadGraphQL(url, IN_FLIGHT, 2000);
@@ -100,25 +78,16 @@ async function traced(url: string, child: ChildProcess, name: string): Promise<s
 
 async function main(): Promise<void> {
   const upstream = await spawnListening('trivialUpstream.ts', {});
-  const minimal = spawn(process.execPath, ['--trace-gc-nvp', '--import', 'tsx', join(__dirname, 'baselineSubgraph.ts')], {
-    env: { ...process.env, NODE_ENV: 'production', UPSTREAM_URL: upstream.url },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const minimalUrl = await new Promise<string>((resolve) =>
-    createInterface({ input: minimal.stdout! }).on('line', (line) => {
-      const match = /^listening (\S+)/.exec(line);
-      if (match) resolve(match[1]);
-    }),
-  );
+  const minimal = await spawnListening('baselineSubgraph.ts', { NODE_ENV: 'production', UPSTREAM_URL: upstream.url }, ['--trace-gc-nvp']);
   const port = await freePort();
   const ours = spawn(process.execPath, ['--expose-gc', '--trace-gc-nvp', ...OURS_ARGS, ENTRY], {
     env: { ...process.env, ...subgraphEnvOver(upstream.url), RENDER_CACHE_TTL_SECONDS: '0', PORT: String(port) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  await readyAt(`http://127.0.0.1:${port}/health/ready`);
+  await waitReady(`http://127.0.0.1:${port}/health/ready`);
   const report = [
     `${REQUESTS} requests at ${IN_FLIGHT} in flight after 2,000`,
-    await traced(minimalUrl, minimal, 'minimal'),
+    await traced(minimal.url, minimal.child, 'minimal'),
     await traced(`http://127.0.0.1:${port}/graphql`, ours, `this subgraph ${OURS_ARGS.join(' ')}`),
   ];
   await upstream.stop();

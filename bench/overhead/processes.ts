@@ -9,15 +9,22 @@ import { DEMO_EMAIL, DEMO_PASSWORD } from '../upstreamClient';
 export interface ListeningProcess {
   url: string;
   pid: number;
+  /** Its output after the `listening` line (a trace the node flags asked for) is the caller's to read. */
+  child: ChildProcess;
   stop(): Promise<void>;
 }
 
 /**
  * Runs one of this folder's TypeScript programs (through tsx's loader) in its
- * own process and waits for its `listening <url>` line.
+ * own process, with `nodeArgs` (a profiler's or tracer's flags, which
+ * NODE_OPTIONS does not take), and waits for its `listening <url>` line.
  */
-export async function spawnListening(script: string, env: Record<string, string>): Promise<ListeningProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, script)], {
+export async function spawnListening(
+  script: string,
+  env: Record<string, string>,
+  nodeArgs: readonly string[] = [],
+): Promise<ListeningProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(__dirname, script)], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -32,7 +39,7 @@ export async function spawnListening(script: string, env: Record<string, string>
     });
   });
   const url = await Promise.race([listening, exited]);
-  return { url, pid: child.pid!, stop: () => stopChild(child) };
+  return { url, pid: child.pid!, child, stop: () => stopChild(child) };
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {

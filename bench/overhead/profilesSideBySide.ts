@@ -1,9 +1,6 @@
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { spawnSubgraph } from '../processes';
 import { spawnListening, subgraphEnvOver } from './processes';
 import { loadGraphQL } from './scenario';
@@ -60,36 +57,23 @@ async function main(): Promise<void> {
   const minimalDir = mkdtempSync(join(tmpdir(), 'raw-minimal-'));
   const oursDir = mkdtempSync(join(tmpdir(), 'raw-ours-'));
   const upstream = await spawnListening('trivialUpstream.ts', {});
-  // spawnListening's way, with the profiler's flags (not allowed in NODE_OPTIONS).
-  const minimal = spawn(
-    process.execPath,
-    ['--cpu-prof', `--cpu-prof-dir=${minimalDir}`, '--import', 'tsx', join(__dirname, 'baselineSubgraph.ts')],
-    {
-      env: { ...process.env, NODE_ENV: 'production', UPSTREAM_URL: upstream.url },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  const minimalUrl = await new Promise<string>((resolve) =>
-    createInterface({ input: minimal.stdout! }).on('line', (line) => {
-      const match = /^listening (\S+)/.exec(line);
-      if (match) resolve(match[1]);
-    }),
-  );
+  const minimal = await spawnListening('baselineSubgraph.ts', { NODE_ENV: 'production', UPSTREAM_URL: upstream.url }, [
+    '--cpu-prof',
+    `--cpu-prof-dir=${minimalDir}`,
+  ]);
   const ours = await spawnSubgraph({ ...subgraphEnvOver(upstream.url), RENDER_CACHE_TTL_SECONDS: '0' }, [
     '--cpu-prof',
     `--cpu-prof-dir=${oursDir}`,
   ]);
   const windows: [number, number][] = [];
-  for (const url of [minimalUrl, ours.url]) {
+  for (const url of [minimal.url, ours.url]) {
     await loadGraphQL(url, IN_FLIGHT, 3000);
     const from = nowMicros();
     await loadGraphQL(url, IN_FLIGHT, REQUESTS);
     windows.push([from, nowMicros()]);
   }
   await ours.stop();
-  const minimalExited = once(minimal, 'exit');
-  minimal.kill('SIGTERM');
-  await minimalExited;
+  await minimal.stop();
   await upstream.stop();
   const profileIn = (dir: string) =>
     join(
