@@ -445,32 +445,6 @@ describe('refresh by demand', () => {
     // first; then the refreshes, the week's table (4 asks) before the day's (2).
     expect(kinds).toEqual(['cold', 'week', 'day']);
   });
-  // Fixed test-first: every read of a table past half its TTL asked for a refresh that the answer cache would
-  // answer with the same numbers, and each was looked at again (the table and the cached answer read each time):
-  // with hundreds of live feeds, a loop of reads of the whole table.
-  it('a refresh the answer cache would answer with the same numbers is looked at again only a second later', async () => {
-    const urls = site(5);
-    const { clock, dashboard, tables } = setUp({ urls, answerCacheMs: 600_000, slotsPerMinute: 60 });
-    const peek = dashboard.peek;
-    let peeks = 0;
-    dashboard.peek = async (body) => {
-      peeks += 1;
-      return peek?.(body);
-    };
-    await tables.ranking(WEEK, 3, deadline(clock));
-    await clock.advance(40_000); // past half the 60 s TTL, its minute's window not moved: the answer cache holds the table
-    for (let read = 0; read < 10; read += 1) {
-      await tables.ranking(WEEK, 3, deadline(clock));
-      await settle();
-    }
-    expect(peeks).toBe(1);
-    await clock.advance(1_000);
-    await tables.ranking(WEEK, 3, deadline(clock));
-    await settle();
-    expect(peeks).toBe(2);
-    expect(dashboard.sent).toHaveLength(1);
-  });
-
   // Fixed test-first: the refresh refused a slot came back with a demand of 0, so the table asked for most went last.
   it('a refresh refused a slot keeps its place in the order', async () => {
     const urls = site(5);

@@ -70,12 +70,6 @@ const MOST_SLOTS_AHEAD = 4;
  * and backoff. It is released as soon as the query lands; a replica that dies mid-query holds the table this long.
  */
 const FETCH_CLAIM_MS = 60_000;
-/**
- * A refresh the answer cache would answer with the table's own numbers is asked for again no sooner than this:
- * every read of a table past half its TTL asks for one, and each look reads the table and the cached answer.
- * When the cached answer ends or the window moves is not known here; this bounds both the delay and the cost.
- */
-const CACHED_REFRESH_RECHECK_MS = 1_000;
 
 /** A table ask waiting in the queue. */
 type Waiter = QueuedAsk<Delivery> & { need: Need };
@@ -150,8 +144,6 @@ export class TableAsks implements AskKind {
   private readonly inFlight = new Map<string, InFlight>();
   /** Tables whose query another replica has in flight, until the next look (by key): their work waits for its answer. */
   private readonly fetchingElsewhere = new Map<string, number>();
-  /** Refreshes the answer cache would answer with the numbers they replace, by key: not asked for again until `until`. */
-  private readonly cachedRefreshes = new Map<string, { seenFetchedAt: number; until: number }>();
 
   constructor(private readonly options: TableAsksOptions) {
     this.queue = options.queue;
@@ -221,8 +213,6 @@ export class TableAsks implements AskKind {
    * reader, who cannot say it left), the refresh stays until its turn.
    */
   refresh(spec: TableSpec, demand: number, seenFetchedAt: number, asker?: AbortSignal): void {
-    const cached = this.cachedRefreshes.get(spec.key);
-    if (cached !== undefined && cached.seenFetchedAt === seenFetchedAt && this.queue.clock.now() < cached.until) return;
     const pending = this.refreshes.get(spec.key);
     const askers =
       asker === undefined || (pending !== undefined && pending.askers === undefined) ? undefined : stillAsking(pending?.askers, asker);
@@ -412,12 +402,6 @@ export class TableAsks implements AskKind {
     return turn === undefined ? undefined : releasedAfter(turn, release);
   }
 
-  private rememberCachedRefresh(refresh: Refresh): void {
-    const now = this.queue.clock.now();
-    for (const [key, cached] of this.cachedRefreshes) if (cached.until <= now) this.cachedRefreshes.delete(key);
-    this.cachedRefreshes.set(refresh.spec.key, { seenFetchedAt: refresh.seenFetchedAt, until: now + CACHED_REFRESH_RECHECK_MS });
-  }
-
   private async refreshWork(refresh: Refresh): Promise<Turn | undefined> {
     this.refreshes.delete(refresh.spec.key);
     if (await this.alreadyRefreshed(refresh)) return undefined;
@@ -427,10 +411,7 @@ export class TableAsks implements AskKind {
     // While its window has not moved, the answer cache holds the table's own numbers for the whole TTL, past the
     // half TTL a refresh is asked at: a slot would bring them back, and their write would be taken for a refresh.
     const cached = await this.options.reporting.peek?.(body);
-    if (cached?.cache === 'hit' && cached.fetchedAt <= refresh.seenFetchedAt) {
-      this.rememberCachedRefresh(refresh);
-      return undefined;
-    }
+    if (cached?.cache === 'hit' && cached.fetchedAt <= refresh.seenFetchedAt) return undefined;
     return this.turn({
       spec: refresh.spec,
       waiters: [],
