@@ -266,7 +266,6 @@ export class TableAsks implements AskKind {
    */
   candidates(asks: readonly QueuedAsk[]): Candidate[] {
     const now = this.queue.clock.now();
-    // Due: the slot its refusals named came.
     // Demand left alone takes no slot before the one it is owed: a slot freed earlier (the budget shared
     // again, its next slot forgotten) goes to the asks there are then, not to a race of every replica's
     // demand whose refused try would teach the next slot to the retry it was left for (issue 38 follow-up).
