@@ -320,7 +320,7 @@ describe('demand left by refused asks, on replicas (issue 38)', () => {
 
     await clock.advance(22_000);
     // a's slot carried b's refused ask (owed that slot, ahead of a's refresh).
-    expect(bodiesOf(dashboard).map((body) => body.urls)).toEqual([undefined, [urls[10]]]);
+    expect(bodiesOf(dashboard).map((body) => body.urls)).toStrictEqual([undefined, [urls[10]]]);
     const retried = await a.articles(WEEK, [urls[10]], ['pageViewsTotal'], deadline(clock));
     expect(cell(retried, urls[10], 'pageViewsTotal')).toMatchObject({
       value: fakeValue(urls, urls[10], 'pageViewsTotal'),
@@ -328,7 +328,7 @@ describe('demand left by refused asks, on replicas (issue 38)', () => {
     });
     // The refresh goes at the slot after, and b's demand is not carried again.
     await clock.advance(SLOT_MS);
-    expect(bodiesOf(dashboard).map((body) => body.urls)).toEqual([undefined, [urls[10]], undefined]);
+    expect(bodiesOf(dashboard).map((body) => body.urls)).toStrictEqual([undefined, [urls[10]], undefined]);
     a.close();
   });
 
@@ -353,15 +353,52 @@ describe('demand left by refused asks, on replicas (issue 38)', () => {
 
     await clock.advance(42_000);
     // The slot went to a's promise, whichever replica got it; b's refresh waits for the slot after.
-    expect(bodiesOf(dashboard).map((body) => body.urls)).toEqual([undefined, undefined, [urls[10]]]);
+    expect(bodiesOf(dashboard).map((body) => body.urls)).toStrictEqual([undefined, undefined, [urls[10]]]);
     const retried = await b.articles(WEEK, [urls[10]], ['pageViewsTotal'], deadline(clock));
     expect(cell(retried, urls[10], 'pageViewsTotal')).toMatchObject({
       value: fakeValue(urls, urls[10], 'pageViewsTotal'),
       fetchedAt: START + 2 * SLOT_MS,
     });
     await clock.advance(SLOT_MS);
-    expect(bodiesOf(dashboard).map((body) => body.urls)).toEqual([undefined, undefined, [urls[10]], undefined]);
+    expect(bodiesOf(dashboard).map((body) => body.urls)).toStrictEqual([undefined, undefined, [urls[10]], undefined]);
     a.close();
+    b.close();
+  });
+
+  it("while another replica holds the claim on the promised table's query, the promised slot goes to no other work", async () => {
+    // Issue 38 item 3 (three replicas, 50 % and 37 % by the first retry after the fetch claims): every replica at the
+    // promised slot went for the promised table; the one that claimed its query first was still building it when the
+    // others, finding the table claimed, gave the slot to their next work, and a grant of theirs could win the slot:
+    // the promised query was refused, and the retry with it.
+    const urls = site(20);
+    const { clock, dashboard, board, replica } = setUpReplicas({ urls, maxRows: 5, ttlSeconds: 120 });
+    const a = replica();
+    const b = replica();
+    await b.articles(DAY, [urls[0]], ['pageViewsTotal'], deadline(clock));
+    await clock.advance(SLOT_MS);
+    await a.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
+    // On b, its table past half its TTL: a refresh of it waits for the next slot.
+    await b.articles(DAY, [urls[0]], ['pageViewsTotal'], deadline(clock));
+    await clock.advance(1_000);
+    const asked = a.articles(WEEK, [urls[10]], ['pageViewsTotal'], deadline(clock));
+    await clock.advance(DEADLINE_MS);
+    expect(errorOf(await asked, urls[10], 'pageViewsTotal')).toMatchObject({ kind: 'budget_exhausted', retryAfterSeconds: 42 });
+    a.close();
+    // A third replica claims the week table's query just before the promised slot: its query is being built.
+    const third = board.replica();
+    expect(await third.claimFetch(WEEK.key, 60_000)).toBe(true);
+
+    await clock.advance(42_000);
+    // Past b's next looks (every 250 ms) while the claim stands.
+    for (const step of [250, 250, 250]) await clock.advance(step);
+    // b leaves the slot to that query: its refresh would take the slot the promised query needs.
+    expect(bodiesOf(dashboard).map((body) => body.urls)).toStrictEqual([undefined, undefined]);
+    // The third replica's query was refused (its claim ends with nothing stored): b carries the promise itself.
+    third.releaseFetch(WEEK.key);
+    await clock.advance(1_000);
+    expect(bodiesOf(dashboard).map((body) => body.urls)).toStrictEqual([undefined, undefined, [urls[10]]]);
+    await clock.advance(SLOT_MS);
+    expect(bodiesOf(dashboard).map((body) => body.urls)).toStrictEqual([undefined, undefined, [urls[10]], undefined]);
     b.close();
   });
 
@@ -386,13 +423,13 @@ describe('demand left by refused asks, on replicas (issue 38)', () => {
     await clock.advance(10_000);
 
     // One query carries both urls outside the table: a's promise and b's own ask.
-    expect(bodiesOf(dashboard).map((body) => body.urls)).toEqual([undefined, [urls[10], urls[11]]]);
+    expect(bodiesOf(dashboard).map((body) => body.urls)).toStrictEqual([undefined, [urls[10], urls[11]]]);
     expect(cell(await outside, urls[11], 'pageViewsTotal').value).toBe(fakeValue(urls, urls[11], 'pageViewsTotal'));
     // The month's ranking waits for a slot of its own: at its deadline, refused, its table owed the next slot.
     await clock.advance(10_000);
     expect(await month).toMatchObject({ kind: 'budget_exhausted', retryAfterSeconds: 53 });
     await clock.advance(53_000);
-    expect(bodiesOf(dashboard).map((body) => body.urls)).toEqual([undefined, [urls[10], urls[11]], undefined]);
+    expect(bodiesOf(dashboard).map((body) => body.urls)).toStrictEqual([undefined, [urls[10], urls[11]], undefined]);
     b.close();
   });
 });
@@ -602,7 +639,7 @@ describe('replicas sharing one store', () => {
     expect(answered).toHaveLength(dashboard.sent.length);
     // The whole table, then the article outside it at the next slot: the other replica's post is answered by the
     // whole table the answer cache still holds (read alone, no slot), not by the same table fetched again.
-    expect(bodiesOf(dashboard).map((body) => body.urls)).toEqual([undefined, [urls[15]]]);
+    expect(bodiesOf(dashboard).map((body) => body.urls)).toStrictEqual([undefined, [urls[15]]]);
     const answer = await asked;
     expect(cell(answer, urls[15], 'pageViewsTotal').value).toBe(fakeValue(urls, urls[15], 'pageViewsTotal'));
   });

@@ -426,6 +426,11 @@ export class BudgetQueue {
     return next + later * this.slotMs;
   }
 
+  /** Closed: no slot is taken any more (a kind holding a pass stops waiting). */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
   /** Stops after the current slot; asks still waiting get their refusal at their deadline. */
   close(): void {
     this.closed = true;

@@ -287,28 +287,34 @@ export class TableAsks implements AskKind {
       const unserved = !urlsTurn({ whole, urls }, othersOwed, now) && (list.some(needsWholeTable) || whole !== undefined);
       // Another replica's urls owed this slot make it a promise too, this replica's own asks of the table beside them.
       const promised = lefts.some((left) => due(left, now)) || othersOwed.some((need) => need.urls !== undefined);
+      const cls = unserved ? 'unserved' : promised ? 'promised' : 'outside';
       return {
-        class: unserved ? 'unserved' : promised ? 'promised' : 'outside',
+        class: cls,
         weight: list.length + lefts.reduce((sum, left) => sum + left.asks, 0),
         earliestDeadline: Math.min(...lefts.map((left) => left.expiresAt), ...list.map((waiter) => waiter.deadline)),
-        take: () => this.claimed(key, () => this.askWork(key, list, this.others.get(key) ?? [])),
+        take: () => this.claimed(key, () => this.askWork(key, list, this.others.get(key) ?? []), cls === 'promised'),
       };
     });
     // Demand another replica's refused asks left, owed this slot: carried by whichever replica gets it.
     for (const [key, needs] of this.others) {
       const owed = (need: PostedNeed) => this.owedByOthers(key, need, now);
       if (byKey.has(key) || elsewhere(key) || !needs.some(owed)) continue;
+      const cls = !urlsTurn({}, needs, now) && needs.some((need) => need.urls === undefined) ? 'unserved' : 'promised';
       candidates.push({
-        class: !urlsTurn({}, needs, now) && needs.some((need) => need.urls === undefined) ? 'unserved' : 'promised',
+        class: cls,
         weight: needs.length,
         earliestDeadline: Math.min(...needs.map((need) => need.deadline)),
         take: () =>
-          this.claimed(key, async () => {
-            const turn = await this.askWork(key, [], needs);
-            // Nothing of it for this replica to send (answered, or a metric it may not carry): not offered again.
-            if (turn === undefined) for (const need of needs.filter(owed)) this.rememberAnswered(key, need);
-            return turn;
-          }),
+          this.claimed(
+            key,
+            async () => {
+              const turn = await this.askWork(key, [], needs);
+              // Nothing of it for this replica to send (answered, or a metric it may not carry): not offered again.
+              if (turn === undefined) for (const need of needs.filter(owed)) this.rememberAnswered(key, need);
+              return turn;
+            },
+            cls === 'promised',
+          ),
       });
     }
     this.withdrawLeftRefreshes();
@@ -383,11 +389,16 @@ export class TableAsks implements AskKind {
    * claim ends, then serves it or shows it done), so that one query answers the cluster: a burst of slots used to
    * send the same table from two replicas at once. The claim ends when the turn's query lands, or at once when
    * there is nothing to send.
+   *
+   * A slot's promise (`promised`) is kept by waiting for that query instead: its replica is building it and has
+   * not been granted the slot yet, and work of another table sent meanwhile could win the slot from it, refusing
+   * the promised query and the retries it was promised to (issue 38 item 3: 50 % and 37 % by the first retry on
+   * three replicas). Once the claim ends, the promise's work here finds it answered, or sends it.
    */
-  private async claimed(key: string, work: () => Promise<Turn | undefined>): Promise<Turn | undefined> {
+  private async claimed(key: string, work: () => Promise<Turn | undefined>, promised = false): Promise<Turn | undefined> {
     const board = this.options.board;
     if (board === undefined) return work();
-    if (!(await board.claimFetch(key, FETCH_CLAIM_MS))) {
+    if (!(await (promised ? this.awaitFetchClaim(board, key) : board.claimFetch(key, FETCH_CLAIM_MS)))) {
       this.fetchingElsewhere.set(key, this.queue.clock.now() + SHARED_POLL_MS);
       return undefined;
     }
@@ -399,6 +410,17 @@ export class TableAsks implements AskKind {
       if (turn === undefined) release();
     }
     return turn === undefined ? undefined : releasedAfter(turn, release);
+  }
+
+  /** The claim on a table's query, once another replica's ends (looked at every SHARED_POLL_MS, for FETCH_CLAIM_MS at most). */
+  private async awaitFetchClaim(board: NonNullable<TableAsksOptions['board']>, key: string): Promise<boolean> {
+    const clock = this.queue.clock;
+    const until = clock.now() + FETCH_CLAIM_MS;
+    for (;;) {
+      if (await board.claimFetch(key, FETCH_CLAIM_MS)) return true;
+      if (clock.now() >= until || this.queue.isClosed) return false;
+      await clock.sleep(SHARED_POLL_MS);
+    }
   }
 
   private async refreshWork(refresh: Refresh): Promise<Turn | undefined> {
