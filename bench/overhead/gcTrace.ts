@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { spawnListening, subgraphEnvOver } from './processes';
@@ -13,12 +14,15 @@ import { freePort, waitReady } from '../processes';
  * after 2,000 requests of warm-up; only the collections inside each one's measured load count. Printed per
  * process: scavenges, and a request's KB allocated, promoted to the old generation and kept in the young one by
  * scavenges, and its pauses. GC_TRACE_NODE_ARGS (space-separated) are given to this subgraph only, e.g.
- * `--max-semi-space-size=64 --min-semi-space-size=64`; GC_TRACE_ENTRY runs another build's `dist/src/index.js`.
+ * `--max-semi-space-size=64 --min-semi-space-size=64`; GC_TRACE_ENTRY runs another build's `dist/src/index.js`;
+ * GC_TRACE_DUMP=<file> appends every line both print in their measured windows.
  */
 
 const IN_FLIGHT = Number(process.env.GC_TRACE_IN_FLIGHT ?? 50);
 const REQUESTS = Number(process.env.GC_TRACE_REQUESTS ?? 10_000);
 const OURS_ARGS = (process.env.GC_TRACE_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+/** Every line the processes print in their measured windows (e.g. of `--trace-pretenuring-statistics`), appended here. */
+const DUMP = process.env.GC_TRACE_DUMP;
 const ENTRY = process.env.GC_TRACE_ENTRY ?? join(__dirname, '..', '..', 'dist/src/index.js');
 
 type Collection = Record<string, string>;
@@ -28,6 +32,7 @@ function recorder(child: ChildProcess): { start(): void; stop(): Collection[] } 
   let recording = false;
   let lines: Collection[] = [];
   createInterface({ input: child.stdout! }).on('line', (line) => {
+    if (recording && DUMP !== undefined) appendFileSync(DUMP, `${line}\n`);
     if (!recording || !line.includes('gc=')) return;
     const fields: Collection = {};
     for (const pair of line.trim().split(/\s+/)) {
