@@ -327,7 +327,7 @@ describe('shared deadlines', () => {
     const started = performance.now();
     const signal = slots.signalFor(60);
 
-    await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+    await new Promise((resolve) => signal.once('abort', resolve));
 
     expect(signal.aborted).toBe(true);
     expect(performance.now() - started).toBeGreaterThanOrEqual(59);

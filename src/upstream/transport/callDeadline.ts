@@ -1,4 +1,4 @@
-import type { DeadlineTicks } from './deadlines';
+import type { DeadlineTick, DeadlineTicks } from './deadlines';
 
 /**
  * The time allowed one upstream call (UPSTREAM_TIMEOUT_MS), shared by its
@@ -8,7 +8,7 @@ import type { DeadlineTicks } from './deadlines';
  * of the call's time, and every later attempt gets only what is left.
  */
 export class CallDeadline {
-  private started: { signal: AbortSignal; endsAt: number } | undefined;
+  private started: { signal: DeadlineTick; endsAt: number } | undefined;
 
   constructor(
     readonly timeoutMs: number,
@@ -16,7 +16,7 @@ export class CallDeadline {
   ) {}
 
   /** The signal that aborts the call's attempts at its deadline; the first ask starts the clock. */
-  signal(): AbortSignal {
+  signal(): DeadlineTick {
     this.started ??= { signal: this.ticks.signalFor(this.timeoutMs), endsAt: performance.now() + this.timeoutMs };
     return this.started.signal;
   }

@@ -1,6 +1,6 @@
 import { request, type Dispatcher } from 'undici';
 import { CallDeadline } from './callDeadline';
-import { DeadlineTicks } from './deadlines';
+import { DeadlineTicks, type DeadlineTick } from './deadlines';
 import { readBodyText, UnreadableBody } from './responseBody';
 import { parseRetryAfter } from './retryAfter';
 import { isRecord } from './typeGuards';
@@ -144,7 +144,7 @@ interface Answer {
   unreadable?: string;
 }
 
-async function send(jsonRequest: JsonRequest, options: ResolvedOptions, signal: AbortSignal): Promise<Answer> {
+async function send(jsonRequest: JsonRequest, options: ResolvedOptions, signal: DeadlineTick): Promise<Answer> {
   const response = await request(jsonRequest.url, {
     dispatcher: options.dispatcher,
     method: jsonRequest.method,
@@ -168,29 +168,26 @@ async function send(jsonRequest: JsonRequest, options: ResolvedOptions, signal: 
  * one. Racing the deadline keeps the caller's budget exact; undici drops the
  * abandoned request as soon as it is dispatched, since its signal has fired.
  */
-function beforeDeadline<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+function beforeDeadline<T>(work: Promise<T>, signal: DeadlineTick): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     if (signal.aborted) {
       reject(signal.reason);
       return;
     }
     const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, ONCE);
+    signal.on('abort', onAbort);
     work.then(
       (value) => {
-        signal.removeEventListener('abort', onAbort);
+        signal.removeListener('abort', onAbort);
         resolve(value);
       },
       (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        signal.removeListener('abort', onAbort);
         reject(error);
       },
     );
   });
 }
-
-/** Hoisted: listener options are otherwise a fresh object per call. */
-const ONCE = { once: true } as const;
 
 function buildHeaders(jsonRequest: JsonRequest): Record<string, string> {
   const headers: Record<string, string> = { accept: 'application/json', ...jsonRequest.headers };
@@ -201,7 +198,7 @@ function buildHeaders(jsonRequest: JsonRequest): Record<string, string> {
 function transportFailure(
   where: Pick<JsonRequest, 'service' | 'endpoint'>,
   error: unknown,
-  signal: AbortSignal,
+  signal: DeadlineTick,
   timeoutMs: number,
 ): UpstreamError {
   const code = errorCode(error);
