@@ -300,6 +300,26 @@ describe('demand left by refused asks (issue 38)', () => {
   });
 });
 
+/**
+ * Two replicas, 42 s before the third slot: b's day table past half its TTL (its refresh waits for that slot), and
+ * on a, an ask outside the full 5-row week table refused, its need owed that slot (claimed for the cluster).
+ */
+async function promiseOnARefreshOnB() {
+  const urls = site(20);
+  const { clock, dashboard, board, replica } = setUpReplicas({ urls, maxRows: 5, ttlSeconds: 120 });
+  const a = replica();
+  const b = replica();
+  await b.articles(DAY, [urls[0]], ['pageViewsTotal'], deadline(clock));
+  await clock.advance(SLOT_MS);
+  await a.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
+  await b.articles(DAY, [urls[0]], ['pageViewsTotal'], deadline(clock));
+  await clock.advance(1_000);
+  const asked = a.articles(WEEK, [urls[10]], ['pageViewsTotal'], deadline(clock));
+  await clock.advance(DEADLINE_MS);
+  expect(errorOf(await asked, urls[10], 'pageViewsTotal')).toMatchObject({ kind: 'budget_exhausted', retryAfterSeconds: 42 });
+  return { urls, clock, dashboard, board, a, b };
+}
+
 describe('demand left by refused asks, on replicas (issue 38)', () => {
   it('an ask refused on a replica that then stops is answered at the slot its retryAfter names by the replica that gets it; its retry on any replica finds the numbers', async () => {
     const urls = site(20);
@@ -336,20 +356,7 @@ describe('demand left by refused asks, on replicas (issue 38)', () => {
     // Issue 38 item 3 (three replicas, 74.1 % by the first retry): a replica read the other replicas' posts only for the
     // tables it asked, owed or refreshed, so at a slot promised (claimed for the cluster) to another replica's demand
     // on another table it sent its own work, and the retry at retryAfter was refused again.
-    const urls = site(20);
-    const { clock, dashboard, replica } = setUpReplicas({ urls, maxRows: 5, ttlSeconds: 120 });
-    const a = replica();
-    const b = replica();
-    await b.articles(DAY, [urls[0]], ['pageViewsTotal'], deadline(clock));
-    await clock.advance(SLOT_MS);
-    await a.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
-    // On b, its table past half its TTL: b's refresh waits for the next slot (its loop asleep until then, first).
-    await b.articles(DAY, [urls[0]], ['pageViewsTotal'], deadline(clock));
-    await clock.advance(1_000);
-    // On a, an ask outside the full 5-row week table: refused, its need owed the next slot (claimed for the cluster).
-    const asked = a.articles(WEEK, [urls[10]], ['pageViewsTotal'], deadline(clock));
-    await clock.advance(DEADLINE_MS);
-    expect(errorOf(await asked, urls[10], 'pageViewsTotal')).toMatchObject({ kind: 'budget_exhausted', retryAfterSeconds: 42 });
+    const { urls, clock, dashboard, a, b } = await promiseOnARefreshOnB();
 
     await clock.advance(42_000);
     // The slot went to a's promise, whichever replica got it; b's refresh waits for the slot after.
@@ -370,19 +377,7 @@ describe('demand left by refused asks, on replicas (issue 38)', () => {
     // promised slot went for the promised table; the one that claimed its query first was still building it when the
     // others, finding the table claimed, gave the slot to their next work, and a grant of theirs could win the slot:
     // the promised query was refused, and the retry with it.
-    const urls = site(20);
-    const { clock, dashboard, board, replica } = setUpReplicas({ urls, maxRows: 5, ttlSeconds: 120 });
-    const a = replica();
-    const b = replica();
-    await b.articles(DAY, [urls[0]], ['pageViewsTotal'], deadline(clock));
-    await clock.advance(SLOT_MS);
-    await a.articles(WEEK, [urls[0]], ['pageViewsTotal'], deadline(clock));
-    // On b, its table past half its TTL: a refresh of it waits for the next slot.
-    await b.articles(DAY, [urls[0]], ['pageViewsTotal'], deadline(clock));
-    await clock.advance(1_000);
-    const asked = a.articles(WEEK, [urls[10]], ['pageViewsTotal'], deadline(clock));
-    await clock.advance(DEADLINE_MS);
-    expect(errorOf(await asked, urls[10], 'pageViewsTotal')).toMatchObject({ kind: 'budget_exhausted', retryAfterSeconds: 42 });
+    const { urls, clock, dashboard, board, a, b } = await promiseOnARefreshOnB();
     a.close();
     // A third replica claims the week table's query just before the promised slot: its query is being built.
     const third = board.replica();
