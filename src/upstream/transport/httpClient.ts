@@ -1,7 +1,7 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { CallDeadline } from './callDeadline';
 import { DeadlineTicks, type DeadlineTick } from './deadlines';
-import { readBodyText, UnreadableBody } from './responseBody';
+import { exchange, type Answer, type Exchange } from './exchange';
 import { parseRetryAfter } from './retryAfter';
 import { isRecord } from './typeGuards';
 import type { HttpAttempt, Observer } from '../../kernel/observer';
@@ -113,7 +113,7 @@ async function attempt(jsonRequest: JsonRequest, options: ResolvedOptions, deadl
   const signal = deadline.signal();
   let answer: Answer;
   try {
-    answer = await beforeDeadline(send(jsonRequest, options, signal), signal);
+    answer = await exchange(options.dispatcher, toExchange(jsonRequest), signal, options.maxResponseBytes);
   } catch (error) {
     throw transportFailure(where, error, signal, deadline.timeoutMs);
   }
@@ -136,63 +136,11 @@ async function attempt(jsonRequest: JsonRequest, options: ResolvedOptions, deadl
   }
 }
 
-/** A response read as far as the cap allows: `unreadable` says why the text is missing. */
-interface Answer {
-  status: number;
-  headers: Dispatcher.ResponseData['headers'];
-  text: string;
-  unreadable?: string;
-}
-
-async function send(jsonRequest: JsonRequest, options: ResolvedOptions, signal: DeadlineTick): Promise<Answer> {
-  const response = await request(jsonRequest.url, {
-    dispatcher: options.dispatcher,
-    method: jsonRequest.method,
-    headers: buildHeaders(jsonRequest),
-    body: jsonRequest.body === undefined ? null : JSON.stringify(jsonRequest.body),
-    signal,
-  });
-  const answer = { status: response.statusCode, headers: response.headers };
-  try {
-    // Error bodies are read too: an unread body keeps its socket from returning to the pool.
-    return { ...answer, text: await readBodyText(response.body, response.headers, options.maxResponseBytes) };
-  } catch (error) {
-    if (error instanceof UnreadableBody) return { ...answer, text: '', unreadable: error.reason };
-    throw error;
-  }
-}
-
-/**
- * undici acts on an abort only once a queued request reaches a socket: with
- * every pooled connection busy, an aborted request would keep waiting for
- * one. Racing the deadline keeps the caller's budget exact; undici drops the
- * abandoned request as soon as it is dispatched, since its signal has fired.
- */
-function beforeDeadline<T>(work: Promise<T>, signal: DeadlineTick): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => reject(signal.reason);
-    signal.on('abort', onAbort);
-    work.then(
-      (value) => {
-        signal.removeListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
-function buildHeaders(jsonRequest: JsonRequest): Record<string, string> {
+function toExchange(jsonRequest: JsonRequest): Exchange {
   const headers: Record<string, string> = { accept: 'application/json', ...jsonRequest.headers };
   if (jsonRequest.body !== undefined) headers['content-type'] = 'application/json';
-  return headers;
+  const body = jsonRequest.body === undefined ? null : JSON.stringify(jsonRequest.body);
+  return { url: jsonRequest.url, method: jsonRequest.method, headers, body };
 }
 
 function transportFailure(
