@@ -3,7 +3,6 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import type { GraphQLSchema } from 'graphql';
-import { ApolloServerPluginCacheControl } from '@apollo/server/plugin/cacheControl';
 import { ApolloServerPluginDrainHttpServer } from '@apollo/server/plugin/drainHttpServer';
 import type { Config, LimitsConfig } from '../config';
 import type { Services } from './services';
@@ -18,6 +17,7 @@ import { limitValidationRules } from '../graphql/limits/validationRules';
 import { metricsHandler } from '../observability/metrics/handler';
 import { operationPlugin } from '../graphql/operationPlugin';
 import { responseCachePlugin } from '../graphql/responseCache/responseCachePlugin';
+import { cacheControlPlugins } from '../graphql/responseCache/cacheControlPlugin';
 import { buildSchema } from '../graphql/subgraphSchema';
 import { metricRuleOf } from '../graphql/access/metricRule';
 import type { Caller } from '../auth/callers/caller';
@@ -230,7 +230,7 @@ function createApollo(
       operationPlugin({ observer: services.observer, now: () => performance.now() }),
       // Every root field and every object field without a hint counts as maxAge 0 (uncacheable): each
       // cacheable field says so in the schema (@cacheControl) or its resolver (TTLs from config).
-      ApolloServerPluginCacheControl({ defaultMaxAge: 0, calculateHttpHeaders: true }),
+      ...cacheControlPlugins(0),
       // Reads the policy the plugin above computes: stores public, error-free responses for their max-age.
       ...(config.responseCacheEnabled === false ? [] : [responseCachePlugin(cache)]),
       // Subscriptions (docs/subscriptions.md): WebSocket ones through this pipeline, Apollo's callback protocol, their drain.

@@ -1,0 +1,131 @@
+import type { CacheHint, CachePolicy } from '@apollo/cache-control-types';
+import type { ApolloServerPlugin, GraphQLRequestContextWillSendResponse, GraphQLRequestListener } from '@apollo/server';
+import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
+import { defaultFieldResolver, isObjectType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
+import { FieldCachePolicy, HintPolicy, isRestricted } from './cachePolicy';
+import { fieldCacheRule, typeAnnotation, type CacheAnnotation, type FieldCacheRule } from './fieldCacheRules';
+
+/**
+ * Apollo's cache control (`ApolloServerPluginCacheControl({ defaultMaxAge, calculateHttpHeaders: true })`), the same
+ * policy and the same `cache-control` header, without its per-field plugin hooks.
+ *
+ * Apollo's plugin has a `willResolveField`, so Apollo runs its hook dispatcher on every field of every operation, and
+ * the plugin builds a policy of closures for each: a third of all the memory a `recommendations` operation allocates
+ * (bench/README.md, "The raw path, sixth pass"), for fields that mostly cannot change the policy. Here the schema's
+ * fields are wrapped once: a field's rule is read from the schema at start-up (fieldCacheRules.ts), the fields whose
+ * resolving can never change the policy (a leaf without a hint, on the default resolver) are not wrapped at all, and
+ * each other field folds its policy into the operation's when its value is finished, as Apollo's does.
+ * Resolvers set dynamic hints through `info.cacheControl` (@apollo/cache-control-types) as before.
+ */
+export function cacheControlPlugins(defaultMaxAge: number): ApolloServerPlugin[] {
+  const listener: GraphQLRequestListener<object> = {
+    executionDidStart: async ({ contextValue, overallCachePolicy }) => {
+      // A policy set before execution (by another plugin) stays as it is: field hints are then read but not folded.
+      operationOf.set(contextValue, isRestricted(overallCachePolicy) ? NOT_FOLDED : overallCachePolicy);
+    },
+    willSendResponse: async (requestContext) => setCacheControlHeader(requestContext),
+  };
+  return [
+    {
+      serverWillStart: async ({ schema }) => {
+        instrument(schema, defaultMaxAge);
+      },
+      requestDidStart: async () => listener,
+    },
+    // Apollo installs its own cache-control plugin unless one is named: this one replaces it.
+    ApolloServerPluginCacheControlDisabled(),
+  ];
+}
+
+/** The policy the operation a context belongs to folds its fields into (Apollo keeps its field dispatcher there too). */
+const operationOf = new WeakMap<object, CachePolicy>();
+const NOT_FOLDED = new HintPolicy({});
+const INSTRUMENTED = new WeakSet<GraphQLSchema>();
+
+function instrument(schema: GraphQLSchema, defaultMaxAge: number): void {
+  if (INSTRUMENTED.has(schema)) return;
+  INSTRUMENTED.add(schema);
+  const annotations = new Map<string, CacheAnnotation>();
+  const hintFromType = (type: Parameters<typeof typeAnnotation>[0]): CacheHint => {
+    let annotation = annotations.get(type.name);
+    if (annotation === undefined) annotations.set(type.name, (annotation = typeAnnotation(type)));
+    return annotation;
+  };
+  const roots = new Set([schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()]);
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+    for (const field of Object.values(type.getFields())) {
+      const rule = fieldCacheRule(field, roots.has(type));
+      if (rule !== undefined) field.resolve = folding(field.resolve ?? defaultFieldResolver, rule, defaultMaxAge, hintFromType);
+    }
+  }
+}
+
+function folding(
+  resolve: GraphQLFieldResolver<unknown, unknown>,
+  rule: FieldCacheRule,
+  defaultMaxAge: number,
+  hintFromType: (type: Parameters<typeof typeAnnotation>[0]) => CacheHint,
+): GraphQLFieldResolver<unknown, unknown> {
+  return (source, args, context, info) => {
+    const operation = typeof context === 'object' && context !== null ? operationOf.get(context) : undefined;
+    // Not an operation of this plugin's server (a schema shared with another): untouched.
+    if (operation === undefined) return resolve(source, args, context, info);
+    const policy = new FieldCachePolicy(rule.initial, hintFromType);
+    (info as { cacheControl?: FieldCachePolicy }).cacheControl = policy;
+    if (operation === NOT_FOLDED) return resolve(source, args, context, info);
+    const fold = () => {
+      if (policy.maxAge === undefined && (rule.defaultsMaxAge || info.path.prev === undefined)) policy.restrict({ maxAge: defaultMaxAge });
+      operation.restrict(policy);
+    };
+    let result: unknown;
+    try {
+      result = resolve(source, args, context, info);
+    } catch (error) {
+      fold();
+      throw error;
+    }
+    whenFinished(result, fold);
+    return result;
+  };
+}
+
+/** Calls `done` once `result` is finished: settled, and for a list, every item settled (Apollo's `whenResultIsFinished`). */
+function whenFinished(result: unknown, done: () => void): void {
+  if (isPromiseLike(result)) {
+    result.then(
+      (value) => whenFinished(value, done),
+      () => done(),
+    );
+  } else if (Array.isArray(result) && result.some(isPromiseLike)) {
+    Promise.all(result).then(done, done);
+  } else {
+    done();
+  }
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+const CACHEABLE_HEADER = /^max-age=(\d+), (public|private)$/;
+
+/** Apollo's `cache-control` header: the operation's policy, lowered by a header a plugin set already; `no-store` otherwise. */
+function setCacheControlHeader({ response, overallCachePolicy }: GraphQLRequestContextWillSendResponse<object>): void {
+  const existing = response.http.headers.get('cache-control') || undefined;
+  const policy = new HintPolicy(overallCachePolicy);
+  if (existing !== undefined && existing !== 'no-store') {
+    const match = CACHEABLE_HEADER.exec(existing);
+    // Someone else's header, in a form this plugin does not write: left as it is.
+    if (match === null) return;
+    policy.restrict({ maxAge: Number(match[1]), scope: match[2] === 'public' ? 'PUBLIC' : 'PRIVATE' });
+  }
+  const cacheable = policy.policyIfCacheable();
+  // An empty `errors` list counts as errors, as in Apollo's.
+  const withoutErrors = response.body.kind === 'single' && !response.body.singleResult.errors;
+  if (cacheable !== null && existing !== 'no-store' && withoutErrors) {
+    response.http.headers.set('cache-control', `max-age=${cacheable.maxAge}, ${cacheable.scope.toLowerCase()}`);
+  } else {
+    response.http.headers.set('cache-control', 'no-store');
+  }
+}
