@@ -8,6 +8,7 @@ import { loadGraphQL } from './scenario';
 /*
  * The raw path's CPU, this subgraph against the minimal one (issue 38, item 1):
  *   npm run bench -- profile-side-by-side      # RAW_PROFILE_IN_FLIGHT (50), RAW_PROFILE_REQUESTS (15,000)
+ *                                              # RAW_PROFILE_ENTRY: another build's dist/src/index.js (e.g. the base's)
  * Both run under `node --cpu-prof` over the overhead scenario's trivial upstream, one after the other, each
  * after 3,000 requests of warm-up; only the samples inside each one's measured load count (the processes
  * share the system's monotonic clock), grouped by package (ours: by folder of dist/src), in µs a request.
@@ -16,10 +17,12 @@ import { loadGraphQL } from './scenario';
 
 const IN_FLIGHT = Number(process.env.RAW_PROFILE_IN_FLIGHT ?? 50);
 const REQUESTS = Number(process.env.RAW_PROFILE_REQUESTS ?? 15_000);
+const ENTRY = process.env.RAW_PROFILE_ENTRY || undefined;
+const TOP_FRAMES = 20;
 const nowMicros = () => Number(process.hrtime.bigint() / 1000n);
 
 interface CpuProfile {
-  nodes: { id: number; callFrame: { functionName: string; url: string } }[];
+  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
   samples: number[];
   timeDeltas: number[];
   startTime: number;
@@ -37,10 +40,19 @@ function groupOf(functionName: string, url: string): string {
   return `native: ${functionName || '(anonymous)'}`;
 }
 
-/** µs a request by group, over the samples taken between `from` and `to` (µs of the monotonic clock). */
-function split(file: string, from: number, to: number): Map<string, number> {
+/** A function, named by where it lives: its package's path (or ours, under dist/src/) and line. */
+function frameOf(functionName: string, url: string, lineNumber: number): string {
+  const group = groupOf(functionName, url);
+  if (group === 'idle' || url === '') return group;
+  return `${functionName || '(anonymous)'} ${url.replace(/^.*\/(dist\/src|node_modules)\//, '')}:${lineNumber + 1}`;
+}
+
+/** µs a request by `keyOf` (a group, a function), over the samples taken between `from` and `to` (µs of the monotonic clock). */
+function split(file: string, from: number, to: number, keyOf: typeof frameOf = groupOf): Map<string, number> {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
-  const groups = new Map(profile.nodes.map((node) => [node.id, groupOf(node.callFrame.functionName, node.callFrame.url)]));
+  const groups = new Map(
+    profile.nodes.map((node) => [node.id, keyOf(node.callFrame.functionName, node.callFrame.url, node.callFrame.lineNumber)]),
+  );
   const micros = new Map<string, number>();
   let at = profile.startTime;
   profile.samples.forEach((id, index) => {
@@ -61,10 +73,11 @@ async function main(): Promise<void> {
     '--cpu-prof',
     `--cpu-prof-dir=${minimalDir}`,
   ]);
-  const ours = await spawnSubgraph({ ...subgraphEnvOver(upstream.url), RENDER_CACHE_TTL_SECONDS: '0' }, [
-    '--cpu-prof',
-    `--cpu-prof-dir=${oursDir}`,
-  ]);
+  const ours = await spawnSubgraph(
+    { ...subgraphEnvOver(upstream.url), RENDER_CACHE_TTL_SECONDS: '0' },
+    ['--cpu-prof', `--cpu-prof-dir=${oursDir}`],
+    ENTRY,
+  );
   const windows: [number, number][] = [];
   for (const url of [minimal.url, ours.url]) {
     await loadGraphQL(url, IN_FLIGHT, 3000);
@@ -81,6 +94,7 @@ async function main(): Promise<void> {
       readdirSync(dir).find((name) => name.endsWith('.cpuprofile'))!,
     );
   const [minimalMicros, oursMicros] = [split(profileIn(minimalDir), ...windows[0]), split(profileIn(oursDir), ...windows[1])];
+  const oursFrames = [...split(profileIn(oursDir), ...windows[1], frameOf)].sort((a, b) => b[1] - a[1]).slice(0, TOP_FRAMES);
   const total = (micros: Map<string, number>) => [...micros.values()].reduce((sum, value) => sum + value, 0);
   const rows = [...new Set([...minimalMicros.keys(), ...oursMicros.keys()])]
     .map((group) => [group, minimalMicros.get(group) ?? 0, oursMicros.get(group) ?? 0] as const)
@@ -96,6 +110,12 @@ async function main(): Promise<void> {
         ([group, minimalValue, oursValue]) =>
           `| ${group} | ${minimalValue.toFixed(1)} | ${oursValue.toFixed(1)} | ${(oursValue - minimalValue).toFixed(1)} |`,
       ),
+      '',
+      `This subgraph's top ${TOP_FRAMES} functions (self time):`,
+      '',
+      '| function | µs a request |',
+      '|---|---:|',
+      ...oursFrames.map(([frame, micros]) => `| ${frame} | ${micros.toFixed(1)} |`),
       '',
     ].join('\n'),
   );

@@ -1,7 +1,7 @@
 import type { CacheHint, CachePolicy } from '@apollo/cache-control-types';
 import type { ApolloServerPlugin, GraphQLRequestContextWillSendResponse, GraphQLRequestListener } from '@apollo/server';
 import { ApolloServerPluginCacheControlDisabled } from '@apollo/server/plugin/disabled';
-import { defaultFieldResolver, isObjectType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
+import { defaultFieldResolver, isObjectType, type GraphQLFieldResolver, type GraphQLResolveInfo, type GraphQLSchema } from 'graphql';
 import { FieldCachePolicy, HintPolicy, isRestricted } from './cachePolicy';
 import { fieldCacheRule, typeAnnotation, type CacheAnnotation, type FieldCacheRule } from './fieldCacheRules';
 
@@ -56,7 +56,7 @@ function instrument(schema: GraphQLSchema, defaultMaxAge: number): void {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields())) {
       const rule = fieldCacheRule(field, roots.has(type));
-      if (rule !== undefined) field.resolve = folding(field.resolve ?? defaultFieldResolver, rule, defaultMaxAge, hintFromType);
+      if (rule !== undefined) field.resolve = folding(field.resolve ?? defaultFieldResolver, rule, { maxAge: defaultMaxAge }, hintFromType);
     }
   }
 }
@@ -64,7 +64,7 @@ function instrument(schema: GraphQLSchema, defaultMaxAge: number): void {
 function folding(
   resolve: GraphQLFieldResolver<unknown, unknown>,
   rule: FieldCacheRule,
-  defaultMaxAge: number,
+  defaultHint: CacheHint,
   hintFromType: (type: Parameters<typeof typeAnnotation>[0]) => CacheHint,
 ): GraphQLFieldResolver<unknown, unknown> {
   return (source, args, context, info) => {
@@ -74,20 +74,34 @@ function folding(
     const policy = new FieldCachePolicy(rule.initial, hintFromType);
     (info as { cacheControl?: FieldCachePolicy }).cacheControl = policy;
     if (operation === NOT_FOLDED) return resolve(source, args, context, info);
-    const fold = () => {
-      if (policy.maxAge === undefined && (rule.defaultsMaxAge || info.path.prev === undefined)) policy.restrict({ maxAge: defaultMaxAge });
-      operation.restrict(policy);
-    };
     let result: unknown;
     try {
       result = resolve(source, args, context, info);
     } catch (error) {
-      fold();
+      fold(policy, rule, info, operation, defaultHint);
       throw error;
     }
-    whenFinished(result, fold);
+    // A value returned as it is, the common case, is finished now: folded without a closure (nor its context).
+    if (isPending(result)) foldWhenFinished(result, policy, rule, info, operation, defaultHint);
+    else fold(policy, rule, info, operation, defaultHint);
     return result;
   };
+}
+
+/** Apollo's end of a field: without a maxAge of its own, a composite (not inheriting) or root field takes the default. */
+function fold(
+  policy: FieldCachePolicy,
+  rule: FieldCacheRule,
+  info: GraphQLResolveInfo,
+  operation: CachePolicy,
+  defaultHint: CacheHint,
+): void {
+  if (policy.maxAge === undefined && (rule.defaultsMaxAge || info.path.prev === undefined)) policy.restrict(defaultHint);
+  operation.restrict(policy);
+}
+
+function foldWhenFinished(result: unknown, ...field: Parameters<typeof fold>): void {
+  whenFinished(result, () => fold(...field));
 }
 
 /** Calls `done` once `result` is finished: settled, and for a list, every item settled (Apollo's `whenResultIsFinished`). */
@@ -97,11 +111,16 @@ function whenFinished(result: unknown, done: () => void): void {
       (value) => whenFinished(value, done),
       () => done(),
     );
-  } else if (Array.isArray(result) && result.some(isPromiseLike)) {
-    Promise.all(result).then(done, done);
+  } else if (isPending(result)) {
+    Promise.all(result as unknown[]).then(done, done);
   } else {
     done();
   }
+}
+
+/** A promise, or a list holding one: a value graphql-js has yet to wait for. */
+function isPending(value: unknown): boolean {
+  return isPromiseLike(value) || (Array.isArray(value) && value.some(isPromiseLike));
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
