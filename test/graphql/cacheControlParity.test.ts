@@ -1,6 +1,5 @@
-import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServer, HeaderMap, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginCacheControl } from '@apollo/server/plugin/cacheControl';
-import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 import { cacheControlFromInfo, type CacheScope } from '@apollo/cache-control-types';
 import { buildSubgraphSchema } from '@apollo/subgraph';
 import { parse, type GraphQLCompositeType, type GraphQLResolveInfo } from 'graphql';
@@ -13,6 +12,7 @@ import { cacheControlPlugins } from '../../src/graphql/responseCache/cacheContro
  */
 
 const typeDefs = parse(`
+  extend schema @link(url: "https://specs.apollo.dev/federation/v2.3", import: ["@key"])
   enum CacheControlScope { PUBLIC PRIVATE }
   directive @cacheControl(maxAge: Int, scope: CacheControlScope, inheritMaxAge: Boolean) on FIELD_DEFINITION | OBJECT | INTERFACE | UNION
 
@@ -34,6 +34,29 @@ const typeDefs = parse(`
     nodes(n: Int!): [Node] @cacheControl(maxAge: 45)
     fromType: String @cacheControl(maxAge: 80)
     asyncList(n: Int!): [Book] @cacheControl(maxAge: 55)
+    thing: Thing @cacheControl(maxAge: 60)
+    detached: String @cacheControl(maxAge: 60)
+    self: Query @cacheControl(maxAge: 70)
+  }
+
+  type Mutation {
+    touch: String
+    touchHinted: String @cacheControl(maxAge: 8)
+  }
+
+  type Thing @cacheControl(maxAge: 60) {
+    method: String
+    name: String
+  }
+
+  type Article @key(fields: "id") @cacheControl(maxAge: 30) {
+    id: ID!
+    title: String @cacheControl(maxAge: 100)
+  }
+
+  type Reader @key(fields: "id") {
+    id: ID!
+    name: String
   }
 
   type Book @cacheControl(maxAge: 100) {
@@ -64,7 +87,7 @@ const typeDefs = parse(`
     hinted: Dyn @cacheControl(maxAge: 12)
   }
 
-  interface Node { id: ID }
+  interface Node { id: ID @cacheControl(maxAge: 1) }
   type Short implements Node @cacheControl(maxAge: 20) { id: ID }
   type Long implements Node { id: ID, more: String @cacheControl(maxAge: 3, scope: PRIVATE) }
 `);
@@ -112,6 +135,37 @@ const resolvers = {
       return 'f';
     },
     asyncList: (_: unknown, { n }: { n: number }) => Array.from({ length: n }, (__, i) => later(book(i))),
+    // A source with a method: graphql-js's default resolver calls it with (args, context, info).
+    thing: () => ({
+      name: 'n',
+      method: (_: unknown, __: unknown, info: GraphQLResolveInfo) => {
+        cacheControlFromInfo(info).setCacheHint({ maxAge: 5, scope: 'PRIVATE' });
+        return 'm';
+      },
+    }),
+    detached: (_: unknown, __: unknown, ___: unknown, info: GraphQLResolveInfo) => {
+      const { setCacheHint } = cacheControlFromInfo(info);
+      setCacheHint({ maxAge: 5 });
+      return 'd';
+    },
+    self: () => ({}),
+  },
+  Mutation: {
+    touch: () => 't',
+    touchHinted: () => 't',
+  },
+  Article: {
+    // (reference, context, info): the resolver map types the third parameter as a context.
+    __resolveReference: async (reference: { id: string }, _: unknown, info: unknown) => {
+      cacheControlFromInfo(info as GraphQLResolveInfo).cacheHint.restrict({ maxAge: 50, scope: 'PUBLIC' });
+      return { ...reference, title: 't' };
+    },
+  },
+  Reader: {
+    __resolveReference: async (reference: { id: string }, _: unknown, info: unknown) => {
+      cacheControlFromInfo(info as GraphQLResolveInfo).cacheHint.restrict({ maxAge: 86_400, scope: 'PRIVATE' });
+      return { ...reference, name: 'r' };
+    },
   },
   Book: {
     computed: (_: unknown, __: unknown, ___: unknown, info: GraphQLResolveInfo) => {
@@ -147,7 +201,9 @@ interface Outcome {
   data: unknown;
 }
 
-async function serverWith(cacheControl: ApolloServerPlugin[]) {
+const quiet = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+
+async function serverWith(cacheControl: ApolloServerPlugin[], schema = buildSubgraphSchema({ typeDefs, resolvers })) {
   const policies: Outcome[] = [];
   const recorder: ApolloServerPlugin = {
     requestDidStart: async () => ({
@@ -157,14 +213,22 @@ async function serverWith(cacheControl: ApolloServerPlugin[]) {
     }),
   };
   const server = new ApolloServer({
-    schema: buildSubgraphSchema({ typeDefs, resolvers }),
-    plugins: [presets, ...cacheControl, recorder, ApolloServerPluginInlineTraceDisabled()],
+    schema,
+    logger: quiet,
+    plugins: [presets, ...cacheControl, recorder],
   });
   await server.start();
   return {
     server,
-    run: async (query: string): Promise<Outcome> => {
-      const response = await server.executeOperation({ query });
+    /** `traced`: the router's ftv1 header, under which Apollo's inline trace wraps every field on top of ours. */
+    run: async (query: string, traced = false): Promise<Outcome> => {
+      const http = {
+        method: 'POST',
+        headers: new HeaderMap(traced ? [['apollo-federation-include-trace', 'ftv1']] : []),
+        search: '',
+        body: {},
+      };
+      const response = await server.executeOperation({ query, http });
       const single = response.body.kind === 'single' ? response.body.singleResult : undefined;
       return { ...policies.pop()!, header: response.http.headers.get('cache-control'), data: single?.data ?? single?.errors?.length };
     },
@@ -227,6 +291,18 @@ const OPERATIONS = [
   'query HeaderNoStore { hinted }',
   'query HeaderOther { hinted }',
   '{ nope }',
+  '{ thing { method } }',
+  '{ thing { name } }',
+  '{ detached }',
+  '{ self { plain } }',
+  '{ self { hinted self { hinted } } }',
+  'mutation { touch }',
+  'mutation { touchHinted }',
+  '{ __schema { queryType { name } } }',
+  '{ __type(name: "Book") { name } hinted }',
+  '{ _entities(representations: [{ __typename: "Article", id: "1" }]) { ... on Article { id title } } }',
+  '{ _entities(representations: [{ __typename: "Article", id: "1" }, { __typename: "Reader", id: "2" }]) { ... on Article { id } ... on Reader { name } } }',
+  '{ _entities(representations: [{ __typename: "Reader", id: "2" }]) { ... on Reader { id } } }',
 ];
 
 describe('cache control without per-field hooks', () => {
@@ -244,6 +320,26 @@ describe('cache control without per-field hooks', () => {
   it.each(OPERATIONS)('ends %s with the policy and header of Apollo’s plugin', async (query) => {
     const expected = await apollo.run(query);
     expect(await ours.run(query)).toStrictEqual(expected);
+  });
+
+  it.each(OPERATIONS)('ends %s as Apollo’s plugin does under an inline trace (ftv1)', async (query) => {
+    const expected = await apollo.run(query, true);
+    expect(await ours.run(query, true)).toStrictEqual(expected);
+  });
+
+  it('serves one schema to two servers, each with its own default maxAge', async () => {
+    const schema = buildSubgraphSchema({ typeDefs, resolvers });
+    const zero = await serverWith(cacheControlPlugins(0), schema);
+    const thirty = await serverWith(cacheControlPlugins(30), schema);
+    const apolloThirty = await serverWith([ApolloServerPluginCacheControl({ defaultMaxAge: 30, calculateHttpHeaders: true })]);
+    try {
+      for (const query of ['{ plain }', '{ book { author { name } } }', '{ hinted }']) {
+        expect(await thirty.run(query)).toStrictEqual(await apolloThirty.run(query));
+        expect(await zero.run(query)).toStrictEqual(await apollo.run(query));
+      }
+    } finally {
+      await Promise.all([zero.server.stop(), thirty.server.stop(), apolloThirty.server.stop()]);
+    }
   });
 
   it('covers cacheable public, cacheable private and uncacheable outcomes (the parity above is not all `no-store`)', async () => {

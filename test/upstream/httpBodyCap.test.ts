@@ -121,6 +121,36 @@ describe('upstream body cap', () => {
     expect(error.reason).toContain(`more than the ${CAP}-byte cap`);
   });
 
+  test('a deflate body that decodes to nothing is abandoned once its own bytes pass the cap', async () => {
+    // A zlib header, then empty stored blocks (5 bytes each, no output) for ever: only the encoded bytes can stop it.
+    const emptyBlocks = Buffer.alloc(16 * 1024 - 4, Buffer.from([0x00, 0x00, 0x00, 0xff, 0xff]));
+    const total = 50 * 1024 * 1024;
+    let sent: Promise<number> | undefined;
+    upstream.handle((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'deflate' });
+      response.write(Buffer.from([0x78, 0x01]));
+      let written = 0;
+      sent = new Promise<number>((resolve) => response.on('close', () => resolve(written)));
+      const writeMore = (): void => {
+        while (written < total && !response.destroyed) {
+          written += emptyBlocks.length;
+          if (!response.write(emptyBlocks)) {
+            response.once('drain', writeMore);
+            return;
+          }
+        }
+        if (!response.destroyed) response.end();
+      };
+      writeMore();
+    });
+
+    const error = await failure(render());
+
+    expect(error).toMatchObject({ kind: 'bad_response', status: 200 });
+    expect(error.reason).toContain(`compressed body is more than the ${CAP}-byte cap`);
+    expect(await sent).toBeLessThan(total);
+  });
+
   test('a small gzip body is inflated and parsed', async () => {
     upstream.handle((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });

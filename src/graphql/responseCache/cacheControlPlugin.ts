@@ -12,23 +12,25 @@ import { fieldCacheRule, typeAnnotation, type CacheAnnotation, type FieldCacheRu
  * Apollo's plugin has a `willResolveField`, so Apollo runs its hook dispatcher on every field of every operation, and
  * the plugin builds a policy of closures for each: a third of all the memory a `recommendations` operation allocates
  * (bench/README.md, "The raw path, sixth pass"), for fields that mostly cannot change the policy. Here the schema's
- * fields are wrapped once: a field's rule is read from the schema at start-up (fieldCacheRules.ts), the fields whose
- * resolving can never change the policy (a leaf without a hint, on the default resolver) are not wrapped at all, and
- * each other field folds its policy into the operation's when its value is finished, as Apollo's does.
+ * fields are wrapped once: a field's rule is read from the schema at start-up (fieldCacheRules.ts), a field whose
+ * resolving cannot change the policy (a leaf without a hint, on the default resolver) is read as the default resolver
+ * reads it, with no policy unless its value is a method, and each other field folds its policy into the operation's
+ * when its value is finished, as Apollo's does. The default resolver is graphql-js's (the server sets no `fieldResolver`).
  * Resolvers set dynamic hints through `info.cacheControl` (@apollo/cache-control-types) as before.
  */
 export function cacheControlPlugins(defaultMaxAge: number): ApolloServerPlugin[] {
+  const defaultHint = { maxAge: defaultMaxAge };
   const listener: GraphQLRequestListener<object> = {
     executionDidStart: async ({ contextValue, overallCachePolicy }) => {
       // A policy set before execution (by another plugin) stays as it is: field hints are then read but not folded.
-      operationOf.set(contextValue, isRestricted(overallCachePolicy) ? NOT_FOLDED : overallCachePolicy);
+      operationOf.set(contextValue, { policy: overallCachePolicy, defaultHint, folding: !isRestricted(overallCachePolicy) });
     },
     willSendResponse: async (requestContext) => setCacheControlHeader(requestContext),
   };
   return [
     {
       serverWillStart: async ({ schema }) => {
-        instrument(schema, defaultMaxAge);
+        instrument(schema);
       },
       requestDidStart: async () => listener,
     },
@@ -37,12 +39,18 @@ export function cacheControlPlugins(defaultMaxAge: number): ApolloServerPlugin[]
   ];
 }
 
-/** The policy the operation a context belongs to folds its fields into (Apollo keeps its field dispatcher there too). */
-const operationOf = new WeakMap<object, CachePolicy>();
-const NOT_FOLDED = new HintPolicy({});
+/** The operation a field belongs to: its policy, and this server's default maxAge (a schema may serve two servers). */
+interface OperationCache {
+  policy: CachePolicy;
+  defaultHint: CacheHint;
+  folding: boolean;
+}
+
+/** Each operation's, by its context (Apollo keeps its field dispatcher on the context too; a batch's operations get one each). */
+const operationOf = new WeakMap<object, OperationCache>();
 const INSTRUMENTED = new WeakSet<GraphQLSchema>();
 
-function instrument(schema: GraphQLSchema, defaultMaxAge: number): void {
+function instrument(schema: GraphQLSchema): void {
   if (INSTRUMENTED.has(schema)) return;
   INSTRUMENTED.add(schema);
   const annotations = new Map<string, CacheAnnotation>();
@@ -56,15 +64,29 @@ function instrument(schema: GraphQLSchema, defaultMaxAge: number): void {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
     for (const field of Object.values(type.getFields())) {
       const rule = fieldCacheRule(field, roots.has(type));
-      if (rule !== undefined) field.resolve = folding(field.resolve ?? defaultFieldResolver, rule, { maxAge: defaultMaxAge }, hintFromType);
+      const folded = folding(field.resolve ?? defaultFieldResolver, rule, hintFromType);
+      field.resolve = rule.inert ? methodsFolded(folded) : folded;
     }
   }
+}
+
+/**
+ * An inert field (fieldCacheRules.ts) as graphql-js's default resolver reads it: a plain value as it is, with no
+ * policy; only a method of its source (which the default resolver calls with `info`, so it could set a hint) is folded.
+ */
+function methodsFolded(folded: GraphQLFieldResolver<unknown, unknown>): GraphQLFieldResolver<unknown, unknown> {
+  return (source, args, context, info) => {
+    const value =
+      (typeof source === 'object' && source !== null) || typeof source === 'function'
+        ? (source as Record<string, unknown>)[info.fieldName]
+        : undefined;
+    return typeof value === 'function' ? folded(source, args, context, info) : value;
+  };
 }
 
 function folding(
   resolve: GraphQLFieldResolver<unknown, unknown>,
   rule: FieldCacheRule,
-  defaultHint: CacheHint,
   hintFromType: (type: Parameters<typeof typeAnnotation>[0]) => CacheHint,
 ): GraphQLFieldResolver<unknown, unknown> {
   return (source, args, context, info) => {
@@ -73,31 +95,25 @@ function folding(
     if (operation === undefined) return resolve(source, args, context, info);
     const policy = new FieldCachePolicy(rule.initial, hintFromType);
     (info as { cacheControl?: FieldCachePolicy }).cacheControl = policy;
-    if (operation === NOT_FOLDED) return resolve(source, args, context, info);
+    if (!operation.folding) return resolve(source, args, context, info);
     let result: unknown;
     try {
       result = resolve(source, args, context, info);
     } catch (error) {
-      fold(policy, rule, info, operation, defaultHint);
+      fold(policy, rule, info, operation);
       throw error;
     }
     // A value returned as it is, the common case, is finished now: folded without a closure (nor its context).
-    if (isPending(result)) foldWhenFinished(result, policy, rule, info, operation, defaultHint);
-    else fold(policy, rule, info, operation, defaultHint);
+    if (isPending(result)) foldWhenFinished(result, policy, rule, info, operation);
+    else fold(policy, rule, info, operation);
     return result;
   };
 }
 
 /** Apollo's end of a field: without a maxAge of its own, a composite (not inheriting) or root field takes the default. */
-function fold(
-  policy: FieldCachePolicy,
-  rule: FieldCacheRule,
-  info: GraphQLResolveInfo,
-  operation: CachePolicy,
-  defaultHint: CacheHint,
-): void {
-  if (policy.maxAge === undefined && (rule.defaultsMaxAge || info.path.prev === undefined)) policy.restrict(defaultHint);
-  operation.restrict(policy);
+function fold(policy: FieldCachePolicy, rule: FieldCacheRule, info: GraphQLResolveInfo, operation: OperationCache): void {
+  if (policy.maxAge === undefined && (rule.defaultsMaxAge || info.path.prev === undefined)) policy.restrict(operation.defaultHint);
+  operation.policy.restrict(policy);
 }
 
 function foldWhenFinished(result: unknown, ...field: Parameters<typeof fold>): void {

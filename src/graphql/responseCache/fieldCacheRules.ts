@@ -1,6 +1,6 @@
 import type { CacheHint, CacheScope } from '@apollo/cache-control-types';
 import { getNamedType, isCompositeType, Kind, type ConstDirectiveNode, type GraphQLCompositeType, type GraphQLField } from 'graphql';
-import { HintPolicy } from './cachePolicy';
+import { HintPolicy, isRestricted } from './cachePolicy';
 
 /** A `@cacheControl` as Apollo's cache-control plugin reads it: a hint, or `inheritMaxAge` (with a scope at most). */
 export type CacheAnnotation = CacheHint & { inheritMaxAge?: true };
@@ -15,10 +15,15 @@ export interface FieldCacheRule {
   initial: CacheHint;
   /** A composite field that neither it nor its type marks `inheritMaxAge`: without a maxAge by its end, it gets the default. */
   defaultsMaxAge: boolean;
+  /**
+   * A leaf of a non-root type with no hint, on the default resolver: its policy starts and ends empty, so only a
+   * method on its source (called with `info`) could give it a hint.
+   */
+  inert: boolean;
 }
 
-/** The rule of `field`, or undefined when resolving it can never change the response's policy. */
-export function fieldCacheRule(field: GraphQLField<unknown, unknown>, ofRootType: boolean): FieldCacheRule | undefined {
+/** The rule of `field`, a field of an object type (of the query, mutation or subscription type: `ofRootType`). */
+export function fieldCacheRule(field: GraphQLField<unknown, unknown>, ofRootType: boolean): FieldCacheRule {
   const target = getNamedType(field.type);
   const policy = new HintPolicy({});
   let inherits = false;
@@ -34,10 +39,10 @@ export function fieldCacheRule(field: GraphQLField<unknown, unknown>, ofRootType
   } else {
     policy.replace(own);
   }
-  const rule = { initial: { maxAge: policy.maxAge, scope: policy.scope }, defaultsMaxAge: isCompositeType(target) && !inherits };
-  // A leaf of a non-root type with no hint and the default resolver: its policy stays empty, and nothing can set one.
-  const inert = !ofRootType && !rule.defaultsMaxAge && rule.initial.maxAge === undefined && rule.initial.scope === undefined;
-  return inert && field.resolve === undefined ? undefined : rule;
+  const initial = { maxAge: policy.maxAge, scope: policy.scope };
+  const defaultsMaxAge = isCompositeType(target) && !inherits;
+  const inert = !ofRootType && !defaultsMaxAge && !isRestricted(initial) && field.resolve === undefined;
+  return { initial, defaultsMaxAge, inert };
 }
 
 /** A type's `@cacheControl`, on its definition or an extension; `{}` without one (Apollo's `cacheHintFromType`). */

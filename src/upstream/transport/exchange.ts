@@ -51,8 +51,9 @@ export function exchange(dispatcher: Dispatcher, request: Exchange, signal: Dead
  * stopped too): the request is aborted, which closes the socket instead of
  * downloading the rest. A Content-Length above the cap is refused before a
  * byte is read. We never ask for compression (no Accept-Encoding), but gzip,
- * deflate and br are decoded in case a proxy sends them anyway; other
- * encodings are refused. Error bodies are read too: an unread body keeps its
+ * deflate and br are decoded in case a proxy sends them anyway (the cap then
+ * counts the encoded bytes as well as the decoded ones); other encodings are
+ * refused. Error bodies are read too: an unread body keeps its
  * socket from returning to the pool.
  */
 class AnswerReader implements Dispatcher.DispatchHandler {
@@ -61,6 +62,7 @@ class AnswerReader implements Dispatcher.DispatchHandler {
   private headers: IncomingHttpHeaders = {};
   private readonly chunks: Buffer[] = [];
   private size = 0;
+  private received = 0;
   private decoder: Transform | undefined;
   private settled = false;
 
@@ -103,7 +105,15 @@ class AnswerReader implements Dispatcher.DispatchHandler {
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.settled) return;
-    if (this.decoder === undefined) this.take(chunk);
+    if (this.decoder === undefined) {
+      this.take(chunk);
+      return;
+    }
+    // The encoded bytes count too: a stream that decodes to little (empty deflate blocks) would otherwise
+    // pile up in the decoder, which this reader feeds without waiting for it.
+    this.received += chunk.length;
+    if (this.received > this.maxBytes)
+      this.unreadable(`compressed body is more than the ${this.maxBytes}-byte cap (UPSTREAM_MAX_RESPONSE_BYTES)`);
     else this.decoder.write(chunk);
   }
 
