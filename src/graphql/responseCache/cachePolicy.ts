@@ -44,8 +44,13 @@ export class FieldCachePolicy extends HintPolicy implements ResolveInfoCacheCont
     return this;
   }
 
-  /** A function of its own, as Apollo's is: a resolver may take it out of `info.cacheControl` and call it alone. */
-  readonly setCacheHint = (hint: CacheHint): void => this.replace(hint);
+  /**
+   * A function of its own, as Apollo's is, so a resolver may take it out of `info.cacheControl` and call it alone;
+   * made when asked for, since most fields never set a hint.
+   */
+  get setCacheHint(): (hint: CacheHint) => void {
+    return (hint) => this.replace(hint);
+  }
 }
 
 export function isRestricted(hint: CacheHint): boolean {
