@@ -40,9 +40,8 @@ async function failure(request: JsonRequest, client: HttpClient = http): Promise
 }
 
 /**
- * Streams `totalBytes` of a JSON array in 16 KiB chunks, honouring
- * back-pressure, until done or until the client goes away; resolves with the
- * bytes written when the response closes.
+ * Streams `totalBytes` of a JSON array in 16 KiB chunks (streamChunks) with a 200 (or `status`) and `headers`;
+ * resolves with the bytes written when the response closes.
  */
 function streamLargeBody(
   response: ServerResponse,
@@ -50,11 +49,21 @@ function streamLargeBody(
   headers: Record<string, string | number>,
   status = 200,
 ): Promise<number> {
-  const chunk = Buffer.from(`"${'x'.repeat(16 * 1024 - 3)}",`);
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  return streamChunks(response, { head: '[', chunk: Buffer.from(`"${'x'.repeat(16 * 1024 - 3)}",`), tail: '0]', totalBytes });
+}
+
+/**
+ * Writes `head`, then `chunk` over and over, honouring back-pressure, until `totalBytes` are written (then `tail`)
+ * or until the client goes away; resolves with the bytes of `chunk` written when the response closes.
+ */
+function streamChunks(
+  response: ServerResponse,
+  { head, chunk, tail, totalBytes }: { head: string | Buffer; chunk: Buffer; tail: string; totalBytes: number },
+): Promise<number> {
   let written = 0;
   const closed = new Promise<number>((resolve) => response.on('close', () => resolve(written)));
-  response.writeHead(status, { 'content-type': 'application/json', ...headers });
-  response.write('[');
+  response.write(head);
   const writeMore = (): void => {
     while (written < totalBytes && !response.destroyed) {
       written += chunk.length;
@@ -63,7 +72,7 @@ function streamLargeBody(
         return;
       }
     }
-    if (!response.destroyed) response.end('0]');
+    if (!response.destroyed) response.end(tail);
   };
   writeMore();
   return closed;
@@ -128,20 +137,7 @@ describe('upstream body cap', () => {
     let sent: Promise<number> | undefined;
     upstream.handle((_request, response) => {
       response.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'deflate' });
-      response.write(Buffer.from([0x78, 0x01]));
-      let written = 0;
-      sent = new Promise<number>((resolve) => response.on('close', () => resolve(written)));
-      const writeMore = (): void => {
-        while (written < total && !response.destroyed) {
-          written += emptyBlocks.length;
-          if (!response.write(emptyBlocks)) {
-            response.once('drain', writeMore);
-            return;
-          }
-        }
-        if (!response.destroyed) response.end();
-      };
-      writeMore();
+      sent = streamChunks(response, { head: Buffer.from([0x78, 0x01]), chunk: emptyBlocks, tail: '', totalBytes: total });
     });
 
     const error = await failure(render());
