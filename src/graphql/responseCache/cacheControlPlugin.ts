@@ -11,7 +11,7 @@ import { fieldCacheRule, typeAnnotation, type CacheAnnotation, type FieldCacheRu
  *
  * Apollo's plugin has a `willResolveField`, so Apollo runs its hook dispatcher on every field of every operation, and
  * the plugin builds a policy of closures for each: a third of all the memory a `recommendations` operation allocates
- * (bench/README.md, "The raw path, sixth pass"), for fields that mostly cannot change the policy. Here the schema's
+ * (bench/README.md, "The raw path at parity: sixth pass"), for fields that mostly cannot change the policy. Here the schema's
  * fields are wrapped once: a field's rule is read from the schema at start-up (fieldCacheRules.ts), a field whose
  * resolving cannot change the policy (a leaf without a hint, on the default resolver) is read as the default resolver
  * reads it, with no policy unless its value is a method, and each other field folds its policy into the operation's

@@ -28,7 +28,7 @@ export interface Exchange {
  * On undici's `dispatch`, not `request`: the answer is read straight from the
  * parser's chunks, without the body stream, its async iteration and the
  * abort-signal wiring `request` builds per call, which were a third of the
- * transport's CPU (bench/README.md, "The raw path, sixth pass").
+ * transport's CPU (bench/README.md, "The raw path at parity: sixth pass").
  */
 export function exchange(dispatcher: Dispatcher, request: Exchange, signal: DeadlineTick, maxBytes: number): Promise<Answer> {
   return new Promise<Answer>((resolve, reject) => {
