@@ -47,9 +47,8 @@ function frameOf(functionName: string, url: string, lineNumber: number): string 
   return `${functionName || '(anonymous)'} ${url.replace(/^.*\/(dist\/src|node_modules)\//, '')}:${lineNumber + 1}`;
 }
 
-/** µs a request by `keyOf` (a group, a function), over the samples taken between `from` and `to` (µs of the monotonic clock). */
-function split(file: string, from: number, to: number, keyOf: typeof frameOf = groupOf): Map<string, number> {
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+/** µs a request by `keyOf` (a group, a function), over the profile's samples taken between `from` and `to` (µs of the monotonic clock). */
+function split(profile: CpuProfile, from: number, to: number, keyOf: typeof frameOf = groupOf): Map<string, number> {
   const groups = new Map(
     profile.nodes.map((node) => [node.id, keyOf(node.callFrame.functionName, node.callFrame.url, node.callFrame.lineNumber)]),
   );
@@ -89,12 +88,18 @@ async function main(): Promise<void> {
   await minimal.stop();
   await upstream.stop();
   const profileIn = (dir: string) =>
-    join(
-      dir,
-      readdirSync(dir).find((name) => name.endsWith('.cpuprofile'))!,
-    );
-  const [minimalMicros, oursMicros] = [split(profileIn(minimalDir), ...windows[0]), split(profileIn(oursDir), ...windows[1])];
-  const oursFrames = [...split(profileIn(oursDir), ...windows[1], frameOf)].sort((a, b) => b[1] - a[1]).slice(0, TOP_FRAMES);
+    JSON.parse(
+      readFileSync(
+        join(
+          dir,
+          readdirSync(dir).find((name) => name.endsWith('.cpuprofile'))!,
+        ),
+        'utf8',
+      ),
+    ) as CpuProfile;
+  const [minimalProfile, oursProfile] = [profileIn(minimalDir), profileIn(oursDir)];
+  const [minimalMicros, oursMicros] = [split(minimalProfile, ...windows[0]), split(oursProfile, ...windows[1])];
+  const oursFrames = [...split(oursProfile, ...windows[1], frameOf)].sort((a, b) => b[1] - a[1]).slice(0, TOP_FRAMES);
   const total = (micros: Map<string, number>) => [...micros.values()].reduce((sum, value) => sum + value, 0);
   const rows = [...new Set([...minimalMicros.keys(), ...oursMicros.keys()])]
     .map((group) => [group, minimalMicros.get(group) ?? 0, oursMicros.get(group) ?? 0] as const)

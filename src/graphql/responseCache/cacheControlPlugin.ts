@@ -90,7 +90,8 @@ function folding(
   hintFromType: (type: Parameters<typeof typeAnnotation>[0]) => CacheHint,
 ): GraphQLFieldResolver<unknown, unknown> {
   return (source, args, context, info) => {
-    const operation = typeof context === 'object' && context !== null ? operationOf.get(context) : undefined;
+    // A WeakMap answers undefined for a key that is no object.
+    const operation = operationOf.get(context as object);
     // Not an operation of this plugin's server (a schema shared with another): untouched.
     if (operation === undefined) return resolve(source, args, context, info);
     const policy = new FieldCachePolicy(rule.initial, hintFromType);
